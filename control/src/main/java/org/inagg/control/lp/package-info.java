@@ -1,0 +1,5 @@
+/**
+ * A thin layer over ojAlgo's {@code ExpressionsBasedModel}: variables by index, constraints as sparse rows, and a
+ * solution that fails loudly when the solver does not prove optimality. No solver is written here.
+ */
+package org.inagg.control.lp;

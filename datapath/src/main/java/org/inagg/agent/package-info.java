@@ -1,0 +1,2 @@
+/** Shared duty-cycle plumbing: idle strategies by name and the counters registry agents report through. */
+package org.inagg.agent;

@@ -1,0 +1,124 @@
+package org.inagg.fixedpoint;
+
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteOrder;
+
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.IntVector;
+import jdk.incubator.vector.VectorMask;
+import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorSpecies;
+
+/**
+ * The converter on the Vector API (jdk.incubator.vector). Lane for lane it performs the float operations of
+ * {@link ScalarFixedPointConverter} (IEEE multiply, truncating conversion, exact fraction, compare), so its output is
+ * bit-identical; ragged tails are handed to the scalar code.
+ */
+public final class VectorFixedPointConverter implements FixedPointConverter
+{
+    private static final VectorSpecies<Float> FLOATS = FloatVector.SPECIES_PREFERRED;
+    private static final VectorSpecies<Integer> INTS = IntVector.SPECIES_PREFERRED;
+    private static final ByteOrder NATIVE = ByteOrder.nativeOrder();
+    private static final ByteOrder NETWORK = ByteOrder.BIG_ENDIAN;
+
+    static boolean isUseful()
+    {
+        return FLOATS.length() >= 4 && FLOATS.length() == INTS.length();
+    }
+
+    @Override
+    public int blockExponent(final MemorySegment floats, final long offset, final int count)
+    {
+        final int bound = INTS.loopBound(count);
+        IntVector max = IntVector.zero(INTS);
+        for (int i = 0; i < bound; i += INTS.length())
+        {
+            final IntVector bits = IntVector.fromMemorySegment(INTS, floats, offset + (long)i * Float.BYTES, NATIVE);
+            max = max.max(bits.and(0x7FFF_FFFF));
+        }
+        final int vectorMax = max.reduceLanes(VectorOperators.MAX);
+        return FixedPoint.exponentOfMaxMagnitudeBits(
+            ScalarFixedPointConverter.maxMagnitudeBits(floats, offset, bound, count, vectorMax));
+    }
+
+    @Override
+    public void quantize(
+        final MemorySegment floats,
+        final long offset,
+        final int count,
+        final int shift,
+        final MemorySegment lanes,
+        final long lanesOffset)
+    {
+        final float scale = Math.scalb(1.0f, shift);
+        final int bound = FLOATS.loopBound(count);
+        final IntVector one = IntVector.broadcast(INTS, 1);
+        for (int i = 0; i < bound; i += FLOATS.length())
+        {
+            final FloatVector y = FloatVector.fromMemorySegment(FLOATS, floats, offset + (long)i * Float.BYTES, NATIVE)
+                .mul(scale);
+            final IntVector truncated = (IntVector)y.convertShape(VectorOperators.F2I, INTS, 0);
+            final FloatVector fraction = y.sub((FloatVector)truncated.convertShape(VectorOperators.I2F, FLOATS, 0));
+            final VectorMask<Integer> up = fraction.compare(VectorOperators.GE, 0.5f).cast(INTS);
+            final VectorMask<Integer> down = fraction.compare(VectorOperators.LE, -0.5f).cast(INTS);
+            truncated.add(one, up).sub(one, down)
+                .intoMemorySegment(lanes, lanesOffset + (long)i * Integer.BYTES, NETWORK);
+        }
+        ScalarFixedPointConverter.quantizeRange(floats, offset, bound, count, scale, lanes, lanesOffset);
+    }
+
+    @Override
+    public void dequantize(
+        final MemorySegment lanes,
+        final long lanesOffset,
+        final int count,
+        final int shift,
+        final MemorySegment floats,
+        final long offset)
+    {
+        final float inverseScale = Math.scalb(1.0f, -shift);
+        final int bound = INTS.loopBound(count);
+        for (int i = 0; i < bound; i += INTS.length())
+        {
+            final IntVector lane = IntVector.fromMemorySegment(INTS, lanes, lanesOffset + (long)i * Integer.BYTES, NETWORK);
+            ((FloatVector)lane.convertShape(VectorOperators.I2F, FLOATS, 0)).mul(inverseScale)
+                .intoMemorySegment(floats, offset + (long)i * Float.BYTES, NATIVE);
+        }
+        ScalarFixedPointConverter.dequantizeRange(lanes, lanesOffset, bound, count, inverseScale, floats, offset);
+    }
+
+    @Override
+    public void encodeInts(
+        final MemorySegment ints, final long offset, final int count, final MemorySegment lanes, final long lanesOffset)
+    {
+        copy(ints, offset, NATIVE, lanes, lanesOffset, NETWORK, count);
+        ScalarFixedPointConverter.copyInts(ints, offset, ScalarFixedPointConverter.INT, lanes, lanesOffset,
+            ScalarFixedPointConverter.LANE, INTS.loopBound(count), count);
+    }
+
+    @Override
+    public void decodeInts(
+        final MemorySegment lanes, final long lanesOffset, final int count, final MemorySegment ints, final long offset)
+    {
+        copy(lanes, lanesOffset, NETWORK, ints, offset, NATIVE, count);
+        ScalarFixedPointConverter.copyInts(lanes, lanesOffset, ScalarFixedPointConverter.LANE, ints, offset,
+            ScalarFixedPointConverter.INT, INTS.loopBound(count), count);
+    }
+
+    private static void copy(
+        final MemorySegment src,
+        final long srcOffset,
+        final ByteOrder srcOrder,
+        final MemorySegment dst,
+        final long dstOffset,
+        final ByteOrder dstOrder,
+        final int count)
+    {
+        final int bound = INTS.loopBound(count);
+        for (int i = 0; i < bound; i += INTS.length())
+        {
+            IntVector.fromMemorySegment(INTS, src, srcOffset + (long)i * Integer.BYTES, srcOrder)
+                .intoMemorySegment(dst, dstOffset + (long)i * Integer.BYTES, dstOrder);
+        }
+    }
+}

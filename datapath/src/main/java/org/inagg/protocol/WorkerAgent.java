@@ -1,0 +1,638 @@
+package org.inagg.protocol;
+
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.TimeUnit;
+
+import org.agrona.DeadlineTimerWheel;
+import org.agrona.collections.Long2LongHashMap;
+import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
+import org.agrona.concurrent.NanoClock;
+import org.agrona.concurrent.status.AtomicCounter;
+import org.inagg.InaggException;
+import org.inagg.InvalidTensorException;
+import org.inagg.JobRejectedException;
+import org.inagg.PeerTimeoutException;
+import org.inagg.agent.CounterRegistry;
+import org.inagg.fixedpoint.FixedPoint;
+import org.inagg.fixedpoint.FixedPointConverter;
+import org.inagg.transport.MessageHandler;
+import org.inagg.transport.Transport;
+import org.inagg.wire.InaggHeader;
+import org.inagg.wire.MessageType;
+import org.inagg.wire.RejectReason;
+import org.inagg.wire.WireCheck;
+
+/**
+ * The worker side of the slot protocol, as an Agrona duty-cycle agent: it joins the job, then streams each all-reduce
+ * through a window of switch slots, recovering losses by retransmission.
+ * <h2>Packet stream</h2>
+ * A tensor of L elements is cut into B = ceil(L / N) blocks of N lanes (N from the switch). With A = min(slots, B)
+ * slots in use, a float all-reduce sends B + A packets numbered v = 0 .. B+A-1; packet v uses slot {@code v mod A},
+ * carries the lanes of block {@code v - A} (none when v &lt; A) scaled with that block's agreed exponent, and the
+ * worker's local exponent of block v in Next Exponent. The switch max-reduces Next Exponent with the sums, so the
+ * result of packet v tells every worker the agreed exponent of block v just before the slot is reused for it: the
+ * exponent negotiation costs A extra exponent-only packets per tensor (one extra round trip), not one per block. Int32
+ * all-reduces need no exponents and send packet v = block v.
+ * <h2>Slots and shadow copies</h2>
+ * A slot carries one packet at a time per worker; each slot alternates between two shadow copies, so the switch can
+ * still answer a retransmission of round r from its copy while round r+1 fills the other. The sequence number is the
+ * packet's position in the job's whole stream, so late duplicates of older rounds are recognised and ignored.
+ * <h2>Losses</h2>
+ * Each outstanding packet has a deadline in a timer wheel (an adaptive, backed-off timeout: see
+ * {@link #retransmitTimeoutNs}); on expiry it is rebuilt from the source tensor (quantization
+ * is deterministic, so the copy is bit-identical) and sent again flagged as a retransmission. Results that do not match
+ * the outstanding packet of their slot are counted and ignored. If no result arrives for the peer timeout, the
+ * operation fails with a {@link PeerTimeoutException}, and so does every later one.
+ */
+public final class WorkerAgent implements Agent, MessageHandler, DeadlineTimerWheel.TimerHandler
+{
+    private static final int IDLE = -1;
+    private static final int MAX_BACKOFF_SHIFT = 6;
+
+    private final WorkerSettings settings;
+    private final Transport transport;
+    private final FixedPointConverter converter;
+    private final NanoClock clock;
+    private final ManyToOneConcurrentArrayQueue<AllReduceOperation> requests;
+    private final DeadlineTimerWheel timers;
+    private final Long2LongHashMap slotByTimer = new Long2LongHashMap(-1);
+    private final AtomicCounter[] counters = new AtomicCounter[WorkerCounter.values().length];
+    private final java.util.concurrent.CompletableFuture<Void> joined = new java.util.concurrent.CompletableFuture<>();
+
+    private long nowNs;
+    private long nextJoinNs;
+    private long joinDeadlineNs = Long.MIN_VALUE;
+    private int slots;
+    private int elementsPerPacket;
+    private volatile InaggException failure;
+
+    private int[] slotRound = new int[0];
+    private int[] slotPacket = new int[0];
+    private int[] slotNextPacket = new int[0];
+    private long[] slotTimer = new long[0];
+    private int[] slotRetries = new int[0];
+    private int[] sendQueue = new int[0];
+    private int sendHead;
+    private int sendCount;
+
+    private AllReduceOperation op;
+    private int blocks;
+    private int activeSlots;
+    private int lead;
+    private int totalPackets;
+    private int completedPackets;
+    private int streamBase;
+    private long lastProgressNs;
+    private long retransmissionsThisOp;
+    private byte[] localExponent = new byte[0];
+    private byte[] agreedExponent = new byte[0];
+
+    public WorkerAgent(
+        final WorkerSettings settings,
+        final Transport transport,
+        final FixedPointConverter converter,
+        final NanoClock clock,
+        final CounterRegistry registry,
+        final int requestQueueCapacity)
+    {
+        this.settings = settings;
+        this.transport = transport;
+        this.converter = converter;
+        this.clock = clock;
+        this.requests = new ManyToOneConcurrentArrayQueue<>(requestQueueCapacity);
+        this.timers = new DeadlineTimerWheel(TimeUnit.NANOSECONDS, clock.nanoTime(), 1L << 16, 1024);
+        final String prefix = "job " + settings.jobId() + " worker " + settings.workerId() + ": ";
+        for (final WorkerCounter counter : WorkerCounter.values())
+        {
+            counters[counter.ordinal()] = registry.newCounter(prefix + counter.label(), counter.typeId());
+        }
+    }
+
+    /** Completes when the switch accepted the join; fails with the reason otherwise. */
+    public java.util.concurrent.CompletableFuture<Void> joined()
+    {
+        return joined;
+    }
+
+    /**
+     * Queues an all-reduce; operations run one after another in submission order. Any thread may call this.
+     *
+     * @return false if the request queue is full.
+     */
+    public boolean submit(final AllReduceOperation operation)
+    {
+        final InaggException failed = failure;
+        if (failed != null)
+        {
+            operation.completion().completeExceptionally(new InaggException(
+                "job " + settings.jobId() + " worker " + settings.workerId() + " failed earlier: " + failed.getMessage(),
+                failed));
+            return true;
+        }
+        return requests.offer(operation);
+    }
+
+    public long counter(final WorkerCounter counter)
+    {
+        return counters[counter.ordinal()].get();
+    }
+
+    /** Lanes per packet, known once joined. */
+    public int elementsPerPacket()
+    {
+        return elementsPerPacket;
+    }
+
+    /** Slots in the job's pool, known once joined. */
+    public int slots()
+    {
+        return slots;
+    }
+
+    @Override
+    public String roleName()
+    {
+        return "inagg-worker-" + settings.jobId() + "-" + settings.workerId();
+    }
+
+    @Override
+    public void onStart()
+    {
+        nextJoinNs = clock.nanoTime();
+    }
+
+    @Override
+    public int doWork()
+    {
+        nowNs = clock.nanoTime();
+        int work = transport.poll(this, settings.receiveBurst());
+        if (failure != null)
+        {
+            failQueued();
+        }
+        else if (!joined.isDone())
+        {
+            work += join();
+        }
+        else
+        {
+            if (op == null)
+            {
+                final AllReduceOperation next = requests.poll();
+                if (next != null)
+                {
+                    start(next);
+                    work++;
+                }
+            }
+            if (op != null)
+            {
+                work += sendQueued();
+                work += pollTimers();
+                checkProgress();
+            }
+        }
+        work += transport.flush();
+        return work;
+    }
+
+    @Override
+    public void onClose()
+    {
+        fail(new InaggException("job " + settings.jobId() + " worker " + settings.workerId() + " was closed"));
+        failQueued();
+        transport.close();
+    }
+
+    // ---------------------------------------------------------------------------------------------------------------
+    // Join
+
+    private int join()
+    {
+        if (joinDeadlineNs == Long.MIN_VALUE)
+        {
+            joinDeadlineNs = nowNs + settings.peerTimeoutNs();
+        }
+        if (nowNs - joinDeadlineNs > 0)
+        {
+            fail(new PeerTimeoutException("job " + settings.jobId() + " worker " + settings.workerId()
+                + ": the switch at " + transport.describePeer(settings.switchPeer()) + " did not answer the join within "
+                + TimeUnit.NANOSECONDS.toMillis(settings.peerTimeoutNs()) + " ms; is the switch running and the job "
+                + "configured on it?"));
+            return 1;
+        }
+        if (nowNs - nextJoinNs < 0)
+        {
+            return 0;
+        }
+        nextJoinNs = nowNs + settings.joinRetryNs();
+        final int length = InaggHeader.LENGTH;
+        final long offset = transport.claim(settings.switchPeer(), length);
+        if (offset == Transport.CLAIM_FAILED)
+        {
+            return 0;
+        }
+        final MemorySegment m = transport.txMemory();
+        InaggHeader.write(m, offset, MessageType.JOIN, 0, settings.jobId(), settings.workerId(), 0, 0,
+            settings.workers(), 0, 0, InaggHeader.NO_EXPONENT, settings.priority());
+        transport.commit();
+        return 1;
+    }
+
+    private void onJoinAnswer(final MemorySegment m, final long o, final int type)
+    {
+        if (joined.isDone() || InaggHeader.jobId(m, o) != settings.jobId()
+            || InaggHeader.workerId(m, o) != settings.workerId())
+        {
+            return;
+        }
+        if (type == MessageType.REJECT)
+        {
+            fail(new JobRejectedException("the switch rejected job " + settings.jobId() + " worker "
+                + settings.workerId() + ": " + RejectReason.describe(InaggHeader.status(m, o))));
+            return;
+        }
+        final int workers = InaggHeader.sequence(m, o);
+        final int poolSlots = InaggHeader.slotIndex(m, o);
+        final int lanes = InaggHeader.joinLanes(m, o);
+        if (workers != settings.workers())
+        {
+            fail(new JobRejectedException("job " + settings.jobId() + " has " + workers + " workers on the switch but "
+                + "this worker was configured with " + settings.workers()));
+            return;
+        }
+        if (poolSlots < 1 || lanes < 1 || InaggHeader.messageLength(lanes) > transport.maxMessageLength())
+        {
+            fail(new JobRejectedException("job " + settings.jobId() + ": the switch asks for " + poolSlots + " slots of "
+                + lanes + " lanes, which this transport (max message " + transport.maxMessageLength()
+                + " bytes) cannot carry"));
+            return;
+        }
+        slots = poolSlots;
+        elementsPerPacket = lanes;
+        slotRound = new int[slots];
+        slotPacket = new int[slots];
+        slotNextPacket = new int[slots];
+        slotTimer = new long[slots];
+        slotRetries = new int[slots];
+        sendQueue = new int[slots];
+        java.util.Arrays.fill(slotPacket, IDLE);
+        java.util.Arrays.fill(slotTimer, DeadlineTimerWheel.NULL_DEADLINE);
+        joined.complete(null);
+    }
+
+    // ---------------------------------------------------------------------------------------------------------------
+    // Operations
+
+    private void start(final AllReduceOperation next)
+    {
+        final long n = next.elements();
+        final int lanes = elementsPerPacket;
+        final int blockCount = (int)((n + lanes - 1) / lanes);
+        if (next.floats() && !computeExponents(next, blockCount))
+        {
+            return;
+        }
+        op = next;
+        blocks = blockCount;
+        activeSlots = Math.min(slots, blocks);
+        lead = next.floats() ? activeSlots : 0;
+        totalPackets = blocks + lead;
+        completedPackets = 0;
+        retransmissionsThisOp = 0;
+        lastProgressNs = nowNs;
+        sendHead = 0;
+        sendCount = 0;
+        if (totalPackets == 0)
+        {
+            finish();
+            return;
+        }
+        if (agreedExponent.length < blocks)
+        {
+            agreedExponent = new byte[blocks];
+        }
+        for (int s = 0; s < activeSlots; s++)
+        {
+            slotNextPacket[s] = s;
+            sendQueue[sendCount++] = s;
+        }
+    }
+
+    /** Local exponents of every block, checked before any packet leaves: a NaN or infinity fails the operation. */
+    private boolean computeExponents(final AllReduceOperation next, final int blockCount)
+    {
+        if (localExponent.length < blockCount)
+        {
+            localExponent = new byte[blockCount];
+        }
+        final MemorySegment source = next.source();
+        for (int b = 0; b < blockCount; b++)
+        {
+            final int count = blockLength(b, next.elements());
+            final long offset = (long)b * elementsPerPacket * Float.BYTES;
+            final int exponent = converter.blockExponent(source, offset, count);
+            if (exponent == FixedPoint.NON_FINITE)
+            {
+                final long index = (long)b * elementsPerPacket
+                    + FixedPointConverter.firstNonFinite(source, offset, count);
+                final float value = source.get(java.lang.foreign.ValueLayout.JAVA_FLOAT_UNALIGNED, index * Float.BYTES);
+                next.completion().completeExceptionally(new InvalidTensorException("job " + settings.jobId()
+                    + " worker " + settings.workerId() + ": element " + index + " of the tensor is " + value
+                    + "; gradients must be finite. Nothing of this tensor was sent.", index));
+                return false;
+            }
+            localExponent[b] = (byte)exponent;
+        }
+        return true;
+    }
+
+    private int blockLength(final int block, final long elements)
+    {
+        return (int)Math.min(elementsPerPacket, elements - (long)block * elementsPerPacket);
+    }
+
+    private int sendQueued()
+    {
+        int sent = 0;
+        while (sendCount > 0)
+        {
+            final int slot = sendQueue[sendHead];
+            if (!send(slot, slotNextPacket[slot], false))
+            {
+                counters[WorkerCounter.TX_FULL.ordinal()].incrementRelease();
+                break;
+            }
+            sendHead = (sendHead + 1) % sendQueue.length;
+            sendCount--;
+            sent++;
+        }
+        return sent;
+    }
+
+    private boolean send(final int slot, final int packet, final boolean retransmission)
+    {
+        final int block = packet - lead;
+        final int count = block >= 0 ? blockLength(block, op.elements()) : 0;
+        final long offset = transport.claim(settings.switchPeer(), InaggHeader.messageLength(count));
+        if (offset == Transport.CLAIM_FAILED)
+        {
+            return false;
+        }
+        final MemorySegment m = transport.txMemory();
+        final boolean floats = op.floats();
+        final int blockExponent = floats && block >= 0 ? agreedExponent[block] : 0;
+        final int nextExponent = floats && packet < blocks ? localExponent[packet] : InaggHeader.NO_EXPONENT;
+        final int flags = (floats ? 0 : InaggHeader.FLAG_INT32) | (retransmission ? InaggHeader.FLAG_RETRANSMIT : 0);
+        InaggHeader.write(m, offset, MessageType.AGGREGATE, flags, settings.jobId(), settings.workerId(), slot,
+            slotRound[slot] & 1, streamBase + packet, count, blockExponent, nextExponent, settings.priority());
+        if (count > 0)
+        {
+            final long sourceOffset = (long)block * elementsPerPacket * Integer.BYTES;
+            final long lanes = offset + InaggHeader.PAYLOAD_OFFSET;
+            if (floats)
+            {
+                converter.quantize(op.source(), sourceOffset, count, FixedPoint.shift(blockExponent, settings.workers()),
+                    m, lanes);
+            }
+            else
+            {
+                converter.encodeInts(op.source(), sourceOffset, count, m, lanes);
+            }
+        }
+        transport.commit();
+
+        counters[WorkerCounter.PACKETS_SENT.ordinal()].incrementRelease();
+        counters[WorkerCounter.PAYLOAD_BYTES_SENT.ordinal()].getAndAddRelease((long)count * Integer.BYTES);
+        if (retransmission)
+        {
+            counters[WorkerCounter.RETRANSMISSIONS.ordinal()].incrementRelease();
+            retransmissionsThisOp++;
+            slotRetries[slot]++;
+        }
+        else
+        {
+            slotPacket[slot] = packet;
+            slotRetries[slot] = 0;
+        }
+        schedule(slot);
+        return true;
+    }
+
+    /**
+     * Retransmission timeout of a slot: the configured timeout, doubled for each retransmission of the same packet, at
+     * most {@link #MAX_BACKOFF_SHIFT} doublings and never past a quarter of the peer timeout. Without backoff a round
+     * slower than the timeout (many workers, a busy switch, a full socket buffer) triggers a storm of retransmissions
+     * that only slows the round further. No round-trip estimate is used: a result comes back only when the slowest
+     * worker's contribution arrived, so its delay measures the job, not the path, and an RTO built on it grows until
+     * a few losses in a row outlast the peer timeout.
+     */
+    private long retransmitTimeoutNs(final int slot)
+    {
+        final long minimum = settings.retransmitTimeoutNs();
+        final long maximum = Math.max(minimum, settings.peerTimeoutNs() / 4);
+        return Math.min(maximum, minimum << Math.min(slotRetries[slot], MAX_BACKOFF_SHIFT));
+    }
+
+    private void schedule(final int slot)
+    {
+        final long timer = timers.scheduleTimer(nowNs + retransmitTimeoutNs(slot));
+        slotTimer[slot] = timer;
+        slotByTimer.put(timer, slot);
+    }
+
+    private void cancelTimer(final int slot)
+    {
+        final long timer = slotTimer[slot];
+        if (timer != DeadlineTimerWheel.NULL_DEADLINE)
+        {
+            timers.cancelTimer(timer);
+            slotByTimer.remove(timer);
+            slotTimer[slot] = DeadlineTimerWheel.NULL_DEADLINE;
+        }
+    }
+
+    @Override
+    public boolean onTimerExpiry(final TimeUnit timeUnit, final long now, final long timerId)
+    {
+        final long slot = slotByTimer.remove(timerId);
+        if (slot >= 0 && op != null && slotTimer[(int)slot] == timerId)
+        {
+            final int s = (int)slot;
+            slotTimer[s] = DeadlineTimerWheel.NULL_DEADLINE;
+            if (slotPacket[s] != IDLE && !send(s, slotPacket[s], true))
+            {
+                schedule(s);
+            }
+        }
+        return true;
+    }
+
+    /** Agrona's wheel advances one tick per poll: poll until it has caught up with the clock. */
+    private int pollTimers()
+    {
+        if (timers.timerCount() == 0)
+        {
+            timers.currentTickTime(nowNs);
+            return 0;
+        }
+        int expired = 0;
+        do
+        {
+            expired += timers.poll(nowNs, this, Integer.MAX_VALUE);
+        }
+        while (timers.currentTickTime() <= nowNs && timers.timerCount() > 0);
+        return expired;
+    }
+
+    private void checkProgress()
+    {
+        if (op != null && nowNs - lastProgressNs > settings.peerTimeoutNs())
+        {
+            int oldest = Integer.MAX_VALUE;
+            for (int s = 0; s < activeSlots; s++)
+            {
+                if (slotPacket[s] != IDLE)
+                {
+                    oldest = Math.min(oldest, slotPacket[s]);
+                }
+            }
+            fail(new PeerTimeoutException("job " + settings.jobId() + " worker " + settings.workerId()
+                + ": no aggregation result for " + TimeUnit.NANOSECONDS.toMillis(settings.peerTimeoutNs())
+                + " ms (packet " + oldest + " of " + totalPackets + " outstanding after " + retransmissionsThisOp
+                + " retransmissions); the switch at " + transport.describePeer(settings.switchPeer())
+                + " or another worker of the job stopped responding"));
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------------------------
+    // Receive
+
+    @Override
+    public void onMessage(final MemorySegment m, final long o, final int length, final int peer)
+    {
+        if (InaggHeader.check(m, o, length) != WireCheck.OK)
+        {
+            counters[WorkerCounter.MALFORMED.ordinal()].incrementRelease();
+            return;
+        }
+        final int type = InaggHeader.type(m, o);
+        if (type == MessageType.AGGREGATE && (InaggHeader.flags(m, o) & InaggHeader.FLAG_RESULT) != 0)
+        {
+            onResult(m, o);
+        }
+        else if (type == MessageType.JOIN_ACK || type == MessageType.REJECT)
+        {
+            onJoinAnswer(m, o, type);
+        }
+        else
+        {
+            counters[WorkerCounter.MALFORMED.ordinal()].incrementRelease();
+        }
+    }
+
+    private void onResult(final MemorySegment m, final long o)
+    {
+        counters[WorkerCounter.RESULTS_RECEIVED.ordinal()].incrementRelease();
+        final int slot = InaggHeader.slotIndex(m, o);
+        final int packet = InaggHeader.sequence(m, o) - streamBase;
+        if (op == null || InaggHeader.jobId(m, o) != settings.jobId() || slot >= activeSlots
+            || slotPacket[slot] != packet || InaggHeader.shadowCopy(m, o) != (slotRound[slot] & 1))
+        {
+            counters[WorkerCounter.DUPLICATE_RESULTS.ordinal()].incrementRelease();
+            return;
+        }
+        final int block = packet - lead;
+        final int count = block >= 0 ? blockLength(block, op.elements()) : 0;
+        final int nextExponent = InaggHeader.nextExponent(m, o);
+        final boolean needsExponent = op.floats() && packet < blocks;
+        if (InaggHeader.elementCount(m, o) != count
+            || (needsExponent && (nextExponent < FixedPoint.MIN_EXPONENT || nextExponent > FixedPoint.MAX_EXPONENT)))
+        {
+            counters[WorkerCounter.MALFORMED.ordinal()].incrementRelease();
+            return;
+        }
+        if (count > 0)
+        {
+            final long destinationOffset = (long)block * elementsPerPacket * Integer.BYTES;
+            final long lanes = o + InaggHeader.PAYLOAD_OFFSET;
+            if (op.floats())
+            {
+                converter.dequantize(m, lanes, count, FixedPoint.shift(agreedExponent[block], settings.workers()),
+                    op.destination(), destinationOffset);
+            }
+            else
+            {
+                converter.decodeInts(m, lanes, count, op.destination(), destinationOffset);
+            }
+        }
+        if (needsExponent)
+        {
+            agreedExponent[packet] = (byte)nextExponent;
+        }
+        cancelTimer(slot);
+        slotPacket[slot] = IDLE;
+        slotRound[slot]++;
+        lastProgressNs = nowNs;
+        completedPackets++;
+        counters[WorkerCounter.ELEMENTS_REDUCED.ordinal()].getAndAddRelease(count);
+
+        final int next = packet + activeSlots;
+        if (next < totalPackets)
+        {
+            slotNextPacket[slot] = next;
+            sendQueue[(sendHead + sendCount) % sendQueue.length] = slot;
+            sendCount++;
+            if (sendCount == 1)
+            {
+                sendQueued();
+            }
+        }
+        else if (completedPackets == totalPackets)
+        {
+            finish();
+        }
+    }
+
+    private void finish()
+    {
+        streamBase += totalPackets;
+        final AllReduceOperation done = op;
+        op = null;
+        done.completion().complete(null);
+    }
+
+    // ---------------------------------------------------------------------------------------------------------------
+    // Failure
+
+    private void fail(final InaggException cause)
+    {
+        if (failure != null)
+        {
+            return;
+        }
+        failure = cause;
+        joined.completeExceptionally(cause);
+        if (op != null)
+        {
+            for (int s = 0; s < activeSlots; s++)
+            {
+                cancelTimer(s);
+            }
+            final AllReduceOperation failed = op;
+            op = null;
+            failed.completion().completeExceptionally(cause);
+        }
+    }
+
+    private void failQueued()
+    {
+        AllReduceOperation queued;
+        while ((queued = requests.poll()) != null)
+        {
+            queued.completion().completeExceptionally(new InaggException("job " + settings.jobId() + " worker "
+                + settings.workerId() + " failed earlier: " + failure.getMessage(), failure));
+        }
+    }
+}

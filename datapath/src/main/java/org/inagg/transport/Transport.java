@@ -1,0 +1,59 @@
+package org.inagg.transport;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * A port that moves inagg messages (header and lanes; link, network and transport headers are the transport's
+ * business) between this node and its peers, in bursts, without allocation.
+ * <p>
+ * Sending is claim, write in place, then commit (or abort): {@link #claim} reserves room for one message and returns its
+ * offset in {@link #txMemory()}; the caller writes the message there and calls {@link #commit()}, which sends it or
+ * queues it for the burst that {@link #flush()} pushes out. One claim may be open at a time. A failed claim
+ * ({@link #CLAIM_FAILED}) means the transport is momentarily full: the caller retries later or treats the message as
+ * lost (the protocol recovers losses).
+ * <p>
+ * Peers are small integers. Which peer is which depends on the transport (an endpoint index in-process, a registered
+ * or learned address over UDP); receivers get the sender's peer number with each message.
+ * <p>
+ * Not thread safe: a transport belongs to the one agent that polls it.
+ */
+public interface Transport extends AutoCloseable
+{
+    long CLAIM_FAILED = -1;
+
+    /** Largest message (inagg header and lanes) this transport carries. */
+    int maxMessageLength();
+
+    /** The memory that offsets returned by {@link #claim} refer to. */
+    MemorySegment txMemory();
+
+    /**
+     * Reserves room for a message of {@code length} bytes to {@code peer}.
+     *
+     * @return the offset in {@link #txMemory()} to write the message at, or {@link #CLAIM_FAILED}.
+     */
+    long claim(int peer, int length);
+
+    /** Sends, or queues for the next {@link #flush()}, the claimed message. */
+    void commit();
+
+    /** Gives back the claimed message unsent. */
+    void abort();
+
+    /** Pushes out queued messages. @return how many were sent. */
+    int flush();
+
+    /**
+     * Hands up to {@code limit} received messages to {@code handler}; the memory passed to the handler is valid only
+     * during the call.
+     *
+     * @return the number of messages handled.
+     */
+    int poll(MessageHandler handler, int limit);
+
+    /** A human-readable name of the peer for errors and logs. */
+    String describePeer(int peer);
+
+    @Override
+    void close();
+}

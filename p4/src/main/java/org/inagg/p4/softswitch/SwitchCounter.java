@@ -1,0 +1,41 @@
+package org.inagg.p4.softswitch;
+
+/** Counters of the software switch: fixed type ids (2xx), one per outcome of the pipeline. */
+public enum SwitchCounter
+{
+    RECEIVED(201, "messages received"),
+    CONTRIBUTIONS(202, "contributions aggregated"),
+    RESULTS_SENT(203, "results sent (multicast copies)"),
+    RETRANSMIT_REPLIES(204, "results re-sent to one worker"),
+    DUPLICATES(205, "duplicate contributions dropped"),
+    DROP_MALFORMED(206, "dropped: malformed"),
+    DROP_UNKNOWN_JOB(207, "dropped: unknown job"),
+    DROP_UNKNOWN_WORKER(208, "dropped: worker id out of range"),
+    DROP_SOURCE_MISMATCH(209, "dropped: source is not the worker's joined address"),
+    DROP_BAD_SLOT(210, "dropped: slot out of the job's pool"),
+    DROP_BAD_SIZE(211, "dropped: element count wrong for the job or the round"),
+    DROP_STALE(212, "dropped: stale round (late duplicate)"),
+    DROP_VIOLATION(213, "dropped: newer round on an incomplete slot"),
+    TX_FULL(214, "results lost: transport full"),
+    JOINS(215, "joins accepted"),
+    REJECTS(216, "joins rejected");
+
+    private final int typeId;
+    private final String label;
+
+    SwitchCounter(final int typeId, final String label)
+    {
+        this.typeId = typeId;
+        this.label = label;
+    }
+
+    public int typeId()
+    {
+        return typeId;
+    }
+
+    public String label()
+    {
+        return label;
+    }
+}

@@ -1,0 +1,41 @@
+package org.inagg.perf.cli;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** The {@code inagg} command line. */
+@Command(
+    name = "inagg",
+    mixinStandardHelpOptions = true,
+    version = "inagg 0.1.0",
+    description = "In-network aggregation of gradients: run a local all-reduce, a switch, a worker, or benchmarks.",
+    subcommands = {LocalCommand.class, SwitchCommand.class, WorkerCommand.class, BenchCommand.class,
+        CommandLine.HelpCommand.class})
+public final class InaggCli implements Runnable
+{
+    @CommandLine.Spec
+    private CommandLine.Model.CommandSpec spec;
+
+    public static void main(final String[] args)
+    {
+        System.exit(execute(args));
+    }
+
+    /** Runs the command line and returns its exit code (for tests). */
+    public static int execute(final String... args)
+    {
+        final CommandLine commandLine = new CommandLine(new InaggCli());
+        commandLine.setExecutionExceptionHandler((ex, cmd, parsed) ->
+        {
+            cmd.getErr().println("inagg: " + (ex.getMessage() == null ? ex.toString() : ex.getMessage()));
+            return 1;
+        });
+        return commandLine.execute(args);
+    }
+
+    @Override
+    public void run()
+    {
+        spec.commandLine().usage(spec.commandLine().getOut());
+    }
+}

@@ -1,0 +1,130 @@
+package org.inagg.perf.cli;
+
+import java.io.PrintWriter;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import org.agrona.concurrent.AgentRunner;
+import org.inagg.agent.CounterRegistry;
+import org.inagg.agent.IdleStrategies;
+import org.inagg.p4.softswitch.SoftwareSwitch;
+import org.inagg.p4.softswitch.SwitchCounter;
+import org.inagg.p4.softswitch.SwitchJobConfig;
+import org.inagg.transport.FaultConfig;
+import org.inagg.transport.FaultInjectingTransport;
+import org.inagg.transport.UdpTransport;
+import org.inagg.wire.InaggHeader;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+/** {@code inagg switch}: a software switch on a UDP port, serving the jobs given on the command line. */
+@Command(
+    name = "switch",
+    mixinStandardHelpOptions = true,
+    description = "Run a software switch on a UDP port until stopped (Ctrl-C) or --duration elapses.")
+final class SwitchCommand implements Callable<Integer>
+{
+    @Spec
+    private CommandSpec spec;
+
+    @Option(names = "--bind", defaultValue = "0.0.0.0:9000", description = "UDP address to listen on (default ${DEFAULT-VALUE}).")
+    private String bind;
+
+    @Option(names = "--job", required = true, split = ",",
+        description = "A job as ID:WORKERS[:SLOTS[:LANES]], e.g. 1:4 or 1:4:128:256; repeatable.")
+    private List<String> jobs;
+
+    @Option(names = "--max-peers", defaultValue = "4096", description = "Most worker addresses (default ${DEFAULT-VALUE}).")
+    private int maxPeers;
+
+    @Option(names = "--duration", defaultValue = "0", description = "Seconds to run; 0 runs until stopped (default ${DEFAULT-VALUE}).")
+    private long durationSeconds;
+
+    @Option(names = "--stats-interval", defaultValue = "5", description = "Seconds between counter reports; 0 for none (default ${DEFAULT-VALUE}).")
+    private long statsSeconds;
+
+    @Option(names = "--loss", defaultValue = "0", description = "Fault rate injected on received packets (default ${DEFAULT-VALUE}).")
+    private double loss;
+
+    @Option(names = "--idle", defaultValue = "backoff", description = "Idle strategy (default ${DEFAULT-VALUE}).")
+    private String idle;
+
+    @Override
+    public Integer call() throws InterruptedException
+    {
+        final PrintWriter out = spec.commandLine().getOut();
+        final List<SwitchJobConfig> configs = jobs.stream().map(SwitchCommand::parseJob).toList();
+        final int maxLanes = configs.stream().mapToInt(SwitchJobConfig::lanesPerPacket).max().orElse(256);
+        final UdpTransport udp = UdpTransport.open(Addresses.parse("--bind", bind), List.of(), maxPeers,
+            InaggHeader.messageLength(maxLanes), 64);
+        final CounterRegistry counters = new CounterRegistry(64);
+        final SoftwareSwitch softwareSwitch = new SoftwareSwitch(
+            FaultInjectingTransport.wrap(udp, loss > 0 ? FaultConfig.lossy(loss, 1) : FaultConfig.NONE), counters, 256);
+        configs.forEach(softwareSwitch::addJob);
+        final AgentRunner runner = new AgentRunner(IdleStrategies.byName(idle), Throwable::printStackTrace, null,
+            softwareSwitch);
+        final CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() ->
+        {
+            runner.close();
+            stopped.countDown();
+        }));
+        AgentRunner.startOnThread(runner);
+        out.printf("inagg switch listening on udp://%s, jobs: %s%n", udp.localAddress(), configs);
+        out.flush();
+
+        final long end = durationSeconds > 0 ? System.nanoTime() + TimeUnit.SECONDS.toNanos(durationSeconds) : Long.MAX_VALUE;
+        final long interval = statsSeconds > 0 ? TimeUnit.SECONDS.toMillis(statsSeconds) : 1000;
+        while (System.nanoTime() - end < 0 && !stopped.await(interval, TimeUnit.MILLISECONDS))
+        {
+            if (statsSeconds > 0)
+            {
+                out.printf("switch: received %,d, contributions %,d, results %,d, retransmit replies %,d, dropped %,d%n",
+                    softwareSwitch.counter(SwitchCounter.RECEIVED), softwareSwitch.counter(SwitchCounter.CONTRIBUTIONS),
+                    softwareSwitch.counter(SwitchCounter.RESULTS_SENT),
+                    softwareSwitch.counter(SwitchCounter.RETRANSMIT_REPLIES), dropped(softwareSwitch));
+                out.flush();
+            }
+        }
+        runner.close();
+        return 0;
+    }
+
+    private static long dropped(final SoftwareSwitch softwareSwitch)
+    {
+        long total = 0;
+        for (final SwitchCounter counter : SwitchCounter.values())
+        {
+            if (counter.name().startsWith("DROP_"))
+            {
+                total += softwareSwitch.counter(counter);
+            }
+        }
+        return total;
+    }
+
+    static SwitchJobConfig parseJob(final String text)
+    {
+        final String[] parts = text.split(":");
+        if (parts.length < 2 || parts.length > 4)
+        {
+            throw new IllegalArgumentException("--job wants ID:WORKERS[:SLOTS[:LANES]], got '" + text + "'");
+        }
+        try
+        {
+            final int id = Integer.parseInt(parts[0]);
+            final int workers = Integer.parseInt(parts[1]);
+            final int slots = parts.length > 2 ? Integer.parseInt(parts[2]) : SwitchJobConfig.DEFAULT_SLOTS;
+            final int lanes = parts.length > 3 ? Integer.parseInt(parts[3]) : SwitchJobConfig.DEFAULT_LANES;
+            return new SwitchJobConfig(id, workers, slots, lanes);
+        }
+        catch (final NumberFormatException ex)
+        {
+            throw new IllegalArgumentException("--job '" + text + "': " + ex.getMessage());
+        }
+    }
+}

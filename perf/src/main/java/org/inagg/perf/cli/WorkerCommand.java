@@ -1,0 +1,114 @@
+package org.inagg.perf.cli;
+
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+
+import org.inagg.api.AllReduceJob;
+import org.inagg.api.JobContext;
+import org.inagg.protocol.WorkerCounter;
+import org.inagg.transport.FaultConfig;
+import org.inagg.transport.FaultInjectingTransport;
+import org.inagg.transport.UdpTransport;
+import org.inagg.wire.InaggHeader;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+/** {@code inagg worker}: one worker process all-reducing synthetic gradients through a switch over UDP. */
+@Command(
+    name = "worker",
+    mixinStandardHelpOptions = true,
+    description = "Join a job on a switch over UDP and all-reduce synthetic gradients; every worker of the job must "
+        + "run with the same --elements, --iterations and --seed. Checks the result against a double-precision sum.")
+final class WorkerCommand implements Callable<Integer>
+{
+    @Spec
+    private CommandSpec spec;
+
+    @Option(names = "--switch", required = true, description = "The switch's UDP address, host:port.")
+    private String switchAddress;
+
+    @Option(names = "--bind", defaultValue = "0.0.0.0:0", description = "Local UDP address (default ${DEFAULT-VALUE}).")
+    private String bind;
+
+    @Option(names = "--job-id", defaultValue = "1", description = "Job id (default ${DEFAULT-VALUE}).")
+    private int jobId;
+
+    @Option(names = "--worker-id", required = true, description = "This worker's id, 0..workers-1.")
+    private int workerId;
+
+    @Option(names = {"-w", "--workers"}, required = true, description = "Workers in the job.")
+    private int workers;
+
+    @Option(names = {"-n", "--elements"}, defaultValue = "1048576", description = "Elements per tensor (default ${DEFAULT-VALUE}).")
+    private int elements;
+
+    @Option(names = {"-i", "--iterations"}, defaultValue = "10", description = "All-reduces (default ${DEFAULT-VALUE}).")
+    private int iterations;
+
+    @Option(names = "--seed", defaultValue = "1", description = "Seed of the synthetic gradients (default ${DEFAULT-VALUE}).")
+    private long seed;
+
+    @Option(names = "--max-lanes", defaultValue = "363", description = "Largest lanes per packet accepted from the switch (default ${DEFAULT-VALUE}).")
+    private int maxLanes;
+
+    @Option(names = "--retransmit-us", defaultValue = "2000", description = "Minimum retransmission timeout, us (default ${DEFAULT-VALUE}).")
+    private long retransmitUs;
+
+    @Option(names = "--peer-timeout-ms", defaultValue = "10000", description = "Fail after this long without progress (default ${DEFAULT-VALUE}).")
+    private long peerTimeoutMs;
+
+    @Option(names = "--loss", defaultValue = "0", description = "Fault rate injected on received packets (default ${DEFAULT-VALUE}).")
+    private double loss;
+
+    @Option(names = "--idle", defaultValue = "backoff", description = "Idle strategy (default ${DEFAULT-VALUE}).")
+    private String idle;
+
+    @Option(names = "--no-progress", description = "Do not draw the progress bar.")
+    private boolean noProgress;
+
+    @Override
+    public Integer call()
+    {
+        final PrintWriter out = spec.commandLine().getOut();
+        final UdpTransport udp = UdpTransport.open(Addresses.parse("--bind", bind),
+            List.of(Addresses.parse("--switch", switchAddress)), 1, InaggHeader.messageLength(maxLanes), 64);
+        final JobContext context = new JobContext().jobId(jobId).workerId(workerId).workers(workers)
+            .transport(FaultInjectingTransport.wrap(udp,
+                loss > 0 ? FaultConfig.lossy(loss, seed * 31 + workerId) : FaultConfig.NONE))
+            .retransmitTimeout(Duration.ofNanos(TimeUnit.MICROSECONDS.toNanos(retransmitUs)))
+            .peerTimeout(Duration.ofMillis(peerTimeoutMs))
+            .idleStrategy(idle);
+        final float[] source = new float[elements];
+        final float[] result = new float[elements];
+        SyntheticGradients.fill(source, workerId, 0, seed);
+        try (AllReduceJob job = AllReduceJob.open(context))
+        {
+            out.printf("inagg worker %d/%d of job %d joined switch %s (%d lanes/packet)%n", workerId, workers, jobId,
+                switchAddress, job.elementsPerPacket());
+            out.flush();
+            final ProgressBar progress = new ProgressBar(System.err, iterations, !noProgress);
+            final long start = System.nanoTime();
+            for (int i = 0; i < iterations; i++)
+            {
+                job.allReduce(source, result);
+                progress.update(i + 1, "");
+            }
+            final double seconds = (System.nanoTime() - start) / 1e9;
+            final double[] error = SyntheticGradients.maxError(result,
+                SyntheticGradients.reference(elements, workers, 0, seed));
+            out.printf("  %-22s %.3f s for %d all-reduces of %,d elements%n", "time", seconds, iterations, elements);
+            out.printf("  %-22s %.3e%n", "elements/s", elements * (double)iterations / seconds);
+            out.printf("  %-22s %.3e%n", "packets/s", job.counter(WorkerCounter.PACKETS_SENT) / seconds);
+            out.printf("  %-22s %.3f Gb/s%n", "payload sent", job.counter(WorkerCounter.PAYLOAD_BYTES_SENT) * 8 / seconds / 1e9);
+            out.printf("  %-22s %,d%n", "retransmissions", job.counter(WorkerCounter.RETRANSMISSIONS));
+            out.printf("  %-22s abs %.3e, rel %.3e (vs double-precision sum)%n", "max error", error[0], error[1]);
+            out.flush();
+        }
+        return 0;
+    }
+}

@@ -1,0 +1,261 @@
+package org.inagg.perf.cluster;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.AgentRunner;
+import org.agrona.concurrent.CompositeAgent;
+import org.inagg.agent.CounterRegistry;
+import org.inagg.agent.IdleStrategies;
+import org.inagg.api.AllReduceJob;
+import org.inagg.api.JobContext;
+import org.inagg.p4.softswitch.SoftwareSwitch;
+import org.inagg.p4.softswitch.SwitchJobConfig;
+import org.inagg.transport.FaultConfig;
+import org.inagg.transport.FaultInjectingTransport;
+import org.inagg.transport.InProcessNetwork;
+import org.inagg.transport.Transport;
+import org.inagg.transport.UdpTransport;
+import org.inagg.wire.InaggHeader;
+
+/**
+ * A software switch and W workers of one job in this process, joined by in-process rings or loopback UDP, their
+ * agents spread over a few threads. What the CLI's {@code local} command and the end-to-end tests run.
+ */
+public final class LocalCluster implements AutoCloseable
+{
+    private final ClusterOptions options;
+    private final CounterRegistry counters;
+    private final SoftwareSwitch softwareSwitch;
+    private final List<AllReduceJob> jobs = new ArrayList<>();
+    private final List<AgentRunner> runners = new ArrayList<>();
+    private final List<Agent> workerAgents = new ArrayList<>();
+
+    private LocalCluster(final ClusterOptions options)
+    {
+        this.options = options;
+        this.counters = new CounterRegistry(32 + 16 * options.workers());
+        final int maxMessage = InaggHeader.messageLength(options.lanesPerPacket());
+        final Transport switchTransport;
+        final List<Transport> workerTransports = new ArrayList<>();
+        final int switchPeer;
+        if (options.transport() == TransportKind.INPROC)
+        {
+            final int[] inboxes = new int[options.workers() + 1];
+            java.util.Arrays.fill(inboxes, inboxBytes(options.slots() * (long)maxMessage * 4));
+            inboxes[0] = inboxBytes(options.workers() * (long)options.slots() * maxMessage * 2);
+            final InProcessNetwork network = new InProcessNetwork(inboxes, maxMessage);
+            switchTransport = network.endpoint(0);
+            for (int w = 0; w < options.workers(); w++)
+            {
+                workerTransports.add(network.endpoint(w + 1));
+            }
+            switchPeer = 0;
+        }
+        else
+        {
+            final InetAddress loopback = InetAddress.getLoopbackAddress();
+            final UdpTransport udpSwitch = UdpTransport.open(new InetSocketAddress(loopback, 0), List.of(),
+                options.workers() + 1, maxMessage, 64);
+            switchTransport = udpSwitch;
+            for (int w = 0; w < options.workers(); w++)
+            {
+                workerTransports.add(UdpTransport.open(new InetSocketAddress(loopback, 0),
+                    List.of(udpSwitch.localAddress()), 1, maxMessage, 64));
+            }
+            switchPeer = 0;
+        }
+        softwareSwitch = new SoftwareSwitch(faulty(switchTransport, 0), counters, 256);
+        softwareSwitch.addJob(new SwitchJobConfig(ClusterOptions.JOB_ID, options.workers(), options.slots(),
+            options.lanesPerPacket()));
+        for (int w = 0; w < options.workers(); w++)
+        {
+            final AllReduceJob job = AllReduceJob.create(new JobContext()
+                .jobId(ClusterOptions.JOB_ID)
+                .workerId(w)
+                .workers(options.workers())
+                .transport(faulty(workerTransports.get(w), w + 1))
+                .switchPeer(switchPeer)
+                .retransmitTimeout(options.retransmitTimeout())
+                .peerTimeout(options.peerTimeout())
+                .counters(counters));
+            jobs.add(job);
+            workerAgents.add(new KillableAgent(job.agent()));
+        }
+    }
+
+    /** Builds the cluster, starts its agent threads and waits until every worker joined. */
+    public static LocalCluster start(final ClusterOptions options)
+    {
+        final LocalCluster cluster = new LocalCluster(options);
+        try
+        {
+            cluster.startRunners();
+            for (final AllReduceJob job : cluster.jobs)
+            {
+                job.awaitJoined();
+            }
+        }
+        catch (final RuntimeException ex)
+        {
+            cluster.close();
+            throw ex;
+        }
+        return cluster;
+    }
+
+    private Transport faulty(final Transport transport, final int node)
+    {
+        final FaultConfig faults = options.faults();
+        return FaultInjectingTransport.wrap(transport, new FaultConfig(faults.dropRate(), faults.duplicateRate(),
+            faults.reorderRate(), faults.maxDelayNs(), faults.seed() * 1_000_003L + node));
+    }
+
+    private static int inboxBytes(final long wanted)
+    {
+        final long clamped = Math.max(1 << 18, Math.min(wanted, 1 << 26));
+        return (int)Long.highestOneBit(clamped - 1) << 1;
+    }
+
+    private void startRunners()
+    {
+        final int threads = Math.min(options.threads(), workerAgents.size() + 1);
+        final List<List<Agent>> groups = new ArrayList<>();
+        for (int t = 0; t < threads; t++)
+        {
+            groups.add(new ArrayList<>());
+        }
+        groups.get(0).add(softwareSwitch);
+        for (int w = 0; w < workerAgents.size(); w++)
+        {
+            groups.get((w + 1) % threads).add(workerAgents.get(w));
+        }
+        for (final List<Agent> group : groups)
+        {
+            final AgentRunner runner = new AgentRunner(IdleStrategies.byName(options.idleStrategy()),
+                Throwable::printStackTrace, null, new CompositeAgent(group));
+            runners.add(runner);
+            AgentRunner.startOnThread(runner);
+        }
+    }
+
+    public ClusterOptions options()
+    {
+        return options;
+    }
+
+    public AllReduceJob worker(final int workerId)
+    {
+        return jobs.get(workerId);
+    }
+
+    /**
+     * Makes worker {@code workerId} vanish as a killed process would: its agent stops sending, receiving and
+     * answering, without closing anything.
+     */
+    public void kill(final int workerId)
+    {
+        ((KillableAgent)workerAgents.get(workerId)).kill();
+    }
+
+    public SoftwareSwitch softwareSwitch()
+    {
+        return softwareSwitch;
+    }
+
+    public CounterRegistry counters()
+    {
+        return counters;
+    }
+
+    /** Every counter of the cluster with a non-zero value, one per line, summed over workers by type. */
+    public String describeCounters()
+    {
+        final java.util.Map<String, Long> totals = new java.util.LinkedHashMap<>();
+        counters.reader().forEach((id, type, key, label) ->
+        {
+            final long value = counters.reader().getCounterValue(id);
+            final String name = label.replaceFirst("^job \\d+ worker \\d+: ", "workers: ");
+            totals.merge(name, value, Long::sum);
+        });
+        final StringBuilder out = new StringBuilder();
+        totals.forEach((name, value) ->
+        {
+            if (value != 0)
+            {
+                out.append(String.format("%-58s %,d%n", name, value));
+            }
+        });
+        return out.toString();
+    }
+
+    /**
+     * All-reduces {@code tensors[w]} of every worker w in place, each worker submitting asynchronously, and waits.
+     */
+    public void allReduce(final float[][] tensors)
+    {
+        final CompletableFuture<?>[] futures = new CompletableFuture<?>[tensors.length];
+        for (int w = 0; w < tensors.length; w++)
+        {
+            futures[w] = jobs.get(w).allReduceAsync(tensors[w]);
+        }
+        joinAll(futures);
+    }
+
+    /** All-reduces {@code sources[w]} of every worker w into {@code destinations[w]} and waits. */
+    public void allReduce(final float[][] sources, final float[][] destinations)
+    {
+        final CompletableFuture<?>[] futures = new CompletableFuture<?>[sources.length];
+        for (int w = 0; w < sources.length; w++)
+        {
+            futures[w] = jobs.get(w).allReduceAsync(sources[w], destinations[w]);
+        }
+        joinAll(futures);
+    }
+
+    /** Like {@link #allReduce(float[][])} for int32 tensors. */
+    public void allReduce(final int[][] tensors)
+    {
+        final CompletableFuture<?>[] futures = new CompletableFuture<?>[tensors.length];
+        for (int w = 0; w < tensors.length; w++)
+        {
+            futures[w] = jobs.get(w).allReduceAsync(tensors[w]);
+        }
+        joinAll(futures);
+    }
+
+    private static void joinAll(final CompletableFuture<?>[] futures)
+    {
+        RuntimeException first = null;
+        for (final CompletableFuture<?> future : futures)
+        {
+            try
+            {
+                future.join();
+            }
+            catch (final RuntimeException ex)
+            {
+                final Throwable cause = ex.getCause() instanceof RuntimeException r ? r : ex;
+                first = first == null ? (RuntimeException)cause : first;
+            }
+        }
+        if (first != null)
+        {
+            throw first;
+        }
+    }
+
+    @Override
+    public void close()
+    {
+        for (final AgentRunner runner : runners)
+        {
+            runner.close();
+        }
+        runners.clear();
+    }
+}

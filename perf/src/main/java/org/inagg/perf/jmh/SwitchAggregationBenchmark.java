@@ -1,0 +1,144 @@
+package org.inagg.perf.jmh;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.TimeUnit;
+
+import org.inagg.agent.CounterRegistry;
+import org.inagg.p4.softswitch.SoftwareSwitch;
+import org.inagg.p4.softswitch.SwitchJobConfig;
+import org.inagg.transport.MessageHandler;
+import org.inagg.transport.Transport;
+import org.inagg.wire.InaggHeader;
+import org.inagg.wire.MessageType;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * The software switch's per-packet cost: one invocation feeds the W contributions of one slot round (256 lanes each),
+ * the last of which completes it and multicasts W results into a transport that discards them. Reported per packet.
+ */
+@State(Scope.Thread)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 5, time = 1)
+@Fork(value = 1, jvmArgsAppend = {"--add-modules", "jdk.incubator.vector",
+    "--add-exports", "java.base/jdk.internal.misc=ALL-UNNAMED"})
+public class SwitchAggregationBenchmark
+{
+    static final int WORKERS = 8;
+    private static final int LANES = 256;
+    private static final int SLOTS = 128;
+
+    private SoftwareSwitch softwareSwitch;
+    private MemorySegment packets;
+    private int length;
+    private int round;
+
+    /** A transport whose sends land in one scratch buffer; joins are answered into it too. */
+    static final class DiscardTransport implements Transport
+    {
+        private final MemorySegment scratch = Arena.ofAuto().allocate(65536, 64);
+
+        @Override
+        public int maxMessageLength()
+        {
+            return 65536;
+        }
+
+        @Override
+        public MemorySegment txMemory()
+        {
+            return scratch;
+        }
+
+        @Override
+        public long claim(final int peer, final int length)
+        {
+            return 0;
+        }
+
+        @Override
+        public void commit()
+        {
+        }
+
+        @Override
+        public void abort()
+        {
+        }
+
+        @Override
+        public int flush()
+        {
+            return 0;
+        }
+
+        @Override
+        public int poll(final MessageHandler handler, final int limit)
+        {
+            return 0;
+        }
+
+        @Override
+        public String describePeer(final int peer)
+        {
+            return "discard";
+        }
+
+        @Override
+        public void close()
+        {
+        }
+    }
+
+    @Setup(Level.Trial)
+    public void setup()
+    {
+        softwareSwitch = new SoftwareSwitch(new DiscardTransport(), new CounterRegistry(64), 64);
+        softwareSwitch.addJob(new SwitchJobConfig(1, WORKERS, SLOTS, LANES));
+        softwareSwitch.doWork();
+        length = InaggHeader.messageLength(LANES);
+        packets = Arena.ofAuto().allocate((long)length * WORKERS, 64);
+        final MemorySegment join = Arena.ofAuto().allocate(InaggHeader.LENGTH);
+        for (int w = 0; w < WORKERS; w++)
+        {
+            InaggHeader.write(join, 0, MessageType.JOIN, 0, 1, w, 0, 0, WORKERS, 0, 0, InaggHeader.NO_EXPONENT, 0);
+            softwareSwitch.onMessage(join, 0, InaggHeader.LENGTH, w);
+            final long o = (long)w * length;
+            InaggHeader.write(packets, o, MessageType.AGGREGATE, 0, 1, w, 0, 0, 0, LANES, 0, -3, 0);
+            for (int i = 0; i < LANES; i++)
+            {
+                InaggHeader.setElement(packets, o, i, i * (w + 1));
+            }
+        }
+    }
+
+    @Benchmark
+    @OperationsPerInvocation(WORKERS)
+    public void aggregateOneRoundPerInvocation()
+    {
+        final int slot = round % SLOTS;
+        final int copy = (round / SLOTS) & 1;
+        for (int w = 0; w < WORKERS; w++)
+        {
+            final long o = (long)w * length;
+            InaggHeader.setSlotField(packets, o, slot, copy);
+            InaggHeader.setSequence(packets, o, round);
+            softwareSwitch.onMessage(packets, o, length, w);
+        }
+        round++;
+    }
+}
