@@ -176,7 +176,7 @@ import java.util.stream.Collectors;
  * Bindings for {source}. The library must already be loaded into this class loader
  * (org.inagg.ffi.dpdk.NativeLibraryLoader does that); symbols resolve through the loader lookup.
  */
-@SuppressWarnings("unused")
+@SuppressWarnings({{"unused", "restricted"}}) // restricted: FFM linking is what this class is for
 public final class {cls} {{
 
     {cls}() {{

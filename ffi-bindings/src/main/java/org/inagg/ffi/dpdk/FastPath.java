@@ -112,6 +112,7 @@ public final class FastPath
     }
 
     /** The packet data as a segment of {@code length} bytes. */
+    @SuppressWarnings("restricted") // the caller vouches that length fits the mbuf (see tailroom)
     public static MemorySegment data(final MemorySegment mbuf, final long length)
     {
         return inagg_dpdk_shim_h.inagg_pktmbuf_mtod(mbuf).reinterpret(length);

@@ -42,6 +42,7 @@ import org.inagg.ffi.dpdk.extr.inagg_dpdk_shim_h;
 public final class Mbuf
 {
     /** The whole address space: read and write packet bytes at {@link #dataAddress(long)} through it. */
+    @SuppressWarnings("restricted") // unbounded by design: mbufs and their data live anywhere in DPDK's memory
     public static final MemorySegment MEMORY = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
 
     private static final ValueLayout.OfLong POINTER = ValueLayout.JAVA_LONG;

@@ -39,6 +39,7 @@ public final class MbufPool implements AutoCloseable
      * @param dataRoomSize bytes per mbuf including headroom, e.g. {@link #DATA_ROOM_DEFAULT}.
      * @param socketId     NUMA socket, or {@link Dpdk#SOCKET_ID_ANY}.
      */
+    @SuppressWarnings("restricted") // reinterpret(0): an opaque struct rte_mempool *
     public static MbufPool create(
         final String name, final int count, final int cacheSize, final int dataRoomSize, final int socketId)
     {

@@ -74,18 +74,22 @@ final class DpdkTestEnvironment
     static Process startJava(final Path outputFile, final Class<?> mainClass, final List<String> args)
         throws IOException
     {
-        return startJava(outputFile, System.getProperty("java.class.path"), List.of(), mainClass, args);
+        return startJava(outputFile, List.of(), System.getProperty("java.class.path"), List.of(), mainClass, args);
     }
 
-    /** Starts {@code java <jvmArgs> -cp <classPath> <mainClass> args} with native access. */
+    /**
+     * Starts {@code <wrapper> java <jvmArgs> -cp <classPath> <mainClass> args} with native access; the wrapper is
+     * e.g. {@code ip netns exec ns1}.
+     */
     static Process startJava(
         final Path outputFile,
+        final List<String> wrapper,
         final String classPath,
         final List<String> jvmArgs,
         final Class<?> mainClass,
         final List<String> args) throws IOException
     {
-        final List<String> command = new ArrayList<>();
+        final List<String> command = new ArrayList<>(wrapper);
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.add("--enable-native-access=ALL-UNNAMED");
         command.add("-Xmx256m");

@@ -64,7 +64,7 @@ class NativeLibraryLoaderTest
         final Path out = dir.resolve("probe-" + System.nanoTime() + ".log");
         final List<String> jvmArgs = shimPath == null ?
             List.of() : List.of("-D" + NativeLibraryLoader.SHIM_PATH_PROP_NAME + "=" + shimPath);
-        final Process p = DpdkTestEnvironment.startJava(out, classPath, jvmArgs, LoaderProbeMain.class, List.of());
+        final Process p = DpdkTestEnvironment.startJava(out, List.of(), classPath, jvmArgs, LoaderProbeMain.class, List.of());
         final DpdkTestEnvironment.ChildResult result = DpdkTestEnvironment.await(p, out, 45);
         assertThat(result.exitCode()).as(result.output()).isZero();
         return result.output();

@@ -18,7 +18,7 @@ import java.util.stream.Collectors;
  * Bindings for DPDK 22.11 headers (rte_eal.h, rte_errno.h, rte_lcore.h, rte_dev.h, rte_mbuf.h, rte_mempool.h, rte_ethdev.h). The library must already be loaded into this class loader
  * (org.inagg.ffi.dpdk.NativeLibraryLoader does that); symbols resolve through the loader lookup.
  */
-@SuppressWarnings("unused")
+@SuppressWarnings({"unused", "restricted"}) // restricted: FFM linking is what this class is for
 public final class dpdk_h {
 
     dpdk_h() {

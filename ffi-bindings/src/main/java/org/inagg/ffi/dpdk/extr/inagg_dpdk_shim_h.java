@@ -18,7 +18,7 @@ import java.util.stream.Collectors;
  * Bindings for inagg_dpdk_shim.h. The library must already be loaded into this class loader
  * (org.inagg.ffi.dpdk.NativeLibraryLoader does that); symbols resolve through the loader lookup.
  */
-@SuppressWarnings("unused")
+@SuppressWarnings({"unused", "restricted"}) // restricted: FFM linking is what this class is for
 public final class inagg_dpdk_shim_h {
 
     inagg_dpdk_shim_h() {
