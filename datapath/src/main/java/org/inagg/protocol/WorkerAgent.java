@@ -48,7 +48,10 @@ import org.inagg.wire.WireCheck;
 public final class WorkerAgent implements Agent, MessageHandler, DeadlineTimerWheel.TimerHandler
 {
     private static final int IDLE = -1;
-    private static final int MAX_BACKOFF_SHIFT = 6;
+    private static final int MAX_BACKOFF_SHIFT = 3;
+    private static final int IDLE_LOSS_FACTOR = 2;
+    private static final int MAX_RECEIVE_BURSTS_PER_CYCLE = 16;
+    private static final double MIN_CONGESTION_WINDOW = 2;
 
     private final WorkerSettings settings;
     private final Transport transport;
@@ -72,6 +75,13 @@ public final class WorkerAgent implements Agent, MessageHandler, DeadlineTimerWh
     private int[] slotNextPacket = new int[0];
     private long[] slotTimer = new long[0];
     private int[] slotRetries = new int[0];
+    private long[] slotSentNs = new long[0];
+    private long[] slotStamp = new long[0];
+    private long sendStamp;
+    private long highestCompletedStamp;
+    private double congestionWindow = Double.MAX_VALUE;
+    private int outstanding;
+    private long lastWindowCutNs = Long.MIN_VALUE;
     private int[] sendQueue = new int[0];
     private int sendHead;
     private int sendCount;
@@ -166,7 +176,18 @@ public final class WorkerAgent implements Agent, MessageHandler, DeadlineTimerWh
     public int doWork()
     {
         nowNs = clock.nanoTime();
-        int work = transport.poll(this, settings.receiveBurst());
+        // Drain what has arrived (bounded) before judging anything lost: a result still unread in the receive queue
+        // must not trigger a retransmission.
+        int work = 0;
+        int received;
+        int bursts = 0;
+        do
+        {
+            received = transport.poll(this, settings.receiveBurst());
+            work += received;
+        }
+        while (received == settings.receiveBurst() && ++bursts < MAX_RECEIVE_BURSTS_PER_CYCLE);
+        final boolean drained = received < settings.receiveBurst();
         if (failure != null)
         {
             failQueued();
@@ -189,7 +210,10 @@ public final class WorkerAgent implements Agent, MessageHandler, DeadlineTimerWh
             if (op != null)
             {
                 work += sendQueued();
-                work += pollTimers();
+                if (drained)
+                {
+                    work += pollTimers();
+                }
                 checkProgress();
             }
         }
@@ -276,6 +300,8 @@ public final class WorkerAgent implements Agent, MessageHandler, DeadlineTimerWh
         slotNextPacket = new int[slots];
         slotTimer = new long[slots];
         slotRetries = new int[slots];
+        slotSentNs = new long[slots];
+        slotStamp = new long[slots];
         sendQueue = new int[slots];
         java.util.Arrays.fill(slotPacket, IDLE);
         java.util.Arrays.fill(slotTimer, DeadlineTimerWheel.NULL_DEADLINE);
@@ -304,6 +330,8 @@ public final class WorkerAgent implements Agent, MessageHandler, DeadlineTimerWh
         lastProgressNs = nowNs;
         sendHead = 0;
         sendCount = 0;
+        outstanding = 0;
+        congestionWindow = Math.min(congestionWindow, activeSlots);
         if (totalPackets == 0)
         {
             finish();
@@ -356,7 +384,7 @@ public final class WorkerAgent implements Agent, MessageHandler, DeadlineTimerWh
     private int sendQueued()
     {
         int sent = 0;
-        while (sendCount > 0)
+        while (sendCount > 0 && outstanding < congestionWindow)
         {
             final int slot = sendQueue[sendHead];
             if (!send(slot, slotNextPacket[slot], false))
@@ -403,6 +431,8 @@ public final class WorkerAgent implements Agent, MessageHandler, DeadlineTimerWh
         }
         transport.commit();
 
+        slotSentNs[slot] = nowNs;
+        slotStamp[slot] = ++sendStamp;
         counters[WorkerCounter.PACKETS_SENT.ordinal()].incrementRelease();
         counters[WorkerCounter.PAYLOAD_BYTES_SENT.ordinal()].getAndAddRelease((long)count * Integer.BYTES);
         if (retransmission)
@@ -415,6 +445,7 @@ public final class WorkerAgent implements Agent, MessageHandler, DeadlineTimerWh
         {
             slotPacket[slot] = packet;
             slotRetries[slot] = 0;
+            outstanding++;
         }
         schedule(slot);
         return true;
@@ -437,7 +468,7 @@ public final class WorkerAgent implements Agent, MessageHandler, DeadlineTimerWh
 
     private void schedule(final int slot)
     {
-        final long timer = timers.scheduleTimer(nowNs + retransmitTimeoutNs(slot));
+        final long timer = timers.scheduleTimer(nowNs + settings.retransmitTimeoutNs());
         slotTimer[slot] = timer;
         slotByTimer.put(timer, slot);
     }
@@ -453,6 +484,13 @@ public final class WorkerAgent implements Agent, MessageHandler, DeadlineTimerWh
         }
     }
 
+    /**
+     * A slot's timer is a check, not a verdict. Its packet is taken as lost once it has waited its backed-off timeout
+     * and either results came back for more than a quarter window of packets sent after it (lost by order, as TCP's RACK
+     * reasons: the pipe is moving but not for this packet) or it has waited {@link #IDLE_LOSS_FACTOR} times that
+     * (lost by time: nothing moves). Otherwise the pipe is just slow, and the check is repeated later; a timeout alone
+     * would resend every queued packet of a slow round.
+     */
     @Override
     public boolean onTimerExpiry(final TimeUnit timeUnit, final long now, final long timerId)
     {
@@ -461,12 +499,38 @@ public final class WorkerAgent implements Agent, MessageHandler, DeadlineTimerWh
         {
             final int s = (int)slot;
             slotTimer[s] = DeadlineTimerWheel.NULL_DEADLINE;
-            if (slotPacket[s] != IDLE && !send(s, slotPacket[s], true))
+            if (slotPacket[s] == IDLE)
+            {
+                return true;
+            }
+            final long waited = nowNs - slotSentNs[s];
+            final long timeout = retransmitTimeoutNs(s);
+            final boolean lostByOrder = highestCompletedStamp - slotStamp[s] > Math.max(8, activeSlots / 4);
+            final boolean lost = waited >= timeout && (lostByOrder || waited >= timeout * IDLE_LOSS_FACTOR);
+            if (lost)
+            {
+                cutCongestionWindow();
+            }
+            if (!lost || !send(s, slotPacket[s], true))
             {
                 schedule(s);
             }
         }
         return true;
+    }
+
+    /**
+     * Multiplicative decrease of the number of slots in flight, at most once per retransmission timeout (one loss
+     * episode), as TCP does; results grow it back by one slot per window. Losses at a switch or socket that cannot keep
+     * up with W times the window would otherwise be answered with ever more retransmissions.
+     */
+    private void cutCongestionWindow()
+    {
+        if (nowNs - lastWindowCutNs > settings.retransmitTimeoutNs())
+        {
+            lastWindowCutNs = nowNs;
+            congestionWindow = Math.max(MIN_CONGESTION_WINDOW, congestionWindow / 2);
+        }
     }
 
     /** Agrona's wheel advances one tick per poll: poll until it has caught up with the clock. */
@@ -572,7 +636,10 @@ public final class WorkerAgent implements Agent, MessageHandler, DeadlineTimerWh
             agreedExponent[packet] = (byte)nextExponent;
         }
         cancelTimer(slot);
+        highestCompletedStamp = Math.max(highestCompletedStamp, slotStamp[slot]);
         slotPacket[slot] = IDLE;
+        outstanding--;
+        congestionWindow = Math.min(activeSlots, congestionWindow + 1.0 / congestionWindow);
         slotRound[slot]++;
         lastProgressNs = nowNs;
         completedPackets++;
@@ -584,10 +651,7 @@ public final class WorkerAgent implements Agent, MessageHandler, DeadlineTimerWh
             slotNextPacket[slot] = next;
             sendQueue[(sendHead + sendCount) % sendQueue.length] = slot;
             sendCount++;
-            if (sendCount == 1)
-            {
-                sendQueued();
-            }
+            sendQueued();
         }
         else if (completedPackets == totalPackets)
         {

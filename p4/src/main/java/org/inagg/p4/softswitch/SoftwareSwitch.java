@@ -2,6 +2,8 @@ package org.inagg.p4.softswitch;
 
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Map;
 
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
@@ -26,17 +28,24 @@ import org.inagg.wire.WireCheck;
  * (a complete round never takes another contribution); anything else is absorbed or dropped and counted, never
  * aggregated.
  * <p>
- * Jobs are installed through {@link #addJob}, from any thread; the agent applies them between messages.
+ * Jobs are installed through {@link #addJob}, from any thread; the agent applies them between messages. Each job owns
+ * its slots: jobs placed in the shared register pool ({@link SwitchJobConfig#slotBase()}) must not overlap, as the P4
+ * programs index one register pool with {@code slotBase + slot}. A job with registered worker sources
+ * ({@link SwitchJobConfig#registeredSources()}) accepts a worker's JOIN and AGGREGATE only from that worker's peer, the
+ * software counterpart of the P4 programs' check of IPv4 source and UDP source port.
  */
 public final class SoftwareSwitch implements Agent, MessageHandler
 {
     private static final int NO_PEER = -1;
+    private static final int MAX_RECEIVE_BURSTS_PER_CYCLE = 64;
 
     private final Transport transport;
     private final int receiveBurst;
     private final SwitchJob[] jobs = new SwitchJob[InaggHeader.MAX_JOB_ID + 1];
     private final ManyToOneConcurrentArrayQueue<SwitchJobConfig> pendingJobs = new ManyToOneConcurrentArrayQueue<>(1024);
     private final AtomicCounter[] counters = new AtomicCounter[SwitchCounter.values().length];
+    /** Jobs as last requested through {@link #addJob}, to refuse overlapping slot ranges; guarded by itself. */
+    private final Map<Integer, SwitchJobConfig> requestedJobs = new HashMap<>();
 
     /** One row of the job table with the job's slot pool. */
     private static final class SwitchJob
@@ -49,8 +58,11 @@ public final class SoftwareSwitch implements Agent, MessageHandler
         {
             this.config = config;
             this.pool = new SlotPool(config.slots(), config.workers(), config.lanesPerPacket());
-            this.workerPeer = new int[config.workers()];
-            Arrays.fill(workerPeer, NO_PEER);
+            this.workerPeer = config.registeredSources() ? config.workerPeers() : new int[config.workers()];
+            if (!config.registeredSources())
+            {
+                Arrays.fill(workerPeer, NO_PEER);
+            }
         }
     }
 
@@ -64,7 +76,12 @@ public final class SoftwareSwitch implements Agent, MessageHandler
         }
     }
 
-    /** Installs (or replaces, resetting its slots) a job; applied by the agent before the next message. */
+    /**
+     * Installs (or replaces, resetting its slots) a job; applied by the agent before the next message.
+     *
+     * @throws IllegalArgumentException if the job's messages do not fit the transport, or its slot range in the shared
+     *                                  pool overlaps another job's.
+     */
     public void addJob(final SwitchJobConfig config)
     {
         if (InaggHeader.messageLength(config.lanesPerPacket()) > transport.maxMessageLength())
@@ -73,9 +90,22 @@ public final class SoftwareSwitch implements Agent, MessageHandler
                 + " lanes per packet need " + InaggHeader.messageLength(config.lanesPerPacket())
                 + "-byte messages but the switch transport carries at most " + transport.maxMessageLength());
         }
-        if (!pendingJobs.offer(config))
+        synchronized (requestedJobs)
         {
-            throw new IllegalStateException("too many job changes pending; is the switch agent running?");
+            for (final SwitchJobConfig other : requestedJobs.values())
+            {
+                if (other.jobId() != config.jobId() && other.overlaps(config))
+                {
+                    throw new IllegalArgumentException("job " + config.jobId() + ": slots " + config.slotBase() + ".."
+                        + (config.slotBase() + config.slots() - 1) + " overlap job " + other.jobId() + "'s slots "
+                        + other.slotBase() + ".." + (other.slotBase() + other.slots() - 1));
+                }
+            }
+            if (!pendingJobs.offer(config))
+            {
+                throw new IllegalStateException("too many job changes pending; is the switch agent running?");
+            }
+            requestedJobs.put(config.jobId(), config);
         }
     }
 
@@ -100,8 +130,15 @@ public final class SoftwareSwitch implements Agent, MessageHandler
             jobs[config.jobId()] = new SwitchJob(config);
             work++;
         }
-        work += transport.poll(this, receiveBurst);
-        work += transport.flush();
+        // Drain the receive queue (bounded): a switch that reads less than its workers send overflows socket buffers.
+        int received;
+        int bursts = 0;
+        do
+        {
+            received = transport.poll(this, receiveBurst);
+            work += received + transport.flush();
+        }
+        while (received == receiveBurst && ++bursts < MAX_RECEIVE_BURSTS_PER_CYCLE);
         return work;
     }
 
@@ -278,6 +315,12 @@ public final class SoftwareSwitch implements Agent, MessageHandler
         else if (worker >= job.config.workers())
         {
             reason = RejectReason.WORKER_ID_OUT_OF_RANGE;
+        }
+        else if (job.config.registeredSources() && job.workerPeer[worker] != peer)
+        {
+            // A JOIN from anyone but the registered source is not answered: no reply to a spoofed address.
+            increment(SwitchCounter.DROP_SOURCE_MISMATCH);
+            return;
         }
         else if (InaggHeader.sequence(m, o) != job.config.workers())
         {

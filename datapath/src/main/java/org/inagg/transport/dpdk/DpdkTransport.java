@@ -1,0 +1,720 @@
+package org.inagg.transport.dpdk;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.agrona.collections.Long2LongHashMap;
+import org.inagg.ffi.dpdk.Dpdk;
+import org.inagg.ffi.dpdk.DpdkException;
+import org.inagg.ffi.dpdk.Eal;
+import org.inagg.ffi.dpdk.EthPort;
+import org.inagg.ffi.dpdk.FastPath;
+import org.inagg.ffi.dpdk.Mbuf;
+import org.inagg.ffi.dpdk.MbufPool;
+import org.inagg.transport.MessageHandler;
+import org.inagg.transport.NativeMemory;
+import org.inagg.transport.Transport;
+import org.inagg.wire.InaggHeader;
+
+/**
+ * Messages as Ethernet / IPv4 / UDP frames on DPDK port queues, built and parsed in place in mbufs: {@link #claim}
+ * takes an mbuf, writes the 42 bytes of headers and returns the address (in {@link NativeMemory#ALL}) where the
+ * caller writes the inagg message; {@link #commit} queues the mbuf for its link's transmit burst, which
+ * {@link #flush()} hands to the driver ({@code rte_eth_tx_burst}, freeing what the queue did not take: a lost
+ * message, which the protocol recovers). {@link #poll} receives one burst per link, hands each frame that is IPv4/UDP
+ * to our address and port up as (memory, address of the UDP payload, length, peer), and frees the whole burst once the
+ * handler has returned. Nothing is copied between Java and the mbufs and nothing is allocated per message, except when
+ * a new peer is learned.
+ * <pre>
+ *   0                   1                   2                   3
+ *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+ *  +---------------------------------------------------------------+
+ *  |                    Destination MAC (48)                       |  0
+ *  +-------------------------------+                               +
+ *  |                               |      Source MAC (48)          |
+ *  +-------------------------------+-------------------------------+
+ *  |                               |     EtherType 0x0800          |  8 .. 12
+ *  +-------+-------+---------------+-------------------------------+
+ *  |Ver=4  |IHL=5  |    DSCP=0     |        Total Length           | 14
+ *  +-------+-------+---------------+-----+-------------------------+
+ *  |       Identification=0        |DF=1 |   Fragment Offset=0     | 18
+ *  +---------------+---------------+-----+-------------------------+
+ *  |    TTL=64     |  Protocol=17  |     Header Checksum           | 22
+ *  +---------------+---------------+-------------------------------+
+ *  |                       Source IPv4                             | 26
+ *  +---------------------------------------------------------------+
+ *  |                     Destination IPv4                          | 30
+ *  +-------------------------------+-------------------------------+
+ *  |        Source Port            |      Destination Port         | 34
+ *  +-------------------------------+-------------------------------+
+ *  |        UDP Length             |      UDP Checksum = 0         | 38
+ *  +-------------------------------+-------------------------------+
+ *  |              inagg header and lanes ({@link InaggHeader})         | 42
+ * </pre>
+ * Per peer, the 42 header bytes are kept as a template with the IPv4 header's checksum summed except for the total
+ * length; a frame costs one 42-byte copy, three 16-bit stores and a checksum fold. Received frames are dropped, and
+ * counted, unless they are single-segment IPv4 (any header length, not fragmented, valid header checksum) UDP to our
+ * IPv4 address and UDP port with consistent lengths; the destination MAC is not checked.
+ * <p>
+ * Mbuf ownership is exact: every mbuf taken (a transmit stash refilled in bursts, received bursts) is handed to a
+ * transmit burst or freed, and {@link #close()} frees what the transport still holds, so the pool's free count
+ * returns to its starting value. The first call on a thread without an EAL lcore id registers the thread
+ * ({@code rte_thread_register}), which gives it a mempool cache; {@link #close()} unregisters it again.
+ * <p>
+ * Not thread safe: one agent polls and sends. Peers given in the configuration are numbered from 0; a frame from an
+ * unknown source (IPv4 address and UDP port) registers it as the next peer on the link it arrived on, up to
+ * {@link DpdkTransportConfig#maxPeers()}; beyond that its messages are handed up with peer -1.
+ */
+public final class DpdkTransport implements Transport
+{
+    /** Bytes of Ethernet, IPv4 and UDP headers in front of each message. */
+    public static final int HEADERS_LENGTH = InaggHeader.L2_L4_HEADERS_LENGTH;
+    private static final int ETHERTYPE_IPV4 = 0x0800;
+    private static final int PROTOCOL_UDP = 17;
+    private static final int IP = 14;
+    private static final int UDP = IP + 20;
+    private static final int TEMPLATE_STRIDE = 64;
+    private static final int LCORE_ID_ANY = -1;
+
+    private static final MemorySegment MEMORY = NativeMemory.ALL;
+    private static final ValueLayout.OfShort U16 = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    private static final ValueLayout.OfInt U32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+
+    private final DpdkTransportConfig config;
+    private final MbufPool pool;
+    private final MemorySegment mempool;
+    private final int burst;
+    private final int maxMessageLength;
+    private final int linkCount;
+    private final int[] linkPort;
+    private final int[] linkRxQueue;
+    private final int[] linkTxQueue;
+    private final List<EthPort> ownedPorts = new ArrayList<>();
+    private final List<Integer> ownedPortRxQueues = new ArrayList<>();
+    private final long localMac;
+    private final int localIp;
+    private final int localUdpPort;
+
+    private final Arena arena = Arena.ofShared();
+    private final MemorySegment txMbufs;
+    private final MemorySegment[] txBursts;
+    private final int[] txCount;
+    private final MemorySegment stash;
+    private int stashCount;
+    private final MemorySegment rxMbufs;
+    private int nextRxLink;
+
+    private final int maxPeers;
+    private int peerCount;
+    private final long[] peerMac;
+    private final int[] peerIp;
+    private final int[] peerUdpPort;
+    private final int[] peerLink;
+    private final int[] peerPartialChecksum;
+    private final MemorySegment templates;
+    private final Long2LongHashMap peerBySource = new Long2LongHashMap(-1);
+
+    private long claimedMbuf;
+    private int claimedLink = -1;
+    private Thread owner;
+    private boolean registeredThread;
+    private boolean closed;
+
+    private long framesSent;
+    private long framesUnsent;
+    private long claimsWithoutMbuf;
+    private long framesReceived;
+    private long framesDropped;
+    private long peersLearned;
+    private long peerTableFull;
+
+    private DpdkTransport(final DpdkTransportConfig config, final int[] portIds)
+    {
+        this.config = config;
+        this.pool = config.pool();
+        this.mempool = pool.address();
+        this.burst = config.burst();
+        this.maxMessageLength = config.maxMessageLength();
+        final List<DpdkTransportConfig.Link> links = config.links();
+        this.linkCount = links.size();
+        this.linkPort = portIds;
+        this.linkRxQueue = new int[linkCount];
+        this.linkTxQueue = new int[linkCount];
+        for (int l = 0; l < linkCount; l++)
+        {
+            linkRxQueue[l] = links.get(l).rxQueue();
+            linkTxQueue[l] = links.get(l).txQueue();
+        }
+        this.localMac = config.localMac();
+        this.localIp = config.localIp();
+        this.localUdpPort = config.localUdpPort();
+        this.txMbufs = arena.allocate(ValueLayout.ADDRESS, (long)linkCount * burst);
+        this.txCount = new int[linkCount];
+        this.txBursts = new MemorySegment[linkCount];
+        for (int l = 0; l < linkCount; l++)
+        {
+            txBursts[l] = txMbufs.asSlice((long)l * burst * FastPath.POINTER_BYTES, burst * FastPath.POINTER_BYTES);
+        }
+        this.stash = arena.allocate(ValueLayout.ADDRESS, burst);
+        this.rxMbufs = arena.allocate(ValueLayout.ADDRESS, burst);
+        this.maxPeers = config.maxPeers();
+        this.peerMac = new long[maxPeers];
+        this.peerIp = new int[maxPeers];
+        this.peerUdpPort = new int[maxPeers];
+        this.peerLink = new int[maxPeers];
+        this.peerPartialChecksum = new int[maxPeers];
+        this.templates = arena.allocate((long)TEMPLATE_STRIDE * maxPeers, 64);
+        for (final DpdkPeer peer : config.peers())
+        {
+            addPeer(peer);
+        }
+    }
+
+    /**
+     * Opens the transport: finds each link's port and, unless {@link DpdkTransportConfig#startPorts(boolean)} is off,
+     * configures it with as many queues as its links use, sets them up (receiving into the pool), enables promiscuous
+     * mode where the device has it, and starts it. EAL must be running.
+     *
+     * @throws IllegalStateException when EAL is not initialised.
+     * @throws DpdkException naming the port and the DPDK error when a port is missing or will not start.
+     */
+    public static DpdkTransport open(final DpdkTransportConfig config)
+    {
+        config.conclude();
+        if (Eal.current() == null)
+        {
+            throw new IllegalStateException("EAL is not initialised in this process: start it first (DpdkEal.start)");
+        }
+        final List<DpdkTransportConfig.Link> links = config.links();
+        final int[] portIds = new int[links.size()];
+        final Map<Integer, int[]> queuesByPort = new LinkedHashMap<>();
+        for (int l = 0; l < links.size(); l++)
+        {
+            final EthPort port = findPort(links.get(l).port());
+            portIds[l] = port.id();
+            final int[] queues = queuesByPort.computeIfAbsent(port.id(), k -> new int[2]);
+            queues[0] = Math.max(queues[0], links.get(l).rxQueue() + 1);
+            queues[1] = Math.max(queues[1], links.get(l).txQueue() + 1);
+        }
+        final DpdkTransport transport = new DpdkTransport(config, portIds);
+        if (config.startPorts())
+        {
+            try
+            {
+                for (final Map.Entry<Integer, int[]> entry : queuesByPort.entrySet())
+                {
+                    final EthPort port = EthPort.of(entry.getKey());
+                    transport.ownedPorts.add(port);
+                    transport.ownedPortRxQueues.add(entry.getValue()[0]);
+                    port.configure(entry.getValue()[0], entry.getValue()[1]);
+                    for (int q = 0; q < entry.getValue()[0]; q++)
+                    {
+                        port.setupRxQueue(q, config.descriptors(), config.pool());
+                    }
+                    for (int q = 0; q < entry.getValue()[1]; q++)
+                    {
+                        port.setupTxQueue(q, config.descriptors());
+                    }
+                    port.start();
+                    port.promiscuous();
+                }
+            }
+            catch (final RuntimeException ex)
+            {
+                transport.close();
+                throw ex;
+            }
+        }
+        return transport;
+    }
+
+    private static EthPort findPort(final String nameOrId)
+    {
+        try
+        {
+            if (nameOrId.chars().allMatch(Character::isDigit))
+            {
+                final int id = Integer.parseInt(nameOrId);
+                if (id >= EthPort.availableCount())
+                {
+                    throw new DpdkException("no DPDK port " + id + "; " + describePorts(), 19);
+                }
+                return EthPort.of(id);
+            }
+            return EthPort.byName(nameOrId);
+        }
+        catch (final DpdkException ex)
+        {
+            throw new DpdkException("cannot find DPDK port '" + nameOrId + "': " + ex.getMessage() + "; "
+                + describePorts() + " (give a device with --vdev or a PCI address with -a in the EAL arguments)",
+                ex.errno());
+        }
+    }
+
+    private static String describePorts()
+    {
+        final int count = EthPort.availableCount();
+        final List<String> names = new ArrayList<>();
+        for (int id = 0; id < count; id++)
+        {
+            try
+            {
+                names.add(id + "=" + EthPort.of(id).name());
+            }
+            catch (final DpdkException ex)
+            {
+                names.add(id + "=?");
+            }
+        }
+        return count + " port(s) available " + names;
+    }
+
+    /**
+     * Registers {@code peer} (or finds it by IPv4 address and UDP port) and returns its number, or -1 when the peer
+     * table is full.
+     */
+    public int addPeer(final DpdkPeer peer)
+    {
+        if (peer.link() >= linkCount)
+        {
+            throw new IllegalArgumentException("peer " + peer + " names link " + peer.link() + " of " + linkCount);
+        }
+        final long key = sourceKey(peer.ip(), peer.udpPort());
+        final long known = peerBySource.get(key);
+        if (known >= 0)
+        {
+            return (int)known;
+        }
+        if (peerCount == maxPeers)
+        {
+            return -1;
+        }
+        final int p = peerCount++;
+        peerMac[p] = peer.mac();
+        peerIp[p] = peer.ip();
+        peerUdpPort[p] = peer.udpPort();
+        peerLink[p] = peer.link();
+        peerPartialChecksum[p] = writeTemplate(templates, (long)p * TEMPLATE_STRIDE, localMac, localIp, localUdpPort,
+            peer.mac(), peer.ip(), peer.udpPort());
+        peerBySource.put(key, p);
+        return p;
+    }
+
+    /**
+     * Writes the 42 header bytes of a frame from us to a peer, with zero in the IPv4 total length, header checksum
+     * and UDP length, and returns the one's-complement sum of the IPv4 header so far (unfolded).
+     */
+    static int writeTemplate(
+        final MemorySegment memory, final long at, final long srcMac, final int srcIp, final int srcPort,
+        final long dstMac, final int dstIp, final int dstPort)
+    {
+        memory.set(U16, at, (short)(dstMac >>> 32));
+        memory.set(U32, at + 2, (int)dstMac);
+        memory.set(U16, at + 6, (short)(srcMac >>> 32));
+        memory.set(U32, at + 8, (int)srcMac);
+        memory.set(U16, at + 12, (short)ETHERTYPE_IPV4);
+        memory.set(U16, at + IP, (short)0x4500);
+        memory.set(U16, at + IP + 2, (short)0);
+        memory.set(U16, at + IP + 4, (short)0);
+        memory.set(U16, at + IP + 6, (short)0x4000); // don't fragment
+        memory.set(U16, at + IP + 8, (short)(64 << 8 | PROTOCOL_UDP));
+        memory.set(U16, at + IP + 10, (short)0);
+        memory.set(U32, at + IP + 12, srcIp);
+        memory.set(U32, at + IP + 16, dstIp);
+        memory.set(U16, at + UDP, (short)srcPort);
+        memory.set(U16, at + UDP + 2, (short)dstPort);
+        memory.set(U16, at + UDP + 4, (short)0);
+        memory.set(U16, at + UDP + 6, (short)0); // no UDP checksum (allowed over IPv4)
+        int sum = 0;
+        for (int i = 0; i < 20; i += 2)
+        {
+            sum += Short.toUnsignedInt(memory.get(U16, at + IP + i));
+        }
+        return sum;
+    }
+
+    private static long sourceKey(final int ip, final int udpPort)
+    {
+        return (ip & 0xFFFF_FFFFL) << 16 | udpPort;
+    }
+
+    @Override
+    public int maxMessageLength()
+    {
+        return maxMessageLength;
+    }
+
+    @Override
+    public MemorySegment txMemory()
+    {
+        return MEMORY;
+    }
+
+    @Override
+    public long claim(final int peer, final int length)
+    {
+        if (peer < 0 || peer >= peerCount || length < 0 || length > maxMessageLength)
+        {
+            return CLAIM_FAILED;
+        }
+        if (Thread.currentThread() != owner)
+        {
+            bindThread();
+        }
+        final int link = peerLink[peer];
+        if (txCount[link] == burst)
+        {
+            flushLink(link);
+        }
+        if (stashCount == 0 && !refillStash())
+        {
+            claimsWithoutMbuf++;
+            return CLAIM_FAILED;
+        }
+        final long mbuf = Mbuf.at(stash, --stashCount);
+        final int ipLength = 20 + 8 + length;
+        final long frame = Mbuf.prepareRaw(mbuf, IP + ipLength);
+        MemorySegment.copy(templates, (long)peer * TEMPLATE_STRIDE, MEMORY, frame, HEADERS_LENGTH);
+        int sum = peerPartialChecksum[peer] + ipLength;
+        sum = (sum & 0xFFFF) + (sum >>> 16);
+        sum = (sum & 0xFFFF) + (sum >>> 16);
+        MEMORY.set(U16, frame + IP + 2, (short)ipLength);
+        MEMORY.set(U16, frame + IP + 10, (short)~sum);
+        MEMORY.set(U16, frame + UDP + 4, (short)(8 + length));
+        claimedMbuf = mbuf;
+        claimedLink = link;
+        return frame + HEADERS_LENGTH;
+    }
+
+    private boolean refillStash()
+    {
+        if (FastPath.rawBulkAlloc(mempool, stash, burst))
+        {
+            stashCount = burst;
+            return true;
+        }
+        if (FastPath.rawBulkAlloc(mempool, stash, 1))
+        {
+            stashCount = 1;
+            return true;
+        }
+        return false;
+    }
+
+    @Override
+    public void commit()
+    {
+        final int link = claimedLink;
+        Mbuf.set(txMbufs, link * burst + txCount[link]++, claimedMbuf);
+        claimedLink = -1;
+    }
+
+    @Override
+    public void abort()
+    {
+        if (claimedLink >= 0)
+        {
+            Mbuf.set(stash, stashCount++, claimedMbuf);
+            claimedLink = -1;
+        }
+    }
+
+    @Override
+    public int flush()
+    {
+        int sent = 0;
+        for (int link = 0; link < linkCount; link++)
+        {
+            if (txCount[link] > 0)
+            {
+                sent += flushLink(link);
+            }
+        }
+        return sent;
+    }
+
+    private int flushLink(final int link)
+    {
+        final int count = txCount[link];
+        final int sent = FastPath.txBurstFreeUnsent(linkPort[link], linkTxQueue[link], txBursts[link], count);
+        txCount[link] = 0;
+        framesSent += sent;
+        framesUnsent += count - sent;
+        return sent;
+    }
+
+    @Override
+    public int poll(final MessageHandler handler, final int limit)
+    {
+        if (Thread.currentThread() != owner)
+        {
+            bindThread();
+        }
+        int handled = 0;
+        for (int i = 0; i < linkCount && handled < limit; i++)
+        {
+            final int link = nextRxLink;
+            nextRxLink = link + 1 == linkCount ? 0 : link + 1;
+            final int received = FastPath.rxBurst(linkPort[link], linkRxQueue[link], rxMbufs,
+                Math.min(burst, limit - handled));
+            if (received == 0)
+            {
+                continue;
+            }
+            framesReceived += received;
+            try
+            {
+                for (int m = 0; m < received; m++)
+                {
+                    handled += deliver(Mbuf.at(rxMbufs, m), link, handler);
+                }
+            }
+            finally
+            {
+                FastPath.bulkFree(rxMbufs, received);
+            }
+        }
+        return handled;
+    }
+
+    private int deliver(final long mbuf, final int link, final MessageHandler handler)
+    {
+        final int frameLength = Mbuf.dataLen(mbuf);
+        final long frame = Mbuf.dataAddress(mbuf);
+        if (frameLength < HEADERS_LENGTH || Mbuf.pktLen(mbuf) != frameLength
+            || Short.toUnsignedInt(MEMORY.get(U16, frame + 12)) != ETHERTYPE_IPV4)
+        {
+            framesDropped++;
+            return 0;
+        }
+        final int versionAndLength = MEMORY.get(ValueLayout.JAVA_BYTE, frame + IP);
+        final int ipHeaderLength = (versionAndLength & 0x0F) << 2;
+        final int ipLength = Short.toUnsignedInt(MEMORY.get(U16, frame + IP + 2));
+        if ((versionAndLength & 0xF0) != 0x40 || ipHeaderLength < 20 || ipLength < ipHeaderLength + 8
+            || IP + ipLength > frameLength
+            || MEMORY.get(ValueLayout.JAVA_BYTE, frame + IP + 9) != PROTOCOL_UDP
+            || (MEMORY.get(U16, frame + IP + 6) & 0x3FFF) != 0
+            || MEMORY.get(U32, frame + IP + 16) != localIp
+            || !headerChecksumValid(frame + IP, ipHeaderLength))
+        {
+            framesDropped++;
+            return 0;
+        }
+        final long udp = frame + IP + ipHeaderLength;
+        final int udpLength = Short.toUnsignedInt(MEMORY.get(U16, udp + 4));
+        if (Short.toUnsignedInt(MEMORY.get(U16, udp + 2)) != localUdpPort || udpLength < 8
+            || udpLength > ipLength - ipHeaderLength)
+        {
+            framesDropped++;
+            return 0;
+        }
+        final int sourceIp = MEMORY.get(U32, frame + IP + 12);
+        final int sourcePort = Short.toUnsignedInt(MEMORY.get(U16, udp));
+        int peer = (int)peerBySource.get(sourceKey(sourceIp, sourcePort));
+        if (peer < 0)
+        {
+            peer = learn(frame, sourceIp, sourcePort, link);
+        }
+        handler.onMessage(MEMORY, udp + 8, udpLength - 8, peer);
+        return 1;
+    }
+
+    private static boolean headerChecksumValid(final long ipHeader, final int length)
+    {
+        int sum = 0;
+        for (int i = 0; i < length; i += 2)
+        {
+            sum += Short.toUnsignedInt(MEMORY.get(U16, ipHeader + i));
+        }
+        sum = (sum & 0xFFFF) + (sum >>> 16);
+        sum = (sum & 0xFFFF) + (sum >>> 16);
+        return sum == 0xFFFF;
+    }
+
+    private int learn(final long frame, final int sourceIp, final int sourcePort, final int link)
+    {
+        final long mac = (Short.toUnsignedLong(MEMORY.get(U16, frame + 6)) << 32)
+            | Integer.toUnsignedLong(MEMORY.get(U32, frame + 8));
+        final int peer = addPeer(new DpdkPeer(mac, sourceIp, sourcePort == 0 ? 1 : sourcePort, link));
+        if (peer < 0)
+        {
+            peerTableFull++;
+        }
+        else
+        {
+            peersLearned++;
+        }
+        return peer;
+    }
+
+    private void bindThread()
+    {
+        owner = Thread.currentThread();
+        if (Dpdk.lcoreId() == LCORE_ID_ANY)
+        {
+            final Eal eal = Eal.current();
+            if (eal == null)
+            {
+                throw new IllegalStateException("EAL is no longer running");
+            }
+            eal.registerCurrentThread();
+            registeredThread = true;
+        }
+    }
+
+    @Override
+    public String describePeer(final int peer)
+    {
+        if (peer < 0 || peer >= peerCount)
+        {
+            return "unknown peer " + peer;
+        }
+        return "dpdk://" + DpdkPeer.formatIp(peerIp[peer]) + ":" + peerUdpPort[peer] + " (" +
+            DpdkPeer.formatMac(peerMac[peer]) + " via " + config.links().get(peerLink[peer]) + ")";
+    }
+
+    /** Peers known, given and learned. */
+    public int peerCount()
+    {
+        return peerCount;
+    }
+
+    /** The DPDK port id of each link. */
+    public int portId(final int link)
+    {
+        return linkPort[link];
+    }
+
+    public int linkCount()
+    {
+        return linkCount;
+    }
+
+    public MbufPool pool()
+    {
+        return pool;
+    }
+
+    /** Frames the transmit queues took. Counters are written by the polling thread; other threads may see them late. */
+    public long framesSent()
+    {
+        return framesSent;
+    }
+
+    /** Frames a full transmit queue refused, freed (lost) by {@link #flush()}. */
+    public long framesUnsent()
+    {
+        return framesUnsent;
+    }
+
+    /** Claims that failed because the pool had no mbuf. */
+    public long claimsWithoutMbuf()
+    {
+        return claimsWithoutMbuf;
+    }
+
+    /** Frames received, whatever they held. */
+    public long framesReceived()
+    {
+        return framesReceived;
+    }
+
+    /** Frames received and dropped: not single-segment IPv4/UDP to our address and port, or malformed. */
+    public long framesDropped()
+    {
+        return framesDropped;
+    }
+
+    public long peersLearned()
+    {
+        return peersLearned;
+    }
+
+    /** Messages from new sources handed up as peer -1 because the peer table was full. */
+    public long peerTableFull()
+    {
+        return peerTableFull;
+    }
+
+    /** One line of the counters above. */
+    public String describeCounters()
+    {
+        return "frames sent " + framesSent + ", unsent (tx queue full) " + framesUnsent + ", claims without mbuf "
+            + claimsWithoutMbuf + ", received " + framesReceived + ", dropped (not for us) " + framesDropped
+            + ", peers learned " + peersLearned + ", peer table full " + peerTableFull;
+    }
+
+    /**
+     * Frees every mbuf the transport holds (queued, claimed, stashed); when it started its ports, drains their receive
+     * queues and stops and closes them. Call on the polling thread (agents close their transport in
+     * {@code onClose}), or after it has stopped.
+     */
+    @Override
+    public void close()
+    {
+        if (closed)
+        {
+            return;
+        }
+        closed = true;
+        abort();
+        for (int link = 0; link < linkCount; link++)
+        {
+            FastPath.bulkFree(txBursts[link], txCount[link]);
+            txCount[link] = 0;
+        }
+        FastPath.bulkFree(stash, stashCount);
+        stashCount = 0;
+        RuntimeException failure = null;
+        for (int i = 0; i < ownedPorts.size(); i++)
+        {
+            final EthPort port = ownedPorts.get(i);
+            try
+            {
+                if (port.isStarted())
+                {
+                    drain(port.id(), ownedPortRxQueues.get(i), rxMbufs, burst);
+                }
+                port.close();
+            }
+            catch (final RuntimeException ex)
+            {
+                failure = failure == null ? ex : failure;
+            }
+        }
+        if (registeredThread && owner == Thread.currentThread() && Eal.current() != null)
+        {
+            Eal.current().unregisterCurrentThread();
+            registeredThread = false;
+        }
+        owner = null;
+        arena.close();
+        if (failure != null)
+        {
+            throw failure;
+        }
+    }
+
+    /**
+     * Receives and frees until receive queues {@code 0..rxQueues-1} of {@code portId} come back empty: mbufs still in
+     * a virtual device's rings (net_ring) are not released when the port stops.
+     */
+    public static void drain(final int portId, final int rxQueues, final MemorySegment mbufs, final int burst)
+    {
+        for (int queue = 0; queue < rxQueues; queue++)
+        {
+            int received = FastPath.rxBurst(portId, queue, mbufs, burst);
+            while (received > 0)
+            {
+                FastPath.bulkFree(mbufs, received);
+                received = FastPath.rxBurst(portId, queue, mbufs, burst);
+            }
+        }
+    }
+}
