@@ -17,10 +17,15 @@ final class BenchCommand implements Callable<Integer>
     @Parameters(arity = "0..*", description = "JMH arguments (benchmark regexps and options).")
     private List<String> jmhArguments = new ArrayList<>();
 
+    @picocli.CommandLine.Unmatched
+    private List<String> unmatched = new ArrayList<>();
+
     @Override
     public Integer call() throws Exception
     {
-        org.openjdk.jmh.Main.main(jmhArguments.toArray(String[]::new));
+        final List<String> arguments = new ArrayList<>(jmhArguments);
+        arguments.addAll(unmatched);
+        org.openjdk.jmh.Main.main(arguments.toArray(String[]::new));
         return 0;
     }
 }

@@ -25,6 +25,8 @@ public final class InaggCli implements Runnable
     public static int execute(final String... args)
     {
         final CommandLine commandLine = new CommandLine(new InaggCli());
+        // JMH's own options (-f, -wi, -i ...) pass through 'bench' in their order.
+        commandLine.getSubcommands().get("bench").setUnmatchedOptionsArePositionalParams(true);
         commandLine.setExecutionExceptionHandler((ex, cmd, parsed) ->
         {
             cmd.getErr().println("inagg: " + (ex.getMessage() == null ? ex.toString() : ex.getMessage()));

@@ -44,7 +44,8 @@ final class LocalCommand implements Callable<Integer>
     private int warmup;
 
     @Option(names = {"-t", "--transport"}, defaultValue = "inproc",
-        description = "inproc (lock-free rings) or udp (loopback sockets) (default ${DEFAULT-VALUE}).")
+        description = "inproc (lock-free rings), udp (loopback sockets) or dpdk (net_ring ports, no hugepages) "
+            + "(default ${DEFAULT-VALUE}).")
     private String transport;
 
     @Option(names = "--lanes", defaultValue = "256",

@@ -14,9 +14,11 @@ import org.inagg.p4.softswitch.SwitchCounter;
 import org.inagg.p4.softswitch.SwitchJobConfig;
 import org.inagg.transport.FaultConfig;
 import org.inagg.transport.FaultInjectingTransport;
+import org.inagg.transport.Transport;
 import org.inagg.transport.UdpTransport;
 import org.inagg.wire.InaggHeader;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
@@ -25,7 +27,7 @@ import picocli.CommandLine.Model.CommandSpec;
 @Command(
     name = "switch",
     mixinStandardHelpOptions = true,
-    description = "Run a software switch on a UDP port until stopped (Ctrl-C) or --duration elapses.")
+    description = "Run a software switch on a UDP port or DPDK ports until stopped (Ctrl-C) or --duration elapses.")
 final class SwitchCommand implements Callable<Integer>
 {
     @Spec
@@ -53,17 +55,29 @@ final class SwitchCommand implements Callable<Integer>
     @Option(names = "--idle", defaultValue = "backoff", description = "Idle strategy (default ${DEFAULT-VALUE}).")
     private String idle;
 
+    @Option(names = "--transport", defaultValue = "udp",
+        description = "udp (a socket on --bind) or dpdk (the DPDK options below) (default ${DEFAULT-VALUE}).")
+    private String transportName;
+
+    @Mixin
+    private DpdkOptions dpdkOptions;
+
     @Override
     public Integer call() throws InterruptedException
     {
         final PrintWriter out = spec.commandLine().getOut();
         final List<SwitchJobConfig> configs = jobs.stream().map(SwitchCommand::parseJob).toList();
         final int maxLanes = configs.stream().mapToInt(SwitchJobConfig::lanesPerPacket).max().orElse(256);
-        final UdpTransport udp = UdpTransport.open(Addresses.parse("--bind", bind), List.of(), maxPeers,
+        final boolean dpdk = "dpdk".equals(transportName);
+        final DpdkNode node = dpdk ? DpdkNode.open(dpdkOptions, "switch", InaggHeader.messageLength(maxLanes),
+            maxPeers, out) : null;
+        final UdpTransport udp = dpdk ? null : UdpTransport.open(Addresses.parse("--bind", bind), List.of(), maxPeers,
             InaggHeader.messageLength(maxLanes), 64);
+        final Transport transport = dpdk ? node.transport() : udp;
         final CounterRegistry counters = new CounterRegistry(64);
         final SoftwareSwitch softwareSwitch = new SoftwareSwitch(
-            FaultInjectingTransport.wrap(udp, loss > 0 ? FaultConfig.lossy(loss, 1) : FaultConfig.NONE), counters, 256);
+            FaultInjectingTransport.wrap(transport, loss > 0 ? FaultConfig.lossy(loss, 1) : FaultConfig.NONE),
+            counters, 256);
         configs.forEach(softwareSwitch::addJob);
         final AgentRunner runner = new AgentRunner(IdleStrategies.byName(idle), Throwable::printStackTrace, null,
             softwareSwitch);
@@ -71,10 +85,15 @@ final class SwitchCommand implements Callable<Integer>
         Runtime.getRuntime().addShutdownHook(new Thread(() ->
         {
             runner.close();
+            if (node != null)
+            {
+                node.close();
+            }
             stopped.countDown();
         }));
         AgentRunner.startOnThread(runner);
-        out.printf("inagg switch listening on udp://%s, jobs: %s%n", udp.localAddress(), configs);
+        out.printf("inagg switch listening on %s, jobs: %s%n",
+            dpdk ? "dpdk " + dpdkOptions.ports : "udp://" + udp.localAddress(), configs);
         out.flush();
 
         final long end = durationSeconds > 0 ? System.nanoTime() + TimeUnit.SECONDS.toNanos(durationSeconds) : Long.MAX_VALUE;
@@ -91,6 +110,11 @@ final class SwitchCommand implements Callable<Integer>
             }
         }
         runner.close();
+        if (node != null)
+        {
+            node.close();
+            return node.leaked() ? 3 : 0;
+        }
         return 0;
     }
 

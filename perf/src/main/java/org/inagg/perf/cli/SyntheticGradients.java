@@ -56,4 +56,14 @@ final class SyntheticGradients
         }
         return new double[] {maxAbs, maxRel};
     }
+
+    /** CRC-32 of the tensor's raw float bits, big-endian: equal results print equal checksums across processes. */
+    static long crc32(final float[] tensor)
+    {
+        final java.nio.ByteBuffer bytes = java.nio.ByteBuffer.allocate(tensor.length * Float.BYTES);
+        bytes.asFloatBuffer().put(tensor);
+        final java.util.zip.CRC32 crc = new java.util.zip.CRC32();
+        crc.update(bytes.array());
+        return crc.getValue();
+    }
 }

@@ -11,9 +11,11 @@ import org.inagg.api.JobContext;
 import org.inagg.protocol.WorkerCounter;
 import org.inagg.transport.FaultConfig;
 import org.inagg.transport.FaultInjectingTransport;
+import org.inagg.transport.Transport;
 import org.inagg.transport.UdpTransport;
 import org.inagg.wire.InaggHeader;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
@@ -29,7 +31,8 @@ final class WorkerCommand implements Callable<Integer>
     @Spec
     private CommandSpec spec;
 
-    @Option(names = "--switch", required = true, description = "The switch's UDP address, host:port.")
+    @Option(names = "--switch", description = "The switch's UDP address, host:port (UDP transport; over DPDK the "
+        + "switch is the first --peer).")
     private String switchAddress;
 
     @Option(names = "--bind", defaultValue = "0.0.0.0:0", description = "Local UDP address (default ${DEFAULT-VALUE}).")
@@ -71,14 +74,34 @@ final class WorkerCommand implements Callable<Integer>
     @Option(names = "--no-progress", description = "Do not draw the progress bar.")
     private boolean noProgress;
 
+    @Option(names = "--transport", defaultValue = "udp",
+        description = "udp (a socket on --bind) or dpdk (the DPDK options below) (default ${DEFAULT-VALUE}).")
+    private String transportName;
+
+    @Mixin
+    private DpdkOptions dpdkOptions;
+
     @Override
-    public Integer call()
+    public Integer call() throws InterruptedException
     {
         final PrintWriter out = spec.commandLine().getOut();
-        final UdpTransport udp = UdpTransport.open(Addresses.parse("--bind", bind),
+        final boolean dpdk = "dpdk".equals(transportName);
+        if (!dpdk && switchAddress == null)
+        {
+            throw new IllegalArgumentException("--switch host:port is needed with the UDP transport");
+        }
+        final DpdkNode node = dpdk ? DpdkNode.open(dpdkOptions, "worker" + workerId,
+            InaggHeader.messageLength(maxLanes), 1, out) : null;
+        if (node != null && !node.awaitLinksUp(dpdkOptions.linkTimeoutMs))
+        {
+            node.close();
+            throw new IllegalStateException("DPDK link(s) " + dpdkOptions.ports + " not up within "
+                + dpdkOptions.linkTimeoutMs + " ms");
+        }
+        final Transport transport = dpdk ? node.transport() : UdpTransport.open(Addresses.parse("--bind", bind),
             List.of(Addresses.parse("--switch", switchAddress)), 1, InaggHeader.messageLength(maxLanes), 64);
         final JobContext context = new JobContext().jobId(jobId).workerId(workerId).workers(workers)
-            .transport(FaultInjectingTransport.wrap(udp,
+            .transport(FaultInjectingTransport.wrap(transport,
                 loss > 0 ? FaultConfig.lossy(loss, seed * 31 + workerId) : FaultConfig.NONE))
             .retransmitTimeout(Duration.ofNanos(TimeUnit.MICROSECONDS.toNanos(retransmitUs)))
             .peerTimeout(Duration.ofMillis(peerTimeoutMs))
@@ -89,7 +112,7 @@ final class WorkerCommand implements Callable<Integer>
         try (AllReduceJob job = AllReduceJob.open(context))
         {
             out.printf("inagg worker %d/%d of job %d joined switch %s (%d lanes/packet)%n", workerId, workers, jobId,
-                switchAddress, job.elementsPerPacket());
+                transport.describePeer(0), job.elementsPerPacket());
             out.flush();
             final ProgressBar progress = new ProgressBar(System.err, iterations, !noProgress);
             final long start = System.nanoTime();
@@ -107,8 +130,16 @@ final class WorkerCommand implements Callable<Integer>
             out.printf("  %-22s %.3f Gb/s%n", "payload sent", job.counter(WorkerCounter.PAYLOAD_BYTES_SENT) * 8 / seconds / 1e9);
             out.printf("  %-22s %,d%n", "retransmissions", job.counter(WorkerCounter.RETRANSMISSIONS));
             out.printf("  %-22s abs %.3e, rel %.3e (vs double-precision sum)%n", "max error", error[0], error[1]);
+            out.printf("  %-22s %08x%n", "result crc32", SyntheticGradients.crc32(result));
             out.flush();
         }
-        return 0;
+        finally
+        {
+            if (node != null)
+            {
+                node.close(); // after the job's agent closed the transport
+            }
+        }
+        return node != null && node.leaked() ? 3 : 0;
     }
 }
