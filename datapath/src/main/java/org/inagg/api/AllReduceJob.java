@@ -39,7 +39,8 @@ import org.inagg.protocol.WorkerCounter;
  *     f.join();
  * }
  * }</pre>
- * Operations run one at a time in submission order on the job's agent. Blocking calls throw
+ * Operations run one at a time in submission order on the job's agent, and futures complete on the agent's thread:
+ * keep stages chained on them short, or use the {@code *Async} variants of {@code CompletableFuture}. Blocking calls throw
  * {@link org.inagg.PeerTimeoutException} when a participant stops answering, {@link InvalidTensorException} for a NaN
  * or infinite input (nothing of that tensor is sent); after a failure the job is unusable and must be reopened by
  * every worker.
@@ -293,7 +294,7 @@ public final class AllReduceJob implements AutoCloseable
         final Throwable cause = ex.getCause();
         if (cause instanceof InaggException inagg)
         {
-            // Rethrow a fresh exception of the same kind would lose the agent's stack; wrap to keep both traces.
+            // The agent's own exception, so callers can catch PeerTimeoutException and friends by type.
             return inagg;
         }
         return cause instanceof RuntimeException runtime ? runtime : new InaggException(String.valueOf(cause), cause);

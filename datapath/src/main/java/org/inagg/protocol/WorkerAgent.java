@@ -79,7 +79,7 @@ public final class WorkerAgent implements Agent, MessageHandler, DeadlineTimerWh
     private long[] slotStamp = new long[0];
     private long sendStamp;
     private long highestCompletedStamp;
-    private double congestionWindow = Double.MAX_VALUE;
+    private double congestionWindow;
     private int outstanding;
     private long lastWindowCutNs = Long.MIN_VALUE;
     private int[] sendQueue = new int[0];
@@ -305,6 +305,7 @@ public final class WorkerAgent implements Agent, MessageHandler, DeadlineTimerWh
         sendQueue = new int[slots];
         java.util.Arrays.fill(slotPacket, IDLE);
         java.util.Arrays.fill(slotTimer, DeadlineTimerWheel.NULL_DEADLINE);
+        congestionWindow = slots;
         joined.complete(null);
     }
 
@@ -331,7 +332,6 @@ public final class WorkerAgent implements Agent, MessageHandler, DeadlineTimerWh
         sendHead = 0;
         sendCount = 0;
         outstanding = 0;
-        congestionWindow = Math.min(congestionWindow, activeSlots);
         if (totalPackets == 0)
         {
             finish();
@@ -639,7 +639,7 @@ public final class WorkerAgent implements Agent, MessageHandler, DeadlineTimerWh
         highestCompletedStamp = Math.max(highestCompletedStamp, slotStamp[slot]);
         slotPacket[slot] = IDLE;
         outstanding--;
-        congestionWindow = Math.min(activeSlots, congestionWindow + 1.0 / congestionWindow);
+        congestionWindow = Math.min(slots, congestionWindow + 1.0 / congestionWindow);
         slotRound[slot]++;
         lastProgressNs = nowNs;
         completedPackets++;

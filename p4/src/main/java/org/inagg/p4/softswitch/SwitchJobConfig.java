@@ -1,20 +1,37 @@
 package org.inagg.p4.softswitch;
 
+import java.util.Arrays;
+
 import org.inagg.fixedpoint.FixedPoint;
 import org.inagg.wire.InaggHeader;
 
 /**
  * A row of the switch's job table, as the control plane installs it.
+ * <p>
+ * Two ways to know which source may speak for a worker id: with {@code workerPeers} null (the four-argument
+ * constructor) the switch learns each worker's peer from its JOIN, as before; with {@code workerPeers} given (the control
+ * plane of {@code org.inagg.p4.control} always gives them) the sources are registered, a JOIN or AGGREGATE from any
+ * other peer is dropped and counted ({@link SwitchCounter#DROP_SOURCE_MISMATCH}), and a JOIN never moves a worker.
+ * <p>
+ * {@code slotBase} places the job's slots {@code [slotBase, slotBase + slots)} in the switch's shared register pool, as the
+ * P4 programs index their registers; the software switch refuses a job whose range overlaps another job's. A job with
+ * {@link #NO_SLOT_BASE} has no place in the shared pool (a software-only job); its slots are still its own.
  *
  * @param jobId          job id carried in every packet.
  * @param workers        workers whose contributions complete a slot.
  * @param slots          aggregator slots of the job's pool (each with two shadow copies).
  * @param lanesPerPacket int32 lanes per packet (64, 128, 256 or up to {@link InaggHeader#MAX_ELEMENTS_FOR_1500_MTU}).
+ * @param slotBase       first slot of the job in the shared register pool, or {@link #NO_SLOT_BASE}.
+ * @param multicastGroup the job's multicast group on a P4 switch (1..65535), or {@link #NO_MULTICAST_GROUP}.
+ * @param workerPeers    registered transport peer of each worker id (length {@code workers}), or null to learn them.
  */
-public record SwitchJobConfig(int jobId, int workers, int slots, int lanesPerPacket)
+public record SwitchJobConfig(
+    int jobId, int workers, int slots, int lanesPerPacket, int slotBase, int multicastGroup, int[] workerPeers)
 {
     public static final int DEFAULT_SLOTS = 128;
     public static final int DEFAULT_LANES = 256;
+    public static final int NO_SLOT_BASE = -1;
+    public static final int NO_MULTICAST_GROUP = 0;
 
     public SwitchJobConfig
     {
@@ -37,10 +54,89 @@ public record SwitchJobConfig(int jobId, int workers, int slots, int lanesPerPac
             throw new IllegalArgumentException("job " + jobId + ": lanes per packet must be in 1.."
                 + InaggHeader.MAX_ELEMENT_COUNT + ", got " + lanesPerPacket);
         }
+        if (slotBase < NO_SLOT_BASE)
+        {
+            throw new IllegalArgumentException("job " + jobId + ": slot base must be >= 0 (or NO_SLOT_BASE), got "
+                + slotBase);
+        }
+        if (multicastGroup < 0 || multicastGroup > 0xFFFF)
+        {
+            throw new IllegalArgumentException("job " + jobId + ": multicast group must be in 0..65535, got "
+                + multicastGroup);
+        }
+        if (workerPeers != null)
+        {
+            if (workerPeers.length != workers)
+            {
+                throw new IllegalArgumentException("job " + jobId + ": " + workerPeers.length
+                    + " registered worker peers for " + workers + " workers");
+            }
+            for (final int peer : workerPeers)
+            {
+                if (peer < 0)
+                {
+                    throw new IllegalArgumentException("job " + jobId + ": registered peer " + peer + " is negative");
+                }
+            }
+            workerPeers = workerPeers.clone();
+        }
+    }
+
+    /** A job whose workers' peers are learned from their JOINs, with no place in the shared register pool. */
+    public SwitchJobConfig(final int jobId, final int workers, final int slots, final int lanesPerPacket)
+    {
+        this(jobId, workers, slots, lanesPerPacket, NO_SLOT_BASE, NO_MULTICAST_GROUP, null);
     }
 
     public SwitchJobConfig(final int jobId, final int workers)
     {
         this(jobId, workers, DEFAULT_SLOTS, DEFAULT_LANES);
+    }
+
+    /** Registered peer of each worker id (a copy), or null when peers are learned from JOINs. */
+    @Override
+    public int[] workerPeers()
+    {
+        return workerPeers == null ? null : workerPeers.clone();
+    }
+
+    public boolean registeredSources()
+    {
+        return workerPeers != null;
+    }
+
+    /** Registered peer of {@code worker}; only when {@link #registeredSources()}. */
+    public int workerPeer(final int worker)
+    {
+        return workerPeers[worker];
+    }
+
+    /** Whether this job's slots and {@code other}'s share a register of the shared pool. */
+    public boolean overlaps(final SwitchJobConfig other)
+    {
+        return slotBase != NO_SLOT_BASE && other.slotBase != NO_SLOT_BASE
+            && slotBase < other.slotBase + other.slots && other.slotBase < slotBase + slots;
+    }
+
+    @Override
+    public boolean equals(final Object o)
+    {
+        return o instanceof SwitchJobConfig c && jobId == c.jobId && workers == c.workers && slots == c.slots
+            && lanesPerPacket == c.lanesPerPacket && slotBase == c.slotBase && multicastGroup == c.multicastGroup
+            && Arrays.equals(workerPeers, c.workerPeers);
+    }
+
+    @Override
+    public int hashCode()
+    {
+        return 31 * (31 * jobId + workers) + Arrays.hashCode(workerPeers);
+    }
+
+    @Override
+    public String toString()
+    {
+        return "SwitchJobConfig[jobId=" + jobId + ", workers=" + workers + ", slots=" + slots + ", lanesPerPacket="
+            + lanesPerPacket + ", slotBase=" + slotBase + ", multicastGroup=" + multicastGroup + ", workerPeers="
+            + Arrays.toString(workerPeers) + "]";
     }
 }

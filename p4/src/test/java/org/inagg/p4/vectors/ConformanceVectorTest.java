@@ -1,0 +1,103 @@
+package org.inagg.p4.vectors;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Stream;
+
+import org.inagg.agent.CounterRegistry;
+import org.inagg.p4.control.JobTable;
+import org.inagg.p4.softswitch.SoftwareSwitch;
+import org.inagg.p4.softswitch.SwitchCounter;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestFactory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Runs every conformance vector of p4/src/test/vectors against the software switch, through a transport that turns
+ * frames into peers and peers into frames, and asserts the exact bytes: per packet, the frames it causes, in order per
+ * port; per vector, the software switch's counters. The same vectors run on bmv2 with p4/scripts/run-vectors-bmv2.sh.
+ */
+class ConformanceVectorTest
+{
+    static final Path VECTORS = Path.of("src", "test", "vectors");
+    private static final HexFormat HEX = HexFormat.of().withUpperCase();
+
+    static List<Path> vectorFiles() throws IOException
+    {
+        try (Stream<Path> files = Files.list(VECTORS))
+        {
+            return files.filter(p -> p.toString().endsWith(".stf")).sorted().toList();
+        }
+    }
+
+    @Test
+    void shouldFindEveryScenarioTheIssueAsksFor() throws IOException
+    {
+        assertThat(vectorFiles()).extracting(p -> p.getFileName().toString()).contains(
+            "aggregate_to_completion.stf", "duplicates.stf", "retransmission_after_completion.stf",
+            "shadow_copy_reuse.stf", "stale_late_duplicates.stf", "multi_job_isolation.stf", "spoofing.stf",
+            "unknown_job_and_worker.stf", "bad_sizes.stf");
+    }
+
+    @TestFactory
+    Stream<DynamicTest> shouldProduceExactlyTheExpectedFrames() throws IOException
+    {
+        return vectorFiles().stream().map(file -> DynamicTest.dynamicTest(file.getFileName().toString(), () ->
+            run(ConformanceVector.read(file))));
+    }
+
+    @TestFactory
+    Stream<DynamicTest> shouldHaveSetupThatTheControlPlaneEmits() throws IOException
+    {
+        return vectorFiles().stream().map(file -> DynamicTest.dynamicTest(file.getFileName().toString(), () ->
+        {
+            final ConformanceVector vector = ConformanceVector.read(file);
+            final JobTable table = SetupParser.jobTable(vector.setup(),
+                new FrameTransport(SetupParser.switchAddress(vector.setup())));
+            assertThat(table.simpleSwitchCommands()).containsExactlyElementsOf(vector.setup());
+        }));
+    }
+
+    static void run(final ConformanceVector vector)
+    {
+        final FrameTransport transport = new FrameTransport(SetupParser.switchAddress(vector.setup()));
+        final JobTable table = SetupParser.jobTable(vector.setup(), transport);
+        final SoftwareSwitch softwareSwitch = new SoftwareSwitch(transport, new CounterRegistry(64), 16);
+        table.applyTo(softwareSwitch);
+        softwareSwitch.doWork();
+
+        final Map<Integer, List<String>> allSent = new TreeMap<>();
+        final Map<Integer, List<String>> allExpected = new TreeMap<>();
+        int stepNumber = 0;
+        for (final ConformanceVector.Step step : vector.steps())
+        {
+            stepNumber++;
+            transport.deliver(step.port(), step.frame(), softwareSwitch);
+            final Map<Integer, List<String>> sent = new TreeMap<>();
+            for (final FrameTransport.Frame frame : transport.drainSent())
+            {
+                sent.computeIfAbsent(frame.port(), p -> new ArrayList<>()).add(HEX.formatHex(frame.bytes()));
+            }
+            final Map<Integer, List<String>> expected = new TreeMap<>();
+            for (final ConformanceVector.Expected e : step.expected())
+            {
+                expected.computeIfAbsent(e.port(), p -> new ArrayList<>()).add(HEX.formatHex(e.frame()));
+            }
+            assertThat(sent).as("%s: frames out after packet %d", vector.name(), stepNumber).isEqualTo(expected);
+            sent.forEach((port, frames) -> allSent.computeIfAbsent(port, p -> new ArrayList<>()).addAll(frames));
+            expected.forEach((port, frames) -> allExpected.computeIfAbsent(port, p -> new ArrayList<>()).addAll(frames));
+        }
+        assertThat(allSent).as("%s: frames per port", vector.name()).isEqualTo(allExpected);
+        vector.softswitchCounters().forEach((name, value) ->
+            assertThat(softwareSwitch.counter(SwitchCounter.valueOf(name)))
+                .as("%s: counter %s", vector.name(), name).isEqualTo(value));
+    }
+}
