@@ -54,8 +54,9 @@ public final class ScalarFixedPointConverter implements FixedPointConverter
             final float y = floats.get(FLOAT, offset + (long)i * Float.BYTES) * scale;
             final int truncated = (int)y;
             final float fraction = y - (float)truncated;
-            final int rounded = fraction >= 0.5f ? truncated + 1 : fraction <= -0.5f ? truncated - 1 : truncated;
-            lanes.set(LANE, lanesOffset + (long)i * Integer.BYTES, rounded);
+            // fraction is exact and in (-1, 1); doubling it is exact, so (int)(2 * fraction) is +1 for fraction >= 0.5,
+            // -1 for fraction <= -0.5 and 0 otherwise: round half away from zero without a branch.
+            lanes.set(LANE, lanesOffset + (long)i * Integer.BYTES, truncated + (int)(fraction + fraction));
         }
     }
 

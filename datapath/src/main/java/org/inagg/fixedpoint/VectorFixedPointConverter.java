@@ -5,7 +5,6 @@ import java.nio.ByteOrder;
 
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
-import jdk.incubator.vector.VectorMask;
 import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorSpecies;
 
@@ -52,17 +51,14 @@ public final class VectorFixedPointConverter implements FixedPointConverter
     {
         final float scale = Math.scalb(1.0f, shift);
         final int bound = FLOATS.loopBound(count);
-        final IntVector one = IntVector.broadcast(INTS, 1);
         for (int i = 0; i < bound; i += FLOATS.length())
         {
             final FloatVector y = FloatVector.fromMemorySegment(FLOATS, floats, offset + (long)i * Float.BYTES, NATIVE)
                 .mul(scale);
             final IntVector truncated = (IntVector)y.convertShape(VectorOperators.F2I, INTS, 0);
             final FloatVector fraction = y.sub((FloatVector)truncated.convertShape(VectorOperators.I2F, FLOATS, 0));
-            final VectorMask<Integer> up = fraction.compare(VectorOperators.GE, 0.5f).cast(INTS);
-            final VectorMask<Integer> down = fraction.compare(VectorOperators.LE, -0.5f).cast(INTS);
-            truncated.add(one, up).sub(one, down)
-                .intoMemorySegment(lanes, lanesOffset + (long)i * Integer.BYTES, NETWORK);
+            final IntVector roundAway = (IntVector)fraction.add(fraction).convertShape(VectorOperators.F2I, INTS, 0);
+            truncated.add(roundAway).intoMemorySegment(lanes, lanesOffset + (long)i * Integer.BYTES, NETWORK);
         }
         ScalarFixedPointConverter.quantizeRange(floats, offset, bound, count, scale, lanes, lanesOffset);
     }
