@@ -1,0 +1,48 @@
+package org.inagg.p4.esa;
+
+/** Counters of the ESA switch: fixed type ids (3xx), one per outcome. */
+public enum EsaCounter
+{
+    RECEIVED(301, "messages received"),
+    CONTRIBUTIONS(302, "contributions aggregated in the switch"),
+    ALLOCATIONS(303, "aggregators allocated"),
+    COMPLETIONS(304, "blocks completed in the switch"),
+    RESULTS_SENT(305, "results sent to workers (copies)"),
+    PREEMPTIONS(306, "partials preempted to the server"),
+    STALE_EVICTIONS(307, "partials evicted by a newer block of the same job"),
+    FLUSHES(308, "partials flushed by a retransmission"),
+    FALLBACK_COLLISION(309, "packets to the server: aggregator busy"),
+    FALLBACK_RETRANSMIT(310, "packets to the server: retransmission"),
+    FALLBACK_TOMBSTONE(311, "packets to the server: block already evicted or diverted"),
+    DUPLICATES(312, "duplicate contributions dropped"),
+    RESULT_COPIES(313, "completed sums sent to the server"),
+    FALLBACK_BYTES(314, "bytes to the server: raw packets and partials"),
+    RESULT_COPY_BYTES(315, "bytes to the server: completed sums"),
+    ACKS(316, "server results multicast (ATP acknowledgements)"),
+    DROP_MALFORMED(317, "dropped: malformed"),
+    DROP_UNKNOWN_JOB(318, "dropped: unknown job"),
+    DROP_UNKNOWN_WORKER(319, "dropped: worker id out of range or wrong source"),
+    DROP_BAD_SIZE(320, "dropped: lane count wrong for the job or the block"),
+    TX_FULL(321, "messages lost: transport full"),
+    JOINS(322, "joins accepted"),
+    REJECTS(323, "joins rejected");
+
+    private final int typeId;
+    private final String label;
+
+    EsaCounter(final int typeId, final String label)
+    {
+        this.typeId = typeId;
+        this.label = label;
+    }
+
+    public int typeId()
+    {
+        return typeId;
+    }
+
+    public String label()
+    {
+        return label;
+    }
+}

@@ -1,0 +1,114 @@
+package org.inagg.p4.esa;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+
+import org.inagg.wire.InaggHeader;
+
+/**
+ * Messages between the ESA switch and the parameter server, on the unchanged 20-byte inagg header
+ * ({@link InaggHeader}). Two kinds reach the server:
+ * <ul>
+ *   <li><b>RAW</b>: a worker's AGGREGATE, forwarded as it came (the switch could not aggregate it). The switch only
+ *       writes the reason into Status ({@link #REASON_COLLISION}, {@link #REASON_RETRANSMIT}, ...).</li>
+ *   <li><b>PARTIAL</b> (Type {@link #TYPE_PARTIAL}): what an aggregator held, with the bitmap of the workers whose
+ *       contributions it sums. Element Count counts the lanes <i>and</i> the bitmap words, so the length check of
+ *       {@link InaggHeader#check} holds unchanged; Reserved says how many of them are bitmap words.</li>
+ * </ul>
+ * <pre>
+ *   PARTIAL (switch to parameter server)
+ *   0                   1                   2                   3
+ *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+ *  +-------+-------+---------------+-------------------------------+
+ *  |   1   |   5   |  Flags (INT32)|            Job Id             |  0
+ *  +-------+-------+---------------+-------------------------------+
+ *  |   Contributors (popcount)     |S|  Slot Index (of the block)  |  4
+ *  +-------------------------------+-------------------------------+
+ *  |                  Sequence (the block's key)                   |  8
+ *  +-------------------------------+---------------+---------------+
+ *  |    Element Count = L + B      | Block Exponent| max Next Exp. | 12
+ *  +---------------+---------------+---------------+---------------+
+ *  | Holder's prio.|    Reason     |  B = bitmap words (32-bit)    | 16
+ *  +---------------+---------------+-------------------------------+
+ *  |                 L lane sums (int32, big-endian)         ...   | 20
+ *  +---------------------------------------------------------------+
+ *  |     B bitmap words: bit (w mod 32) of word (w / 32) = worker w  | 20 + 4L
+ *  +---------------------------------------------------------------+
+ * </pre>
+ * B = ceil(W / 32) for the job's W workers, as the P4 programs' 32-bit bitmap words. Reason is one of
+ * {@link #REASON_PREEMPTED}, {@link #REASON_FLUSHED}, {@link #REASON_COMPLETE} (the copy of a completed sum that the
+ * server keeps to answer retransmissions), {@link #REASON_STALE}. Type 5 is not used by the worker protocol, whose
+ * {@code MessageType} ends at 4; the constant lives here because the switch and the server are its only users.
+ * <p>
+ * The parameter server answers workers with the RESULT the switch sends (AGGREGATE, {@link InaggHeader#FLAG_RESULT},
+ * worker id rewritten, the block's slot, copy and sequence): a worker cannot tell who summed its block.
+ */
+public final class EsaWire
+{
+    /** Header Type of a partial aggregate with its worker bitmap. */
+    public static final int TYPE_PARTIAL = 5;
+
+    /** Status of a RAW: the aggregator was held by another block that this packet could not preempt. */
+    public static final int REASON_COLLISION = 1;
+    /** Status of a RAW: a retransmission (ESA never lets one allocate an aggregator). */
+    public static final int REASON_RETRANSMIT = 2;
+    /** Status of a RAW: its block was evicted from (or diverted at) this aggregator before, see the tombstone. */
+    public static final int REASON_TOMBSTONE = 3;
+    /** Status of a PARTIAL: a packet of a higher-priority job took the aggregator. */
+    public static final int REASON_PREEMPTED = 4;
+    /** Status of a PARTIAL: a retransmission of the block found it incomplete in the switch and flushed it. */
+    public static final int REASON_FLUSHED = 5;
+    /** Status of a PARTIAL: the complete sum (every worker's bit set), already multicast by the switch. */
+    public static final int REASON_COMPLETE = 6;
+    /** Status of a PARTIAL: evicted by a newer block of the same job hashing to the same aggregator. */
+    public static final int REASON_STALE = 7;
+
+    static final ValueLayout.OfInt I32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    static final ValueLayout.OfShort U16 = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+
+    private EsaWire()
+    {
+    }
+
+    /** 32-bit bitmap words for {@code workers} workers. */
+    public static int bitmapWords(final int workers)
+    {
+        return (workers + 31) >>> 5;
+    }
+
+    /** Length of a PARTIAL carrying {@code lanes} lanes for a job of {@code workers} workers. */
+    public static int partialLength(final int lanes, final int workers)
+    {
+        return InaggHeader.messageLength(lanes + bitmapWords(workers));
+    }
+
+    /** Bitmap words of a PARTIAL (its Reserved field). */
+    public static int partialBitmapWords(final MemorySegment m, final long o)
+    {
+        return m.get(U16, o + InaggHeader.RESERVED_OFFSET) & 0xFFFF;
+    }
+
+    /** Lanes of a PARTIAL: Element Count less the bitmap words. */
+    public static int partialLanes(final MemorySegment m, final long o)
+    {
+        return InaggHeader.elementCount(m, o) - partialBitmapWords(m, o);
+    }
+
+    public static void setPartialBitmapWords(final MemorySegment m, final long o, final int words)
+    {
+        m.set(U16, o + InaggHeader.RESERVED_OFFSET, (short)words);
+    }
+
+    /** Bitmap word {@code i} of a PARTIAL. */
+    public static int partialBitmapWord(final MemorySegment m, final long o, final int i)
+    {
+        return m.get(I32, o + InaggHeader.PAYLOAD_OFFSET + (long)(partialLanes(m, o) + i) * Integer.BYTES);
+    }
+
+    /** Whether a PARTIAL's bitmap has worker {@code w}. */
+    public static boolean partialHasWorker(final MemorySegment m, final long o, final int w)
+    {
+        return (partialBitmapWord(m, o, w >>> 5) & (1 << (w & 31))) != 0;
+    }
+}

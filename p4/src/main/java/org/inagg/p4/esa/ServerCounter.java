@@ -1,0 +1,37 @@
+package org.inagg.p4.esa;
+
+/** Counters of the parameter server: fixed type ids (4xx). */
+public enum ServerCounter
+{
+    RECEIVED(401, "messages received"),
+    RAW_MERGED(402, "raw fragments merged"),
+    PARTIALS_MERGED(403, "partials merged"),
+    DUPLICATES(404, "fragments or partials already counted"),
+    OVERLAPS(405, "partials overlapping counted workers, dropped"),
+    COMPLETED(406, "blocks completed by the server"),
+    RESULT_COPIES(407, "completed sums kept from the switch"),
+    RESULTS_SENT(408, "results sent"),
+    RETRANSMIT_REPLIES(409, "retransmissions answered"),
+    LATE(410, "fragments of completed blocks dropped"),
+    DROP_MALFORMED(411, "dropped: malformed or unknown job"),
+    TX_FULL(412, "results lost: transport full");
+
+    private final int typeId;
+    private final String label;
+
+    ServerCounter(final int typeId, final String label)
+    {
+        this.typeId = typeId;
+        this.label = label;
+    }
+
+    public int typeId()
+    {
+        return typeId;
+    }
+
+    public String label()
+    {
+        return label;
+    }
+}

@@ -1,0 +1,149 @@
+package org.inagg.p4.esa;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.inagg.transport.MessageHandler;
+import org.inagg.transport.Transport;
+import org.inagg.wire.InaggHeader;
+import org.inagg.wire.MessageType;
+
+/** Records every committed message with its destination peer; builds the messages tests deliver. */
+final class CaptureTransport implements Transport
+{
+    record Sent(int peer, byte[] bytes)
+    {
+        MemorySegment segment()
+        {
+            return MemorySegment.ofArray(bytes);
+        }
+
+        int type()
+        {
+            return InaggHeader.type(segment(), 0);
+        }
+
+        int status()
+        {
+            return InaggHeader.status(segment(), 0);
+        }
+
+        int[] lanes()
+        {
+            final int n = type() == EsaWire.TYPE_PARTIAL ? EsaWire.partialLanes(segment(), 0)
+                : InaggHeader.elementCount(segment(), 0);
+            final int[] lanes = new int[n];
+            for (int k = 0; k < n; k++)
+            {
+                lanes[k] = InaggHeader.element(segment(), 0, k);
+            }
+            return lanes;
+        }
+    }
+
+    final List<Sent> sent = new ArrayList<>();
+    private final MemorySegment scratch = Arena.ofAuto().allocate(4096);
+    private int claimedPeer;
+    private int claimedLength;
+
+    static byte[] aggregate(final int job, final int worker, final int sequence, final int priority, final int flags,
+        final int... lanes)
+    {
+        final byte[] bytes = new byte[InaggHeader.messageLength(lanes.length)];
+        final MemorySegment m = MemorySegment.ofArray(bytes);
+        InaggHeader.write(m, 0, MessageType.AGGREGATE, InaggHeader.FLAG_INT32 | flags, job, worker, sequence % 7,
+            sequence & 1, sequence, lanes.length, 0, InaggHeader.NO_EXPONENT, priority);
+        for (int k = 0; k < lanes.length; k++)
+        {
+            InaggHeader.setElement(m, 0, k, lanes[k]);
+        }
+        return bytes;
+    }
+
+    static byte[] partial(final int job, final int workers, final int sequence, final int reason, final int bitmap,
+        final int... lanes)
+    {
+        final int words = EsaWire.bitmapWords(workers);
+        final byte[] bytes = new byte[EsaWire.partialLength(lanes.length, workers)];
+        final MemorySegment m = MemorySegment.ofArray(bytes);
+        InaggHeader.write(m, 0, EsaWire.TYPE_PARTIAL, InaggHeader.FLAG_INT32, job, Integer.bitCount(bitmap),
+            sequence % 7, sequence & 1, sequence, lanes.length + words, 0, InaggHeader.NO_EXPONENT, 0);
+        InaggHeader.setStatus(m, 0, reason);
+        EsaWire.setPartialBitmapWords(m, 0, words);
+        for (int k = 0; k < lanes.length; k++)
+        {
+            InaggHeader.setElement(m, 0, k, lanes[k]);
+        }
+        InaggHeader.setElement(m, 0, lanes.length, bitmap);
+        return bytes;
+    }
+
+    static void deliver(final MessageHandler handler, final byte[] bytes, final int peer)
+    {
+        handler.onMessage(MemorySegment.ofArray(bytes), 0, bytes.length, peer);
+    }
+
+    List<Sent> drain()
+    {
+        final List<Sent> copy = List.copyOf(sent);
+        sent.clear();
+        return copy;
+    }
+
+    @Override
+    public int maxMessageLength()
+    {
+        return 4096;
+    }
+
+    @Override
+    public MemorySegment txMemory()
+    {
+        return scratch;
+    }
+
+    @Override
+    public long claim(final int peer, final int length)
+    {
+        claimedPeer = peer;
+        claimedLength = length;
+        return 0;
+    }
+
+    @Override
+    public void commit()
+    {
+        sent.add(new Sent(claimedPeer, scratch.asSlice(0, claimedLength).toArray(ValueLayout.JAVA_BYTE)));
+    }
+
+    @Override
+    public void abort()
+    {
+    }
+
+    @Override
+    public int flush()
+    {
+        return 0;
+    }
+
+    @Override
+    public int poll(final MessageHandler handler, final int limit)
+    {
+        return 0;
+    }
+
+    @Override
+    public String describePeer(final int peer)
+    {
+        return "peer " + peer;
+    }
+
+    @Override
+    public void close()
+    {
+    }
+}

@@ -1,0 +1,125 @@
+package org.inagg.p4.esa;
+
+import java.util.List;
+
+import org.inagg.agent.CounterRegistry;
+import org.inagg.wire.InaggHeader;
+import org.inagg.wire.MessageType;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.inagg.p4.esa.CaptureTransport.aggregate;
+import static org.inagg.p4.esa.CaptureTransport.deliver;
+import static org.inagg.p4.esa.CaptureTransport.partial;
+
+/** The parameter server's merge: job 1, three workers at peers 100..102, the switch at peer 0. */
+class ParameterServerTest
+{
+    private static final int JOB = 1;
+    private static final int SWITCH = 0;
+
+    private final CaptureTransport transport = new CaptureTransport();
+    private ParameterServer server;
+
+    private void start(final boolean resultsViaSwitch)
+    {
+        server = new ParameterServer(transport, new CounterRegistry(64), 16, 8);
+        server.addJob(new ServerJobConfig(JOB, 3, new int[] {100, 101, 102}, SWITCH, resultsViaSwitch));
+        server.applyControl();
+    }
+
+    @Test
+    void shouldMergeRawFragmentsAndPartialsIntoTheExactSumAndSendItToEveryWorker()
+    {
+        start(false);
+        deliver(server, aggregate(JOB, 0, 20, 0, 0, 1, 2, 3, 4), SWITCH);
+        deliver(server, partial(JOB, 3, 20, EsaWire.REASON_PREEMPTED, 0b110, 10, 20, 30, 40), SWITCH);
+
+        final List<CaptureTransport.Sent> out = transport.drain();
+        assertThat(out).extracting(CaptureTransport.Sent::peer).containsExactly(100, 101, 102);
+        for (int w = 0; w < 3; w++)
+        {
+            final var m = out.get(w).segment();
+            assertThat(InaggHeader.type(m, 0)).isEqualTo(MessageType.AGGREGATE);
+            assertThat(InaggHeader.flags(m, 0)).isEqualTo(InaggHeader.FLAG_RESULT | InaggHeader.FLAG_INT32);
+            assertThat(InaggHeader.workerId(m, 0)).isEqualTo(w);
+            assertThat(InaggHeader.sequence(m, 0)).isEqualTo(20);
+            assertThat(InaggHeader.slotIndex(m, 0)).isEqualTo(20 % 7);
+            assertThat(InaggHeader.shadowCopy(m, 0)).isZero();
+            assertThat(out.get(w).lanes()).containsExactly(11, 22, 33, 44);
+        }
+        assertThat(server.openBlocks(JOB)).isZero();
+        assertThat(server.counter(ServerCounter.COMPLETED)).isEqualTo(1);
+    }
+
+    @Test
+    void shouldNeverCountAWorkerTwice()
+    {
+        start(false);
+        deliver(server, aggregate(JOB, 0, 21, 0, 0, 1, 1, 1, 1), SWITCH);
+        deliver(server, aggregate(JOB, 0, 21, 0, InaggHeader.FLAG_RETRANSMIT, 1, 1, 1, 1), SWITCH);
+        deliver(server, partial(JOB, 3, 21, EsaWire.REASON_FLUSHED, 0b001, 1, 1, 1, 1), SWITCH);
+        assertThat(server.counter(ServerCounter.DUPLICATES)).isEqualTo(2);
+        // Overlaps worker 0 in part: its sum cannot be split, so it is dropped; workers 1 and 2 come raw.
+        deliver(server, partial(JOB, 3, 21, EsaWire.REASON_PREEMPTED, 0b011, 5, 5, 5, 5), SWITCH);
+        assertThat(server.counter(ServerCounter.OVERLAPS)).isEqualTo(1);
+        assertThat(transport.sent).isEmpty();
+        deliver(server, aggregate(JOB, 1, 21, 0, InaggHeader.FLAG_RETRANSMIT, 4, 4, 4, 4), SWITCH);
+        deliver(server, aggregate(JOB, 2, 21, 0, 0, 100, 100, 100, 100), SWITCH);
+
+        final List<CaptureTransport.Sent> out = transport.drain();
+        assertThat(out).hasSize(3);
+        assertThat(out.get(0).lanes()).containsExactly(105, 105, 105, 105);
+        // Late pieces of a completed block change nothing.
+        deliver(server, partial(JOB, 3, 21, EsaWire.REASON_PREEMPTED, 0b100, 9, 9, 9, 9), SWITCH);
+        assertThat(transport.sent).isEmpty();
+        assertThat(server.openBlocks(JOB)).isZero();
+    }
+
+    @Test
+    void shouldAnswerARetransmissionOfABlockTheSwitchCompletedFromItsCopy()
+    {
+        start(false);
+        deliver(server, partial(JOB, 3, 22, EsaWire.REASON_COMPLETE, 0b111, 7, 8, 9, 10), SWITCH);
+        assertThat(transport.sent).as("the switch has multicast it already").isEmpty();
+
+        deliver(server, aggregate(JOB, 1, 22, 0, InaggHeader.FLAG_RETRANSMIT, 0, 0, 0, 0), SWITCH);
+        final List<CaptureTransport.Sent> out = transport.drain();
+        assertThat(out).hasSize(1);
+        assertThat(out.get(0).peer()).isEqualTo(101);
+        assertThat(InaggHeader.workerId(out.get(0).segment(), 0)).isEqualTo(1);
+        assertThat(InaggHeader.flags(out.get(0).segment(), 0) & InaggHeader.FLAG_RESULT).isNotZero();
+        assertThat(out.get(0).lanes()).containsExactly(7, 8, 9, 10);
+        assertThat(server.openBlocks(JOB)).isZero();
+    }
+
+    @Test
+    void shouldForgetTheOldestCompletedSumsBeyondItsRetention()
+    {
+        start(false);
+        for (int s = 0; s < 9; s++)
+        {
+            deliver(server, partial(JOB, 3, s, EsaWire.REASON_COMPLETE, 0b111, s), SWITCH);
+        }
+        deliver(server, aggregate(JOB, 0, 0, 0, InaggHeader.FLAG_RETRANSMIT, 0), SWITCH);
+        assertThat(transport.drain()).as("block 0 is past the retention of 8").isEmpty();
+        deliver(server, aggregate(JOB, 0, 8, 0, InaggHeader.FLAG_RETRANSMIT, 0), SWITCH);
+        assertThat(transport.drain()).hasSize(1);
+    }
+
+    @Test
+    void shouldSendResultsThroughTheSwitchUnderAtp()
+    {
+        start(true);
+        deliver(server, partial(JOB, 3, 23, EsaWire.REASON_COMPLETE, 0b111, 1, 2, 3, 4), SWITCH);
+        deliver(server, aggregate(JOB, 0, 24, 0, 0, 1, 1, 1, 1), SWITCH);
+        deliver(server, aggregate(JOB, 1, 24, 0, 0, 1, 1, 1, 1), SWITCH);
+        deliver(server, aggregate(JOB, 2, 24, 0, 0, 1, 1, 1, 1), SWITCH);
+
+        final List<CaptureTransport.Sent> out = transport.drain();
+        assertThat(out).extracting(CaptureTransport.Sent::peer).containsExactly(SWITCH, SWITCH);
+        assertThat(out.get(0).lanes()).containsExactly(1, 2, 3, 4);
+        assertThat(out.get(1).lanes()).containsExactly(3, 3, 3, 3);
+        assertThat(InaggHeader.flags(out.get(1).segment(), 0) & InaggHeader.FLAG_RESULT).isNotZero();
+    }
+}
