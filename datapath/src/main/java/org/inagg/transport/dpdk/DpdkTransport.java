@@ -35,29 +35,30 @@ import org.inagg.wire.InaggHeader;
  *   0                   1                   2                   3
  *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
  *  +---------------------------------------------------------------+
- *  |                    Destination MAC (48)                       |  0
- *  +-------------------------------+                               +
- *  |                               |      Source MAC (48)          |
+ *  |                  Destination MAC (bytes 0-3)                  |  0
  *  +-------------------------------+-------------------------------+
- *  |                               |     EtherType 0x0800          |  8 .. 12
- *  +-------+-------+---------------+-------------------------------+
- *  |Ver=4  |IHL=5  |    DSCP=0     |        Total Length           | 14
- *  +-------+-------+---------------+-----+-------------------------+
- *  |       Identification=0        |DF=1 |   Fragment Offset=0     | 18
- *  +---------------+---------------+-----+-------------------------+
- *  |    TTL=64     |  Protocol=17  |     Header Checksum           | 22
- *  +---------------+---------------+-------------------------------+
- *  |                       Source IPv4                             | 26
- *  +---------------------------------------------------------------+
- *  |                     Destination IPv4                          | 30
+ *  |  Destination MAC (bytes 4-5)  |    Source MAC (bytes 0-1)     |  4
  *  +-------------------------------+-------------------------------+
- *  |        Source Port            |      Destination Port         | 34
+ *  |                    Source MAC (bytes 2-5)                     |  8
+ *  +-------------------------------+-------+-------+---------------+
+ *  |      EtherType = 0x0800       | Ver=4 | IHL=5 |   DSCP/ECN=0  | 12  IPv4 from 14
+ *  +-------------------------------+-------+-------+---------------+
+ *  |         Total Length          |       Identification = 0      | 16
+ *  +-----+-------------------------+---------------+---------------+
+ *  | DF  |   Fragment Offset = 0   |    TTL = 64   | Protocol = 17 | 20
+ *  +-----+-------------------------+---------------+---------------+
+ *  |        Header Checksum        |   Source IPv4 (bytes 0-1)     | 24
  *  +-------------------------------+-------------------------------+
- *  |        UDP Length             |      UDP Checksum = 0         | 38
+ *  |    Source IPv4 (bytes 2-3)    | Destination IPv4 (bytes 0-1)  | 28
  *  +-------------------------------+-------------------------------+
- *  |              inagg header and lanes ({@link InaggHeader})         | 42
+ *  | Destination IPv4 (bytes 2-3)  |       UDP Source Port         | 32  UDP from 34
+ *  +-------------------------------+-------------------------------+
+ *  |     UDP Destination Port      |          UDP Length           | 36
+ *  +-------------------------------+-------------------------------+
+ *  |       UDP Checksum = 0        |   inagg header, lanes ...     | 40  message from 42
+ *  +-------------------------------+-------------------------------+
  * </pre>
- * Per peer, the 42 header bytes are kept as a template with the IPv4 header's checksum summed except for the total
+ * The message is an {@link InaggHeader} and its lanes. Per peer, the 42 header bytes are kept as a template with the IPv4 header's checksum summed except for the total
  * length; a frame costs one 42-byte copy, three 16-bit stores and a checksum fold. Received frames are dropped, and
  * counted, unless they are single-segment IPv4 (any header length, not fragmented, valid header checksum) UDP to our
  * IPv4 address and UDP port with consistent lengths; the destination MAC is not checked.
@@ -81,6 +82,7 @@ public final class DpdkTransport implements Transport
     private static final int UDP = IP + 20;
     private static final int TEMPLATE_STRIDE = 64;
     private static final int LCORE_ID_ANY = -1;
+    private static final int DRAIN_LIMIT = 65_536;
 
     private static final MemorySegment MEMORY = NativeMemory.ALL;
     private static final ValueLayout.OfShort U16 = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
@@ -191,6 +193,7 @@ public final class DpdkTransport implements Transport
         {
             throw new IllegalStateException("EAL is not initialised in this process: start it first (DpdkEal.start)");
         }
+        requireFrameRoom(config);
         final List<DpdkTransportConfig.Link> links = config.links();
         final int[] portIds = new int[links.size()];
         final Map<Integer, int[]> queuesByPort = new LinkedHashMap<>();
@@ -232,6 +235,29 @@ public final class DpdkTransport implements Transport
             }
         }
         return transport;
+    }
+
+    /** Frames are single-segment: the largest one must fit an mbuf of the pool after the default headroom. */
+    private static void requireFrameRoom(final DpdkTransportConfig config)
+    {
+        try (Arena arena = Arena.ofConfined())
+        {
+            final MemorySegment one = arena.allocate(ValueLayout.ADDRESS);
+            if (!FastPath.rawBulkAlloc(config.pool().address(), one, 1))
+            {
+                throw new IllegalArgumentException("the pool " + config.pool().name() + " has no free mbuf");
+            }
+            final long mbuf = Mbuf.at(one, 0);
+            Mbuf.prepareRaw(mbuf, 0);
+            final int room = Mbuf.tailroom(mbuf);
+            FastPath.bulkFree(one, 1);
+            if (HEADERS_LENGTH + config.maxMessageLength() > room)
+            {
+                throw new IllegalArgumentException("maxMessageLength " + config.maxMessageLength() + " plus "
+                    + HEADERS_LENGTH + " bytes of headers does not fit the " + room + " bytes of an mbuf of pool "
+                    + config.pool().name());
+            }
+        }
     }
 
     private static EthPort findPort(final String nameOrId)
@@ -702,18 +728,21 @@ public final class DpdkTransport implements Transport
     }
 
     /**
-     * Receives and frees until receive queues {@code 0..rxQueues-1} of {@code portId} come back empty: mbufs still in
-     * a virtual device's rings (net_ring) are not released when the port stops.
+     * Receives and frees until receive queues {@code 0..rxQueues-1} of {@code portId} come back empty, or at most
+     * 65 536 frames per queue (a device such as net_null never runs dry): mbufs still in a virtual device's rings
+     * (net_ring) are not released when the port stops.
      */
     public static void drain(final int portId, final int rxQueues, final MemorySegment mbufs, final int burst)
     {
         for (int queue = 0; queue < rxQueues; queue++)
         {
+            int drained = 0;
             int received = FastPath.rxBurst(portId, queue, mbufs, burst);
             while (received > 0)
             {
                 FastPath.bulkFree(mbufs, received);
-                received = FastPath.rxBurst(portId, queue, mbufs, burst);
+                drained += received;
+                received = drained < DRAIN_LIMIT ? FastPath.rxBurst(portId, queue, mbufs, burst) : 0;
             }
         }
     }

@@ -3,7 +3,6 @@ package org.inagg.transport.dpdk;
 import java.util.ArrayList;
 import java.util.List;
 
-import org.inagg.ffi.dpdk.Mbuf;
 import org.inagg.ffi.dpdk.MbufPool;
 import org.inagg.wire.InaggHeader;
 
@@ -275,13 +274,6 @@ public final class DpdkTransportConfig
                 throw new IllegalArgumentException("peer " + peer + " names link " + peer.link() + " but there are "
                     + links.size() + " links");
             }
-        }
-        final int frameRoom = MbufPool.DATA_ROOM_DEFAULT - Mbuf.HEADROOM_DEFAULT;
-        if (InaggHeader.L2_L4_HEADERS_LENGTH + maxMessageLength > frameRoom)
-        {
-            throw new IllegalArgumentException("maxMessageLength " + maxMessageLength + " plus "
-                + InaggHeader.L2_L4_HEADERS_LENGTH + " bytes of headers does not fit one mbuf's " + frameRoom
-                + " bytes");
         }
         concluded = true;
         return this;

@@ -51,4 +51,15 @@ final class DpdkOptions
     @Option(names = "--link-timeout-ms", defaultValue = "30000",
         description = "How long a worker waits for its links to come up (default ${DEFAULT-VALUE}).")
     long linkTimeoutMs;
+
+    /** Whether a {@code --transport} value asks for DPDK; throws for anything but udp and dpdk. */
+    static boolean isDpdk(final String transport)
+    {
+        return switch (transport.toLowerCase(java.util.Locale.ROOT))
+        {
+            case "dpdk" -> true;
+            case "udp" -> false;
+            default -> throw new IllegalArgumentException("--transport is udp or dpdk, got '" + transport + "'");
+        };
+    }
 }

@@ -10,7 +10,7 @@ import picocli.CommandLine.Command;
     version = "inagg 0.1.0",
     description = "In-network aggregation of gradients: run a local all-reduce, a switch, a worker, or benchmarks.",
     subcommands = {LocalCommand.class, SwitchCommand.class, WorkerCommand.class, BenchCommand.class,
-        CommandLine.HelpCommand.class})
+        DpdkRateCommand.class, CommandLine.HelpCommand.class})
 public final class InaggCli implements Runnable
 {
     @CommandLine.Spec

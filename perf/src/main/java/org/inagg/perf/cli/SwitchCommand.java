@@ -56,7 +56,8 @@ final class SwitchCommand implements Callable<Integer>
     private String idle;
 
     @Option(names = "--transport", defaultValue = "udp",
-        description = "udp (a socket on --bind) or dpdk (the DPDK options below) (default ${DEFAULT-VALUE}).")
+        description = "udp (a socket on --bind) or dpdk (--eal-args, --vdev, --port, --local-mac, --local-ip, "
+            + "--peer; see docs/running-on-dpdk.md) (default ${DEFAULT-VALUE}).")
     private String transportName;
 
     @Mixin
@@ -68,7 +69,7 @@ final class SwitchCommand implements Callable<Integer>
         final PrintWriter out = spec.commandLine().getOut();
         final List<SwitchJobConfig> configs = jobs.stream().map(SwitchCommand::parseJob).toList();
         final int maxLanes = configs.stream().mapToInt(SwitchJobConfig::lanesPerPacket).max().orElse(256);
-        final boolean dpdk = "dpdk".equals(transportName);
+        final boolean dpdk = DpdkOptions.isDpdk(transportName);
         final DpdkNode node = dpdk ? DpdkNode.open(dpdkOptions, "switch", InaggHeader.messageLength(maxLanes),
             maxPeers, out) : null;
         final UdpTransport udp = dpdk ? null : UdpTransport.open(Addresses.parse("--bind", bind), List.of(), maxPeers,

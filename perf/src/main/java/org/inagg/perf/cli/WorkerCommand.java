@@ -75,7 +75,8 @@ final class WorkerCommand implements Callable<Integer>
     private boolean noProgress;
 
     @Option(names = "--transport", defaultValue = "udp",
-        description = "udp (a socket on --bind) or dpdk (the DPDK options below) (default ${DEFAULT-VALUE}).")
+        description = "udp (a socket on --bind) or dpdk (--eal-args, --vdev, --port, --local-mac, --local-ip, "
+            + "--peer; see docs/running-on-dpdk.md) (default ${DEFAULT-VALUE}).")
     private String transportName;
 
     @Mixin
@@ -85,7 +86,7 @@ final class WorkerCommand implements Callable<Integer>
     public Integer call() throws InterruptedException
     {
         final PrintWriter out = spec.commandLine().getOut();
-        final boolean dpdk = "dpdk".equals(transportName);
+        final boolean dpdk = DpdkOptions.isDpdk(transportName);
         if (!dpdk && switchAddress == null)
         {
             throw new IllegalArgumentException("--switch host:port is needed with the UDP transport");

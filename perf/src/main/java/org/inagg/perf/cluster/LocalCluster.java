@@ -23,8 +23,8 @@ import org.inagg.transport.UdpTransport;
 import org.inagg.wire.InaggHeader;
 
 /**
- * A software switch and W workers of one job in this process, joined by in-process rings or loopback UDP, their
- * agents spread over a few threads. What the CLI's {@code local} command and the end-to-end tests run.
+ * A software switch and W workers of one job in this process, joined by in-process rings, loopback UDP or DPDK
+ * net_ring ports ({@link DpdkRingNetwork}), their agents spread over a few threads. What the CLI's {@code local} command and the end-to-end tests run.
  */
 public final class LocalCluster implements AutoCloseable
 {
@@ -34,6 +34,8 @@ public final class LocalCluster implements AutoCloseable
     private final List<AllReduceJob> jobs = new ArrayList<>();
     private final List<AgentRunner> runners = new ArrayList<>();
     private final List<Agent> workerAgents = new ArrayList<>();
+    private KillableAgent killableSwitch;
+    private DpdkRingNetwork dpdkNetwork;
 
     private LocalCluster(final ClusterOptions options)
     {
@@ -56,6 +58,13 @@ public final class LocalCluster implements AutoCloseable
             }
             switchPeer = 0;
         }
+        else if (options.transport() == TransportKind.DPDK)
+        {
+            dpdkNetwork = new DpdkRingNetwork(options.workers(), maxMessage);
+            switchTransport = dpdkNetwork.switchTransport();
+            workerTransports.addAll(dpdkNetwork.workerTransports());
+            switchPeer = 0;
+        }
         else
         {
             final InetAddress loopback = InetAddress.getLoopbackAddress();
@@ -70,6 +79,7 @@ public final class LocalCluster implements AutoCloseable
             switchPeer = 0;
         }
         softwareSwitch = new SoftwareSwitch(faulty(switchTransport, 0), counters, 256);
+        killableSwitch = new KillableAgent(softwareSwitch);
         softwareSwitch.addJob(new SwitchJobConfig(ClusterOptions.JOB_ID, options.workers(), options.slots(),
             options.lanesPerPacket()));
         for (int w = 0; w < options.workers(); w++)
@@ -129,7 +139,7 @@ public final class LocalCluster implements AutoCloseable
         {
             groups.add(new ArrayList<>());
         }
-        groups.get(0).add(softwareSwitch);
+        groups.get(0).add(killableSwitch);
         for (int w = 0; w < workerAgents.size(); w++)
         {
             groups.get((w + 1) % threads).add(workerAgents.get(w));
@@ -160,6 +170,12 @@ public final class LocalCluster implements AutoCloseable
     public void kill(final int workerId)
     {
         ((KillableAgent)workerAgents.get(workerId)).kill();
+    }
+
+    /** Makes the switch vanish as a crashed switch would: it stops receiving and sending. */
+    public void killSwitch()
+    {
+        killableSwitch.kill();
     }
 
     public SoftwareSwitch softwareSwitch()
@@ -257,5 +273,10 @@ public final class LocalCluster implements AutoCloseable
             runner.close();
         }
         runners.clear();
+        if (dpdkNetwork != null)
+        {
+            dpdkNetwork.close(); // after the agents closed their transports; throws on an mbuf leak
+            dpdkNetwork = null;
+        }
     }
 }
