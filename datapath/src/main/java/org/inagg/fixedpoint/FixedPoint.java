@@ -13,14 +13,21 @@ package org.inagg.fixedpoint;
  * Quantization rounds half away from zero, so the error of one lane is at most {@code 2^(-shift-1)} and the error of a
  * W-worker sum, before the final int-to-float rounding, at most {@code W * 2^(-shift-1)}.
  * <p>
- * Exponents are clamped to [{@link #MIN_EXPONENT}, {@link #MAX_EXPONENT}]: blocks whose largest magnitude is below
- * {@code 2^-96} are scaled as if it were {@code 2^-96} (keeping every scale factor a normal float).
+ * Exponents are clamped below at {@link #MIN_EXPONENT}: blocks whose largest magnitude is below {@code 2^-96} are
+ * scaled as if it were {@code 2^-96} (keeping every scale factor a normal float). Magnitudes of {@code 2^127} and more
+ * (exponent 128, which the wire's signed byte cannot carry) are rejected like NaN and infinities.
  */
 public final class FixedPoint
 {
     public static final int MIN_EXPONENT = -96;
-    public static final int MAX_EXPONENT = 128;
-    /** Returned by exponent computations when a block holds NaN or an infinity. */
+    /** Largest exponent: the wire carries exponents in a signed byte, whose -128 means "none". */
+    public static final int MAX_EXPONENT = 127;
+    /** Magnitudes from this one up (2^127, with NaN and infinities) are outside the representable range. */
+    public static final float OUT_OF_RANGE_MAGNITUDE = 0x1p127f;
+    /**
+     * Returned by exponent computations when a block holds NaN, an infinity or a magnitude of at least 2^127 (which
+     * would need exponent 128).
+     */
     public static final int NON_FINITE = Integer.MAX_VALUE;
     /** Largest number of workers whose sum the scheme keeps exact (headroom must leave at least 14 bits). */
     public static final int MAX_WORKERS = 0xFFFF;
@@ -47,7 +54,7 @@ public final class FixedPoint
      */
     public static int exponentOfMaxMagnitudeBits(final int maxMagnitudeBits)
     {
-        if (maxMagnitudeBits >= 0x7F80_0000)
+        if (maxMagnitudeBits >= Float.floatToRawIntBits(OUT_OF_RANGE_MAGNITUDE))
         {
             return NON_FINITE;
         }

@@ -12,7 +12,7 @@ public interface FixedPointConverter
     /**
      * Exponent of the block of {@code count} floats at {@code offset}: the smallest {@code e} with every
      * {@code |x| < 2^e}, clamped to [{@link FixedPoint#MIN_EXPONENT}, {@link FixedPoint#MAX_EXPONENT}], or
-     * {@link FixedPoint#NON_FINITE} if the block holds NaN or an infinity.
+     * {@link FixedPoint#NON_FINITE} if the block holds NaN, an infinity or a magnitude of 2^127 or more.
      */
     int blockExponent(MemorySegment floats, long offset, int count);
 
@@ -28,12 +28,16 @@ public interface FixedPointConverter
     /** Copies big-endian lanes to native-order int32 values. */
     void decodeInts(MemorySegment lanes, long lanesOffset, int count, MemorySegment ints, long offset);
 
-    /** Index (relative to the start of the range) of the first NaN or infinity among {@code count} floats, or -1. */
+    /**
+     * Index (relative to the start of the range) of the first NaN, infinity or magnitude of 2^127 or more among
+     * {@code count} floats, or -1.
+     */
     static long firstNonFinite(final MemorySegment floats, final long offset, final long count)
     {
         for (long i = 0; i < count; i++)
         {
-            if (!Float.isFinite(floats.get(ScalarFixedPointConverter.FLOAT, offset + i * Float.BYTES)))
+            if (!(Math.abs(floats.get(ScalarFixedPointConverter.FLOAT, offset + i * Float.BYTES))
+                < FixedPoint.OUT_OF_RANGE_MAGNITUDE))
             {
                 return i;
             }

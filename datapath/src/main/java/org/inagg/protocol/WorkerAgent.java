@@ -368,7 +368,7 @@ public final class WorkerAgent implements Agent, MessageHandler, DeadlineTimerWh
                 final float value = source.get(java.lang.foreign.ValueLayout.JAVA_FLOAT_UNALIGNED, index * Float.BYTES);
                 next.completion().completeExceptionally(new InvalidTensorException("job " + settings.jobId()
                     + " worker " + settings.workerId() + ": element " + index + " of the tensor is " + value
-                    + "; gradients must be finite. Nothing of this tensor was sent.", index));
+                    + "; gradients must be finite and below 2^127 in magnitude. Nothing of this tensor was sent.", index));
                 return false;
             }
             localExponent[b] = (byte)exponent;

@@ -26,10 +26,10 @@ class FixedPointConverterTest
     @Provide
     Arbitrary<float[]> blocks()
     {
-        final Arbitrary<Float> anyFinite = Arbitraries.integers().between(0, 0x7F7F_FFFF)
+        final Arbitrary<Float> anyFinite = Arbitraries.integers().between(0, 0x7EFF_FFFF)
             .flatMap(bits -> Arbitraries.of(1, -1).map(sign -> sign * Float.intBitsToFloat(bits)));
-        final Arbitrary<Float> special = Arbitraries.of(0f, -0f, Float.MIN_VALUE, Float.MIN_NORMAL, Float.MAX_VALUE,
-            -Float.MAX_VALUE, 0.5f, -0.5f, 1.5f, 0.49999997f);
+        final Arbitrary<Float> special = Arbitraries.of(0f, -0f, Float.MIN_VALUE, Float.MIN_NORMAL,
+            Math.nextDown(0x1p127f), -Math.nextDown(0x1p127f), 0.5f, -0.5f, 1.5f, 0.49999997f);
         final Arbitrary<Float> scaled = Combinators.combine(Arbitraries.floats().between(-1, 1),
             Arbitraries.integers().between(-60, 60)).as((f, e) -> Math.scalb(f, e));
         return Arbitraries.frequencyOf(
@@ -154,7 +154,12 @@ class FixedPointConverterTest
         assertThat(exponentOf(-3.0f)).isEqualTo(2);
         assertThat(exponentOf(0f)).isEqualTo(FixedPoint.MIN_EXPONENT);
         assertThat(exponentOf(Float.MIN_VALUE)).isEqualTo(FixedPoint.MIN_EXPONENT);
-        assertThat(exponentOf(Float.MAX_VALUE)).isEqualTo(FixedPoint.MAX_EXPONENT);
+        assertThat(exponentOf(Math.nextDown(0x1p127f))).isEqualTo(FixedPoint.MAX_EXPONENT);
+        assertThat(exponentOf(0x1p127f)).as("exponent 128 does not fit the wire's signed byte")
+            .isEqualTo(FixedPoint.NON_FINITE);
+        assertThat(exponentOf(-Float.MAX_VALUE)).isEqualTo(FixedPoint.NON_FINITE);
+        assertThat(FixedPointConverter.firstNonFinite(MemorySegment.ofArray(new float[] {1, -0x1p127f}), 0, 2))
+            .isEqualTo(1);
         assertThat(FixedPoint.headroomBits(1)).isEqualTo(1);
         assertThat(FixedPoint.headroomBits(4)).isEqualTo(3);
         assertThat(FixedPoint.headroomBits(256)).isEqualTo(9);

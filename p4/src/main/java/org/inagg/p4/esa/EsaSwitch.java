@@ -1,5 +1,6 @@
 package org.inagg.p4.esa;
 
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
 import org.agrona.concurrent.Agent;
@@ -42,6 +43,7 @@ public final class EsaSwitch implements Agent, MessageHandler
     private static final int JOBS = InaggHeader.MAX_JOB_ID + 1;
 
     private final Transport transport;
+    private final MemorySegment staging;
     private final EsaSwitchSettings settings;
     private final AggregatorPool pool;
     private final boolean preemptive;
@@ -63,6 +65,7 @@ public final class EsaSwitch implements Agent, MessageHandler
     public EsaSwitch(final Transport transport, final CounterRegistry registry, final EsaSwitchSettings settings)
     {
         this.transport = transport;
+        this.staging = Arena.ofAuto().allocate(transport.maxMessageLength(), 64);
         this.settings = settings;
         this.pool = new AggregatorPool(settings.aggregators(), settings.maxWorkers(), settings.lanesPerAggregator());
         this.preemptive = settings.mode() == AllocationMode.PREEMPTIVE;
@@ -476,8 +479,13 @@ public final class EsaSwitch implements Agent, MessageHandler
     {
         final int length = InaggHeader.messageLength(pool.lanes(i));
         final int[] peers = workerPeers[job.jobId()];
-        MemorySegment built = null;
-        long builtOffset = 0;
+        // Built once in switch-private memory: a committed message may already be consumed (and a ring may zero it)
+        // while later copies are made, so never copy from one.
+        MemorySegment.copy(m, o, staging, 0, InaggHeader.LENGTH);
+        InaggHeader.setFlags(staging, 0, pool.flags(i) | InaggHeader.FLAG_RESULT);
+        InaggHeader.setElementCount(staging, 0, pool.lanes(i));
+        InaggHeader.setNextExponent(staging, 0, pool.exponent(i));
+        pool.readLanes(i, staging, InaggHeader.PAYLOAD_OFFSET);
         for (int w = 0; w < job.workers(); w++)
         {
             final long offset = transport.claim(peers[w], length);
@@ -487,20 +495,7 @@ public final class EsaSwitch implements Agent, MessageHandler
                 continue;
             }
             final MemorySegment tx = transport.txMemory();
-            if (built == null)
-            {
-                MemorySegment.copy(m, o, tx, offset, InaggHeader.LENGTH);
-                InaggHeader.setFlags(tx, offset, pool.flags(i) | InaggHeader.FLAG_RESULT);
-                InaggHeader.setElementCount(tx, offset, pool.lanes(i));
-                InaggHeader.setNextExponent(tx, offset, pool.exponent(i));
-                pool.readLanes(i, tx, offset + InaggHeader.PAYLOAD_OFFSET);
-                built = tx;
-                builtOffset = offset;
-            }
-            else
-            {
-                MemorySegment.copy(built, builtOffset, tx, offset, length);
-            }
+            MemorySegment.copy(staging, 0, tx, offset, length);
             InaggHeader.setWorkerId(tx, offset, w);
             transport.commit();
             increment(EsaCounter.RESULTS_SENT);

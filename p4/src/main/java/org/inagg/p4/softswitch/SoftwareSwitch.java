@@ -1,5 +1,6 @@
 package org.inagg.p4.softswitch;
 
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -44,6 +45,7 @@ public final class SoftwareSwitch implements Agent, MessageHandler
     private final SwitchJob[] jobs = new SwitchJob[InaggHeader.MAX_JOB_ID + 1];
     private final ManyToOneConcurrentArrayQueue<SwitchJobConfig> pendingJobs = new ManyToOneConcurrentArrayQueue<>(1024);
     private final AtomicCounter[] counters = new AtomicCounter[SwitchCounter.values().length];
+    private final MemorySegment staging;
     /** Jobs as last requested through {@link #addJob}, to refuse overlapping slot ranges; guarded by itself. */
     private final Map<Integer, SwitchJobConfig> requestedJobs = new HashMap<>();
 
@@ -70,6 +72,7 @@ public final class SoftwareSwitch implements Agent, MessageHandler
     {
         this.transport = transport;
         this.receiveBurst = receiveBurst;
+        this.staging = Arena.ofAuto().allocate(transport.maxMessageLength(), 64);
         for (final SwitchCounter counter : SwitchCounter.values())
         {
             counters[counter.ordinal()] = registry.newCounter("switch: " + counter.label(), counter.typeId());
@@ -243,32 +246,26 @@ public final class SoftwareSwitch implements Agent, MessageHandler
         }
     }
 
-    /** Sends the completed sum to every worker: built once, then copied per destination with its worker id. */
+    /**
+     * Sends the completed sum to every worker: built once in the switch's own staging memory, then copied per
+     * destination with its worker id (as egress replication does). Never copy from an already committed message: its
+     * receiver may consume it, and a ring reclaim and zero it, while the later copies are still being made.
+     */
     private void multicastResult(final SwitchJob job, final int copyIndex, final MemorySegment m, final long o)
     {
-        MemorySegment built = null;
-        long builtOffset = 0;
+        final int length = InaggHeader.messageLength(job.pool.lanes(copyIndex));
+        writeResult(job, copyIndex, m, o, 0, staging, 0);
         for (int worker = 0; worker < job.config.workers(); worker++)
         {
-            final long offset = transport.claim(job.workerPeer[worker],
-                InaggHeader.messageLength(job.pool.lanes(copyIndex)));
+            final long offset = transport.claim(job.workerPeer[worker], length);
             if (offset == Transport.CLAIM_FAILED)
             {
                 increment(SwitchCounter.TX_FULL);
                 continue;
             }
             final MemorySegment tx = transport.txMemory();
-            if (built == null)
-            {
-                writeResult(job, copyIndex, m, o, worker, tx, offset);
-                built = tx;
-                builtOffset = offset;
-            }
-            else
-            {
-                MemorySegment.copy(built, builtOffset, tx, offset, InaggHeader.messageLength(job.pool.lanes(copyIndex)));
-                InaggHeader.setWorkerId(tx, offset, worker);
-            }
+            MemorySegment.copy(staging, 0, tx, offset, length);
+            InaggHeader.setWorkerId(tx, offset, worker);
             transport.commit();
             increment(SwitchCounter.RESULTS_SENT);
         }

@@ -121,6 +121,45 @@ class EndToEndAllReduceTest
     }
 
     @Test
+    void shouldGiveEveryWorkerTheSameSumWhenSwitchAndWorkersRunOnTheirOwnThreads()
+    {
+        // Regression: the switch once copied later multicast results from the first, already committed, one; with
+        // the first worker on another thread consuming (and its ring zeroing) it, later workers got zeros.
+        final int workers = 4;
+        final int[][] inputs = new int[workers][3000];
+        final SplittableRandom random = new SplittableRandom(11);
+        final int[] expected = new int[3000];
+        for (int w = 0; w < workers; w++)
+        {
+            for (int i = 0; i < expected.length; i++)
+            {
+                inputs[w][i] = random.nextInt(1 << 20);
+                expected[i] += inputs[w][i];
+            }
+        }
+        try (LocalCluster cluster = LocalCluster.start(ClusterOptions.defaults(workers).withSlots(4)
+            .withThreads(workers + 1, "yield")))
+        {
+            for (int round = 0; round < 1000; round++)
+            {
+                final int[][] tensors = new int[workers][];
+                for (int w = 0; w < workers; w++)
+                {
+                    tensors[w] = inputs[w].clone();
+                }
+                cluster.allReduce(tensors);
+                for (int w = 0; w < workers; w++)
+                {
+                    if (!java.util.Arrays.equals(tensors[w], expected))
+                    {
+                        fail("round " + round + ": worker " + w + " got a wrong sum");
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
     void shouldSumInt32TensorsExactlyWithWrapAround()
     {
         final int workers = 4;
@@ -219,6 +258,11 @@ class EndToEndAllReduceTest
             infinite[9] = Float.NEGATIVE_INFINITY;
             assertThatThrownBy(() -> cluster.worker(0).allReduce(infinite))
                 .hasMessageContaining("element 9 of the tensor is -Infinity");
+            final float[] huge = new float[10];
+            huge[4] = 0x1p127f;
+            assertThatThrownBy(() -> cluster.worker(0).allReduce(huge))
+                .hasMessageContaining("element 4 of the tensor is 1.7014118E38")
+                .hasMessageContaining("below 2^127");
             assertThat(cluster.worker(0).counter(WorkerCounter.PACKETS_SENT)).isZero();
             assertThat(cluster.softwareSwitch().counter(SwitchCounter.CONTRIBUTIONS)).isZero();
 
