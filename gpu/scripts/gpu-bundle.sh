@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Packs what the GPU tests and kernel benchmarks need onto a CUDA machine that has neither Maven nor a JDK:
+# a jlink'd Java runtime, the module's jars and its test dependencies, and two launch scripts.
+#   gpu/scripts/gpu-bundle.sh [OUT]        (default gpu/target/gpu-bundle; run from a built checkout, JAVA_HOME = JDK 22+)
+# Then on the GPU machine:
+#   tar xzf inagg-gpu-bundle.tgz && cd gpu-bundle && ./run-gpu-tests.sh     (fails, not skips, without a usable GPU)
+#                                                 ./run-gpu-bench.sh --gpu   (kernels vs device-to-device copy)
+# The machine needs the NVIDIA driver (libcuda.so.1, driver >= 580 for the committed CUDA 13 PTX, ISA 9.0).
+set -euo pipefail
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+out="${1:-$root/gpu/target/gpu-bundle}"
+jdk="${JAVA_HOME:?set JAVA_HOME to a JDK 22 or later}"
+cd "$root"
+./mvnw -o -q -f gpu/pom.xml test-compile dependency:build-classpath -Dmdep.includeScope=test \
+  -Dmdep.outputFile=target/test-classpath.txt
+rm -rf "$out" && mkdir -p "$out/lib"
+"$jdk/bin/jlink" --add-modules java.se,jdk.incubator.vector,jdk.unsupported,jdk.management \
+  --strip-debug --compress=zip-6 --no-header-files --no-man-pages --output "$out/runtime"
+"$jdk/bin/jar" cf "$out/lib/inagg-gpu.jar" -C gpu/target/classes .
+"$jdk/bin/jar" cf "$out/lib/inagg-gpu-tests.jar" -C gpu/target/test-classes .
+tr ':' '\n' < gpu/target/test-classpath.txt | while read -r jar; do cp "$jar" "$out/lib/"; done
+opts='--add-modules jdk.incubator.vector --enable-native-access=ALL-UNNAMED --add-exports java.base/jdk.internal.misc=ALL-UNNAMED'
+cat > "$out/run-gpu-tests.sh" <<SH
+#!/usr/bin/env bash
+cd "\$(dirname "\$0")" && exec ./runtime/bin/java $opts -Dinagg.gpu.tests.require=true -cp 'lib/*' org.inagg.gpu.GpuTestMain "\$@"
+SH
+cat > "$out/run-gpu-bench.sh" <<SH
+#!/usr/bin/env bash
+cd "\$(dirname "\$0")" && exec ./runtime/bin/java $opts -cp 'lib/*' org.inagg.gpu.bench.GpuBenchmarks "\${@:---gpu}"
+SH
+chmod +x "$out"/*.sh
+tar czf "$(dirname "$out")/inagg-gpu-bundle.tgz" -C "$(dirname "$out")" "$(basename "$out")"
+echo "bundle: $out ($(du -sh "$out" | cut -f1)), archive: $(dirname "$out")/inagg-gpu-bundle.tgz"

@@ -1,0 +1,63 @@
+package org.inagg.gpu;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.SplittableRandom;
+
+/** Test gradients: normal-ish values with a per-block magnitude spread, plus halfway and edge cases. */
+public final class Gradients
+{
+    public static final ValueLayout.OfFloat FLOAT = ValueLayout.JAVA_FLOAT_UNALIGNED;
+    public static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED;
+
+    private Gradients()
+    {
+    }
+
+    public static float[] random(final long seed, final int count, final int blockSize)
+    {
+        final SplittableRandom random = new SplittableRandom(seed);
+        final float[] x = new float[count];
+        for (int b = 0; b * blockSize < count; b++)
+        {
+            final int scale = random.nextInt(-30, 20);
+            for (int i = b * blockSize; i < Math.min(count, (b + 1) * blockSize); i++)
+            {
+                final double v = random.nextGaussian() * Math.scalb(1.0, scale);
+                x[i] = switch (random.nextInt(40))
+                {
+                    case 0 -> 0.0f;
+                    case 1 -> -0.0f;
+                    case 2 -> (float)Math.scalb(0.5 + random.nextInt(8), scale - 20); // halfway after scaling, often
+                    case 3 -> Float.MIN_VALUE;
+                    default -> (float)v;
+                };
+            }
+        }
+        return x;
+    }
+
+    public static HostMemoryBuffer buffer(final float[] values)
+    {
+        final HostMemoryBuffer buffer = HostMemoryBuffer.allocate((long)values.length * Float.BYTES);
+        MemorySegment.copy(values, 0, buffer.segment(), FLOAT, 0, values.length);
+        return buffer;
+    }
+
+    public static HostMemoryBuffer ints(final int[] values)
+    {
+        final HostMemoryBuffer buffer = HostMemoryBuffer.allocate((long)Math.max(1, values.length) * Integer.BYTES);
+        MemorySegment.copy(values, 0, buffer.segment(), INT, 0, values.length);
+        return buffer;
+    }
+
+    public static float[] floats(final DeviceBuffer buffer, final int count)
+    {
+        return buffer.hostSegment().orElseThrow().asSlice(0, (long)count * Float.BYTES).toArray(FLOAT);
+    }
+
+    public static int[] intsOf(final DeviceBuffer buffer, final int count)
+    {
+        return buffer.hostSegment().orElseThrow().asSlice(0, (long)count * Integer.BYTES).toArray(INT);
+    }
+}
