@@ -39,9 +39,9 @@ import org.inagg.wire.WireCheck;
  * still answer a retransmission of round r from its copy while round r+1 fills the other. The sequence number is the
  * packet's position in the job's whole stream, so late duplicates of older rounds are recognised and ignored.
  * <h2>Losses</h2>
- * Each outstanding packet has a deadline in a timer wheel (an adaptive, backed-off timeout: see
- * {@link #retransmitTimeoutNs}); on expiry it is rebuilt from the source tensor (quantization
- * is deterministic, so the copy is bit-identical) and sent again flagged as a retransmission. Results that do not match
+ * Each outstanding packet has a check in a timer wheel; a packet judged lost (by order or by time, with per-slot
+ * backoff: see {@link #onTimerExpiry}) is rebuilt from the source tensor (quantization is deterministic, so the copy is
+ * bit-identical) and sent again flagged as a retransmission, and the congestion window is cut. Results that do not match
  * the outstanding packet of their slot are counted and ignored. If no result arrives for the peer timeout, the
  * operation fails with a {@link PeerTimeoutException}, and so does every later one.
  */
