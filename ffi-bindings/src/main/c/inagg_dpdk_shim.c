@@ -151,6 +151,42 @@ INAGG_EXPORT size_t inagg_eth_conf_size(void)
 }
 
 /*
+ * rte_eth_dev_configure with receive-side scaling: rxmode.mq_mode = RTE_ETH_MQ_RX_RSS, rss_hf = the asked hash types
+ * the device offers (dev_info.flow_type_rss_offloads), DPDK's default key (NULL). When nb_rx is 1 or the device
+ * offers none of the asked types (virtual devices such as net_ring, net_null), configures without RSS (mq_mode NONE).
+ * Everything else is DPDK's default, as for the zeroed configuration. *applied_rss_hf gets the hash types in use
+ * (0 = no RSS); returns rte_eth_dev_info_get's error, else rte_eth_dev_configure's result.
+ */
+INAGG_EXPORT int inagg_eth_dev_configure_rss(uint16_t port_id, uint16_t nb_rx, uint16_t nb_tx, uint64_t rss_hf, uint64_t *applied_rss_hf)
+{
+    struct rte_eth_dev_info info;
+    struct rte_eth_conf conf;
+    uint64_t hf = 0;
+    int rc;
+
+    if (applied_rss_hf != NULL)
+        *applied_rss_hf = 0;
+    memset(&conf, 0, sizeof(conf));
+    if (nb_rx > 1) {
+        rc = rte_eth_dev_info_get(port_id, &info);
+        if (rc != 0)
+            return rc;
+        hf = rss_hf & info.flow_type_rss_offloads;
+    }
+    if (hf != 0) {
+        conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+        conf.rx_adv_conf.rss_conf.rss_key = NULL;
+        conf.rx_adv_conf.rss_conf.rss_hf = hf;
+    } else {
+        conf.rxmode.mq_mode = RTE_ETH_MQ_RX_NONE;
+    }
+    rc = rte_eth_dev_configure(port_id, nb_rx, nb_tx, &conf);
+    if (rc == 0 && applied_rss_hf != NULL)
+        *applied_rss_hf = hf;
+    return rc;
+}
+
+/*
  * Field offsets of struct rte_mbuf, so that Java can read and write the few per-packet fields in place (no downcall,
  * no allocation) without hard-coding DPDK's ABI. The widths are fixed here at compile time.
  */

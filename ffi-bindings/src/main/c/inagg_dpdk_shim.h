@@ -48,6 +48,7 @@ int inagg_thread_register(void);
 void inagg_thread_unregister(void);
 int inagg_thread_pin(uint32_t cpu);
 size_t inagg_eth_conf_size(void);
+int inagg_eth_dev_configure_rss(uint16_t port_id, uint16_t nb_rx, uint16_t nb_tx, uint64_t rss_hf, uint64_t *applied_rss_hf);
 int inagg_mbuf_layout(uint32_t *out);
 int inagg_eth_stats(uint16_t port_id, uint64_t *out);
 int inagg_eth_link(uint16_t port_id, uint32_t *out);

@@ -84,6 +84,7 @@ public final class DpdkTransport implements Transport
     private static final int LCORE_ID_ANY = -1;
     private static final int DRAIN_LIMIT = 65_536;
 
+    private static final System.Logger LOGGER = System.getLogger(DpdkTransport.class.getName());
     private static final MemorySegment MEMORY = NativeMemory.ALL;
     private static final ValueLayout.OfShort U16 = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
     private static final ValueLayout.OfInt U32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
@@ -99,6 +100,7 @@ public final class DpdkTransport implements Transport
     private final int[] linkTxQueue;
     private final List<EthPort> ownedPorts = new ArrayList<>();
     private final List<Integer> ownedPortRxQueues = new ArrayList<>();
+    private final Map<Integer, Long> rssByPort = new LinkedHashMap<>();
     private final long localMac;
     private final int localIp;
     private final int localUdpPort;
@@ -180,8 +182,9 @@ public final class DpdkTransport implements Transport
 
     /**
      * Opens the transport: finds each link's port and, unless {@link DpdkTransportConfig#startPorts(boolean)} is off,
-     * configures it with as many queues as its links use, sets them up (receiving into the pool), enables promiscuous
-     * mode where the device has it, and starts it. EAL must be running.
+     * configures it with as many queues as its links use (with more than one receive queue, asking for UDP/IPv4 RSS
+     * unless {@link DpdkTransportConfig#rss(boolean)} is off; see {@link #rssHashTypes(int)}), sets them up (receiving
+     * into the pool), enables promiscuous mode where the device has it, and starts it. EAL must be running.
      *
      * @throws IllegalStateException when EAL is not initialised.
      * @throws DpdkException naming the port and the DPDK error when a port is missing or will not start.
@@ -215,7 +218,7 @@ public final class DpdkTransport implements Transport
                     final EthPort port = EthPort.of(entry.getKey());
                     transport.ownedPorts.add(port);
                     transport.ownedPortRxQueues.add(entry.getValue()[0]);
-                    port.configure(entry.getValue()[0], entry.getValue()[1]);
+                    configure(port, entry.getValue()[0], entry.getValue()[1], config.rss(), transport.rssByPort);
                     for (int q = 0; q < entry.getValue()[0]; q++)
                     {
                         port.setupRxQueue(q, config.descriptors(), config.pool());
@@ -235,6 +238,39 @@ public final class DpdkTransport implements Transport
             }
         }
         return transport;
+    }
+
+    /**
+     * Configures a port the transport owns: with more than one receive queue and {@code rss} on, asks for UDP/IPv4
+     * receive-side scaling (applied where the device offers it) and logs what it got; otherwise the defaults.
+     */
+    private static void configure(
+        final EthPort port, final int rxQueues, final int txQueues, final boolean rss, final Map<Integer, Long> rssByPort)
+    {
+        if (rxQueues > 1 && rss)
+        {
+            final long applied = port.configureRss(rxQueues, txQueues, EthPort.RSS_IPV4_UDP);
+            rssByPort.put(port.id(), applied);
+            if (applied != 0)
+            {
+                LOGGER.log(System.Logger.Level.INFO, "DPDK port {0}: RSS over {1} rx queues, hash types 0x{2}",
+                    port.id(), rxQueues, Long.toHexString(applied));
+            }
+            else
+            {
+                LOGGER.log(System.Logger.Level.INFO, "DPDK port {0}: {1} rx queues without RSS (the device offers no"
+                    + " UDP/IPv4 hashing): steer frames to queues by other means", port.id(), rxQueues);
+            }
+        }
+        else
+        {
+            port.configure(rxQueues, txQueues);
+            if (rxQueues > 1)
+            {
+                LOGGER.log(System.Logger.Level.INFO, "DPDK port {0}: {1} rx queues, RSS turned off", port.id(),
+                    rxQueues);
+            }
+        }
     }
 
     /** Frames are single-segment: the largest one must fit an mbuf of the pool after the default headroom. */
@@ -615,6 +651,15 @@ public final class DpdkTransport implements Transport
     public int portId(final int link)
     {
         return linkPort[link];
+    }
+
+    /**
+     * The {@code RTE_ETH_RSS_*} hash types in use on the port of {@code link}, when this transport configured it with
+     * RSS; 0 when the port has no RSS or was configured by someone else.
+     */
+    public long rssHashTypes(final int link)
+    {
+        return rssByPort.getOrDefault(linkPort[link], 0L);
     }
 
     public int linkCount()

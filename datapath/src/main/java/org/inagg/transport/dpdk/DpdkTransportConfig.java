@@ -63,6 +63,7 @@ public final class DpdkTransportConfig
     private int maxMessageLength = MAX_MESSAGE_LENGTH_DEFAULT;
     private int descriptors = DESCRIPTORS_DEFAULT;
     private boolean startPorts = true;
+    private boolean rss = true;
     private MbufPool pool;
     private boolean concluded;
 
@@ -155,6 +156,19 @@ public final class DpdkTransportConfig
         return this;
     }
 
+    /**
+     * When the transport configures a port with more than one receive queue: whether to ask for receive-side scaling
+     * by UDP/IPv4 4-tuple ({@link org.inagg.ffi.dpdk.EthPort#RSS_IPV4_UDP}), so that a NIC spreads frames from
+     * distinct sources over the queues (default), or to configure it without RSS. Devices that offer no such hashing
+     * (net_ring, for one) are configured without RSS either way. Ignored with {@code startPorts(false)}: whoever
+     * configures shared ports chooses ({@link org.inagg.ffi.dpdk.EthPort#configureRss}).
+     */
+    public DpdkTransportConfig rss(final boolean rss)
+    {
+        this.rss = rss;
+        return this;
+    }
+
     /** The pool frames are sent from and, when the transport starts its ports, received into. Required. */
     public DpdkTransportConfig pool(final MbufPool pool)
     {
@@ -210,6 +224,11 @@ public final class DpdkTransportConfig
     public boolean startPorts()
     {
         return startPorts;
+    }
+
+    public boolean rss()
+    {
+        return rss;
     }
 
     public MbufPool pool()

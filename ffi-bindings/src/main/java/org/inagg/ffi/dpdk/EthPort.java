@@ -13,7 +13,7 @@ import org.inagg.ffi.dpdk.extr.inagg_dpdk_shim_h;
  *
  * <p>Life cycle: {@link #configure} → {@link #setupRxQueue}/{@link #setupTxQueue} for every queue → {@link #start}
  * → bursts → {@link #stop} → {@link #close}. Configuration uses DPDK's defaults (a zeroed {@code rte_eth_conf},
- * default queue configurations): no offloads, no RSS.
+ * default queue configurations): no offloads, and no RSS unless asked for with {@link #configureRss}.
  */
 public final class EthPort implements AutoCloseable
 {
@@ -21,6 +21,13 @@ public final class EthPort implements AutoCloseable
     private static final int NAME_MAX_LEN = 64;
     private static final int STATS_COUNT = 8;
     private static final int LINK_COUNT = 4;
+
+    /** {@code RTE_ETH_RSS_IPV4} (DPDK 22.11 {@code rte_ethdev.h}: bit 2). */
+    public static final long RSS_IPV4 = 1L << 2;
+    /** {@code RTE_ETH_RSS_NONFRAG_IPV4_UDP} (DPDK 22.11 {@code rte_ethdev.h}: bit 5). */
+    public static final long RSS_NONFRAG_IPV4_UDP = 1L << 5;
+    /** Hash UDP/IPv4 frames by their 4-tuple (other IPv4 by addresses): what spreads inagg traffic over queues. */
+    public static final long RSS_IPV4_UDP = RSS_IPV4 | RSS_NONFRAG_IPV4_UDP;
 
     private final int portId;
     private boolean started;
@@ -95,6 +102,30 @@ public final class EthPort implements AutoCloseable
                 "rte_eth_dev_configure(port " + portId + ", rxq " + rxQueues + ", txq " + txQueues + ")");
         }
         return this;
+    }
+
+    /**
+     * {@code rte_eth_dev_configure} with receive-side scaling over {@code rxQueues} queues: the hash types asked for
+     * that the device offers ({@code flow_type_rss_offloads}), DPDK's default key, otherwise defaults. With one
+     * receive queue, or on a device that offers none of the asked types (virtual devices such as net_ring and
+     * net_null), the port is configured without RSS, exactly as {@link #configure} does.
+     *
+     * @param rssHashTypes {@code RTE_ETH_RSS_*} bits, e.g. {@link #RSS_IPV4_UDP}.
+     * @return the hash types in use, 0 when the port is configured without RSS.
+     * @throws DpdkException when {@code rte_eth_dev_info_get} or {@code rte_eth_dev_configure} fails.
+     */
+    public long configureRss(final int rxQueues, final int txQueues, final long rssHashTypes)
+    {
+        try (Arena arena = Arena.ofConfined())
+        {
+            final MemorySegment applied = arena.allocate(ValueLayout.JAVA_LONG);
+            DpdkException.check(
+                inagg_dpdk_shim_h.inagg_eth_dev_configure_rss(
+                    (short)portId, (short)rxQueues, (short)txQueues, rssHashTypes, applied),
+                "rte_eth_dev_configure(port " + portId + ", rxq " + rxQueues + ", txq " + txQueues + ", rss_hf 0x"
+                    + Long.toHexString(rssHashTypes) + ")");
+            return applied.get(ValueLayout.JAVA_LONG, 0);
+        }
     }
 
     /** {@code rte_eth_rx_queue_setup} with the default queue configuration; received mbufs come from {@code pool}. */

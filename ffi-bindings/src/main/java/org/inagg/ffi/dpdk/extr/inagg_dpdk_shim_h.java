@@ -1378,6 +1378,70 @@ public final class inagg_dpdk_shim_h {
         }
     }
 
+    private static class inagg_eth_dev_configure_rss {
+        public static final FunctionDescriptor DESC = FunctionDescriptor.of(
+            inagg_dpdk_shim_h.C_INT,
+            inagg_dpdk_shim_h.C_SHORT,
+            inagg_dpdk_shim_h.C_SHORT,
+            inagg_dpdk_shim_h.C_SHORT,
+            inagg_dpdk_shim_h.C_LONG,
+            inagg_dpdk_shim_h.C_POINTER
+        );
+
+        public static final MemorySegment ADDR = inagg_dpdk_shim_h.findOrThrow("inagg_eth_dev_configure_rss");
+
+        public static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(ADDR, DESC);
+    }
+
+    /**
+     * Function descriptor for:
+     * {@snippet lang=c :
+     * int inagg_eth_dev_configure_rss(uint16_t port_id, uint16_t nb_rx, uint16_t nb_tx, uint64_t rss_hf, uint64_t *applied_rss_hf);
+     * }
+     */
+    public static FunctionDescriptor inagg_eth_dev_configure_rss$descriptor() {
+        return inagg_eth_dev_configure_rss.DESC;
+    }
+
+    /**
+     * Downcall method handle for:
+     * {@snippet lang=c :
+     * int inagg_eth_dev_configure_rss(uint16_t port_id, uint16_t nb_rx, uint16_t nb_tx, uint64_t rss_hf, uint64_t *applied_rss_hf);
+     * }
+     */
+    public static MethodHandle inagg_eth_dev_configure_rss$handle() {
+        return inagg_eth_dev_configure_rss.HANDLE;
+    }
+
+    /**
+     * Address for:
+     * {@snippet lang=c :
+     * int inagg_eth_dev_configure_rss(uint16_t port_id, uint16_t nb_rx, uint16_t nb_tx, uint64_t rss_hf, uint64_t *applied_rss_hf);
+     * }
+     */
+    public static MemorySegment inagg_eth_dev_configure_rss$address() {
+        return inagg_eth_dev_configure_rss.ADDR;
+    }
+
+    /**
+     * {@snippet lang=c :
+     * int inagg_eth_dev_configure_rss(uint16_t port_id, uint16_t nb_rx, uint16_t nb_tx, uint64_t rss_hf, uint64_t *applied_rss_hf);
+     * }
+     */
+    public static int inagg_eth_dev_configure_rss(short port_id, short nb_rx, short nb_tx, long rss_hf, MemorySegment applied_rss_hf) {
+        var mh$ = inagg_eth_dev_configure_rss.HANDLE;
+        try {
+            if (TRACE_DOWNCALLS) {
+                traceDowncall("inagg_eth_dev_configure_rss", port_id, nb_rx, nb_tx, rss_hf, applied_rss_hf);
+            }
+            return (int)mh$.invokeExact(port_id, nb_rx, nb_tx, rss_hf, applied_rss_hf);
+        } catch (Error | RuntimeException ex) {
+           throw ex;
+        } catch (Throwable ex$) {
+           throw new AssertionError("should not reach here", ex$);
+        }
+    }
+
     private static class inagg_mbuf_layout {
         public static final FunctionDescriptor DESC = FunctionDescriptor.of(
             inagg_dpdk_shim_h.C_INT,
