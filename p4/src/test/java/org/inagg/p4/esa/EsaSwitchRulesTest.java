@@ -3,13 +3,14 @@ package org.inagg.p4.esa;
 import java.util.List;
 
 import org.inagg.agent.CounterRegistry;
+import org.inagg.p4.testing.CaptureTransport;
 import org.inagg.wire.InaggHeader;
 import org.inagg.wire.MessageType;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.inagg.p4.esa.CaptureTransport.aggregate;
-import static org.inagg.p4.esa.CaptureTransport.deliver;
+import static org.inagg.p4.testing.CaptureTransport.aggregate;
+import static org.inagg.p4.testing.CaptureTransport.deliver;
 
 /**
  * The ESA switch's rules packet by packet, on a pool of ONE aggregator so that every block collides: job 1 has workers

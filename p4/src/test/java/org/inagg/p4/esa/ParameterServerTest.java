@@ -3,14 +3,15 @@ package org.inagg.p4.esa;
 import java.util.List;
 
 import org.inagg.agent.CounterRegistry;
+import org.inagg.p4.testing.CaptureTransport;
 import org.inagg.wire.InaggHeader;
 import org.inagg.wire.MessageType;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.inagg.p4.esa.CaptureTransport.aggregate;
-import static org.inagg.p4.esa.CaptureTransport.deliver;
-import static org.inagg.p4.esa.CaptureTransport.partial;
+import static org.inagg.p4.testing.CaptureTransport.aggregate;
+import static org.inagg.p4.testing.CaptureTransport.deliver;
+import static org.inagg.p4.testing.CaptureTransport.partial;
 
 /** The parameter server's merge: job 1, three workers at peers 100..102, the switch at peer 0. */
 class ParameterServerTest

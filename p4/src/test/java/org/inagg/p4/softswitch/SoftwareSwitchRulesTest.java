@@ -3,12 +3,9 @@ package org.inagg.p4.softswitch;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.util.ArrayList;
-import java.util.List;
 
 import org.inagg.agent.CounterRegistry;
-import org.inagg.transport.MessageHandler;
-import org.inagg.transport.Transport;
+import org.inagg.p4.testing.CaptureTransport;
 import org.inagg.wire.InaggHeader;
 import org.inagg.wire.MessageType;
 import org.inagg.wire.RejectReason;
@@ -26,77 +23,6 @@ class SoftwareSwitchRulesTest
 
     private final CaptureTransport transport = new CaptureTransport();
     private SoftwareSwitch sw;
-
-    /** Records every committed message with its destination peer. */
-    static final class CaptureTransport implements Transport
-    {
-        record Sent(int peer, byte[] bytes)
-        {
-            MemorySegment segment()
-            {
-                return MemorySegment.ofArray(bytes);
-            }
-        }
-
-        final List<Sent> sent = new ArrayList<>();
-        private final MemorySegment scratch = Arena.ofAuto().allocate(4096);
-        private int claimedPeer;
-        private int claimedLength;
-
-        @Override
-        public int maxMessageLength()
-        {
-            return 4096;
-        }
-
-        @Override
-        public MemorySegment txMemory()
-        {
-            return scratch;
-        }
-
-        @Override
-        public long claim(final int peer, final int length)
-        {
-            claimedPeer = peer;
-            claimedLength = length;
-            return 0;
-        }
-
-        @Override
-        public void commit()
-        {
-            sent.add(new Sent(claimedPeer, scratch.asSlice(0, claimedLength).toArray(ValueLayout.JAVA_BYTE)));
-        }
-
-        @Override
-        public void abort()
-        {
-        }
-
-        @Override
-        public int flush()
-        {
-            return 0;
-        }
-
-        @Override
-        public int poll(final MessageHandler handler, final int limit)
-        {
-            return 0;
-        }
-
-        @Override
-        public String describePeer(final int peer)
-        {
-            return "peer " + peer;
-        }
-
-        @Override
-        public void close()
-        {
-        }
-    }
 
     @BeforeEach
     void setUp()

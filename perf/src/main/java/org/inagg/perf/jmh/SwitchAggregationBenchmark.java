@@ -7,8 +7,7 @@ import java.util.concurrent.TimeUnit;
 import org.inagg.agent.CounterRegistry;
 import org.inagg.p4.softswitch.SoftwareSwitch;
 import org.inagg.p4.softswitch.SwitchJobConfig;
-import org.inagg.transport.MessageHandler;
-import org.inagg.transport.Transport;
+import org.inagg.transport.DiscardTransport;
 import org.inagg.wire.InaggHeader;
 import org.inagg.wire.MessageType;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -47,67 +46,10 @@ public class SwitchAggregationBenchmark
     private int length;
     private int round;
 
-    /** A transport whose sends land in one scratch buffer; joins are answered into it too. */
-    static final class DiscardTransport implements Transport
-    {
-        private final MemorySegment scratch = Arena.ofAuto().allocate(65536, 64);
-
-        @Override
-        public int maxMessageLength()
-        {
-            return 65536;
-        }
-
-        @Override
-        public MemorySegment txMemory()
-        {
-            return scratch;
-        }
-
-        @Override
-        public long claim(final int peer, final int length)
-        {
-            return 0;
-        }
-
-        @Override
-        public void commit()
-        {
-        }
-
-        @Override
-        public void abort()
-        {
-        }
-
-        @Override
-        public int flush()
-        {
-            return 0;
-        }
-
-        @Override
-        public int poll(final MessageHandler handler, final int limit)
-        {
-            return 0;
-        }
-
-        @Override
-        public String describePeer(final int peer)
-        {
-            return "discard";
-        }
-
-        @Override
-        public void close()
-        {
-        }
-    }
-
     @Setup(Level.Trial)
     public void setup()
     {
-        softwareSwitch = new SoftwareSwitch(new DiscardTransport(), new CounterRegistry(64), 64);
+        softwareSwitch = new SoftwareSwitch(new DiscardTransport(65536), new CounterRegistry(64), 64);
         softwareSwitch.addJob(new SwitchJobConfig(1, WORKERS, SLOTS, LANES));
         softwareSwitch.doWork();
         length = InaggHeader.messageLength(LANES);

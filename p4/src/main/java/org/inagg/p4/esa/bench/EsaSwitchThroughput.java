@@ -13,8 +13,8 @@ import org.inagg.p4.esa.EsaSwitchSettings;
 import org.inagg.p4.esa.PriorityPolicy;
 import org.inagg.p4.softswitch.SoftwareSwitch;
 import org.inagg.p4.softswitch.SwitchJobConfig;
+import org.inagg.transport.DiscardTransport;
 import org.inagg.transport.MessageHandler;
-import org.inagg.transport.Transport;
 import org.inagg.wire.InaggHeader;
 import org.inagg.wire.MessageType;
 
@@ -43,65 +43,6 @@ public final class EsaSwitchThroughput
 
     private EsaSwitchThroughput()
     {
-    }
-
-    /** A transport that accepts every claim and sends nothing. */
-    private static final class DiscardTransport implements Transport
-    {
-        private final MemorySegment scratch = Arena.ofAuto().allocate(1 << 16);
-        long committed;
-
-        @Override
-        public int maxMessageLength()
-        {
-            return 1 << 16;
-        }
-
-        @Override
-        public MemorySegment txMemory()
-        {
-            return scratch;
-        }
-
-        @Override
-        public long claim(final int peer, final int length)
-        {
-            return 0;
-        }
-
-        @Override
-        public void commit()
-        {
-            committed++;
-        }
-
-        @Override
-        public void abort()
-        {
-        }
-
-        @Override
-        public int flush()
-        {
-            return 0;
-        }
-
-        @Override
-        public int poll(final MessageHandler handler, final int limit)
-        {
-            return 0;
-        }
-
-        @Override
-        public String describePeer(final int peer)
-        {
-            return "discard";
-        }
-
-        @Override
-        public void close()
-        {
-        }
     }
 
     /** A stream of pre-built packets, with each one's sender. */
@@ -199,7 +140,7 @@ public final class EsaSwitchThroughput
 
     private static EsaSwitch esa(final AllocationMode mode, final int aggregators, final int lanes)
     {
-        final EsaSwitch sw = new EsaSwitch(new DiscardTransport(), new CounterRegistry(64),
+        final EsaSwitch sw = new EsaSwitch(new DiscardTransport(1 << 16), new CounterRegistry(64),
             new EsaSwitchSettings(aggregators, WORKERS, lanes, mode, PriorityPolicy.HEADER, 64));
         for (int j = 1; j <= JOBS; j++)
         {
@@ -220,7 +161,7 @@ public final class EsaSwitchThroughput
         final double seconds = args.length > 1 ? Double.parseDouble(args[1]) : 2;
         final int window = BLOCKS_PER_JOB / 2;
 
-        final SoftwareSwitch reference = new SoftwareSwitch(new DiscardTransport(), new CounterRegistry(64), 64);
+        final SoftwareSwitch reference = new SoftwareSwitch(new DiscardTransport(1 << 16), new CounterRegistry(64), 64);
         for (int j = 1; j <= JOBS; j++)
         {
             final int[] peers = new int[WORKERS];

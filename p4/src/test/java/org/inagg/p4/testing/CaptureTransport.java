@@ -1,37 +1,38 @@
-package org.inagg.p4.esa;
+package org.inagg.p4.testing;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.List;
 
+import org.inagg.p4.esa.EsaWire;
+import org.inagg.transport.DiscardTransport;
 import org.inagg.transport.MessageHandler;
-import org.inagg.transport.Transport;
 import org.inagg.wire.InaggHeader;
 import org.inagg.wire.MessageType;
 
 /** Records every committed message with its destination peer; builds the messages tests deliver. */
-final class CaptureTransport implements Transport
+public final class CaptureTransport extends DiscardTransport
 {
-    record Sent(int peer, byte[] bytes)
+    /** One committed message and its destination. */
+    public record Sent(int peer, byte[] bytes)
     {
-        MemorySegment segment()
+        public MemorySegment segment()
         {
             return MemorySegment.ofArray(bytes);
         }
 
-        int type()
+        public int type()
         {
             return InaggHeader.type(segment(), 0);
         }
 
-        int status()
+        public int status()
         {
             return InaggHeader.status(segment(), 0);
         }
 
-        int[] lanes()
+        public int[] lanes()
         {
             final int n = type() == EsaWire.TYPE_PARTIAL ? EsaWire.partialLanes(segment(), 0)
                 : InaggHeader.elementCount(segment(), 0);
@@ -44,12 +45,14 @@ final class CaptureTransport implements Transport
         }
     }
 
-    final List<Sent> sent = new ArrayList<>();
-    private final MemorySegment scratch = Arena.ofAuto().allocate(4096);
-    private int claimedPeer;
-    private int claimedLength;
+    public final List<Sent> sent = new ArrayList<>();
 
-    static byte[] aggregate(final int job, final int worker, final int sequence, final int priority, final int flags,
+    public CaptureTransport()
+    {
+        super(4096);
+    }
+
+    public static byte[] aggregate(final int job, final int worker, final int sequence, final int priority, final int flags,
         final int... lanes)
     {
         final byte[] bytes = new byte[InaggHeader.messageLength(lanes.length)];
@@ -63,7 +66,7 @@ final class CaptureTransport implements Transport
         return bytes;
     }
 
-    static byte[] partial(final int job, final int workers, final int sequence, final int reason, final int bitmap,
+    public static byte[] partial(final int job, final int workers, final int sequence, final int reason, final int bitmap,
         final int... lanes)
     {
         final int words = EsaWire.bitmapWords(workers);
@@ -81,12 +84,12 @@ final class CaptureTransport implements Transport
         return bytes;
     }
 
-    static void deliver(final MessageHandler handler, final byte[] bytes, final int peer)
+    public static void deliver(final MessageHandler handler, final byte[] bytes, final int peer)
     {
         handler.onMessage(MemorySegment.ofArray(bytes), 0, bytes.length, peer);
     }
 
-    List<Sent> drain()
+    public List<Sent> drain()
     {
         final List<Sent> copy = List.copyOf(sent);
         sent.clear();
@@ -94,56 +97,9 @@ final class CaptureTransport implements Transport
     }
 
     @Override
-    public int maxMessageLength()
-    {
-        return 4096;
-    }
-
-    @Override
-    public MemorySegment txMemory()
-    {
-        return scratch;
-    }
-
-    @Override
-    public long claim(final int peer, final int length)
-    {
-        claimedPeer = peer;
-        claimedLength = length;
-        return 0;
-    }
-
-    @Override
     public void commit()
     {
-        sent.add(new Sent(claimedPeer, scratch.asSlice(0, claimedLength).toArray(ValueLayout.JAVA_BYTE)));
-    }
-
-    @Override
-    public void abort()
-    {
-    }
-
-    @Override
-    public int flush()
-    {
-        return 0;
-    }
-
-    @Override
-    public int poll(final MessageHandler handler, final int limit)
-    {
-        return 0;
-    }
-
-    @Override
-    public String describePeer(final int peer)
-    {
-        return "peer " + peer;
-    }
-
-    @Override
-    public void close()
-    {
+        super.commit();
+        sent.add(new Sent(claimedPeer(), txMemory().asSlice(0, claimedLength()).toArray(ValueLayout.JAVA_BYTE)));
     }
 }
