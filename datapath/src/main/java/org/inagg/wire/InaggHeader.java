@@ -175,6 +175,25 @@ public final class InaggHeader
         m.set(U16, o + RESERVED_OFFSET, (short)lanes);
     }
 
+    /**
+     * Writes a JOIN_ACK as every switch and server sends it: FLAG_RESULT, the job and worker id, Sequence =
+     * {@code workers}, Slot Index = {@code slots}, Reserved = {@code lanes}.
+     */
+    public static void writeJoinAck(final MemorySegment m, final long o, final int jobId, final int worker,
+        final int slots, final int workers, final int lanes)
+    {
+        write(m, o, MessageType.JOIN_ACK, FLAG_RESULT, jobId, worker, slots, 0, workers, 0, 0, NO_EXPONENT, 0);
+        setJoinLanes(m, o, lanes);
+    }
+
+    /** Writes a REJECT of a JOIN: FLAG_RESULT, the job and worker id, the {@link RejectReason} in Status. */
+    public static void writeReject(final MemorySegment m, final long o, final int jobId, final int worker,
+        final int reason)
+    {
+        write(m, o, MessageType.REJECT, FLAG_RESULT, jobId, worker, 0, 0, 0, 0, 0, NO_EXPONENT, 0);
+        setStatus(m, o, reason);
+    }
+
     /** Lane {@code i} of the payload. */
     public static int element(final MemorySegment m, final long o, final int i)
     {

@@ -6,7 +6,7 @@ import picocli.CommandLine.Command;
 /** Entry point: {@code java -cp 'control/target/classes:control/target/lib/*' org.inagg.control.cli.ControlMain}. */
 @Command(name = "inagg-control", mixinStandardHelpOptions = true,
     description = "Plans in-network aggregation (GRID, InArt, path-aware multicast) and simulates the papers.",
-    subcommands = {PlanCommand.class, SimulateCommand.class})
+    subcommands = {PlanCommand.class, SimulateCommand.class, DeployCommand.class})
 public final class ControlMain implements Runnable {
 
     public static void main(String[] args) {

@@ -386,16 +386,12 @@ public final class EsaSwitch implements Agent, MessageHandler
         final MemorySegment tx = transport.txMemory();
         if (reason == 0)
         {
-            InaggHeader.write(tx, offset, MessageType.JOIN_ACK, InaggHeader.FLAG_RESULT, jobId, worker, job.window(), 0,
-                job.workers(), 0, 0, InaggHeader.NO_EXPONENT, 0);
-            InaggHeader.setJoinLanes(tx, offset, job.lanesPerPacket());
+            InaggHeader.writeJoinAck(tx, offset, jobId, worker, job.window(), job.workers(), job.lanesPerPacket());
             increment(EsaCounter.JOINS);
         }
         else
         {
-            InaggHeader.write(tx, offset, MessageType.REJECT, InaggHeader.FLAG_RESULT, jobId, worker, 0, 0, 0, 0, 0,
-                InaggHeader.NO_EXPONENT, 0);
-            InaggHeader.setStatus(tx, offset, reason);
+            InaggHeader.writeReject(tx, offset, jobId, worker, reason);
             increment(EsaCounter.REJECTS);
         }
         transport.commit();

@@ -38,7 +38,8 @@ import org.inagg.wire.InaggHeader;
  * </pre>
  * B = ceil(W / 32) for the job's W workers, as the P4 programs' 32-bit bitmap words. Reason is one of
  * {@link #REASON_PREEMPTED}, {@link #REASON_FLUSHED}, {@link #REASON_COMPLETE} (the copy of a completed sum that the
- * server keeps to answer retransmissions), {@link #REASON_STALE}. Type 5 is not used by the worker protocol, whose
+ * server keeps to answer retransmissions), {@link #REASON_STALE}, {@link #REASON_SUBTREE} (a lower switch's sum of
+ * its own workers, in two-level aggregation). Type 5 is not used by the worker protocol, whose
  * {@code MessageType} ends at 4; the constant lives here because the switch and the server are its only users.
  * <p>
  * The parameter server answers workers with the RESULT the switch sends (AGGREGATE, {@link InaggHeader#FLAG_RESULT},
@@ -63,6 +64,11 @@ public final class EsaWire
     public static final int REASON_COMPLETE = 6;
     /** Status of a PARTIAL: evicted by a newer block of the same job hashing to the same aggregator. */
     public static final int REASON_STALE = 7;
+    /**
+     * Status of a PARTIAL: a switch below the server summed every worker it serves (two-level aggregation, see
+     * {@code org.inagg.p4.softswitch.UpstreamAggregation}); the server adds it like any partial.
+     */
+    public static final int REASON_SUBTREE = 8;
 
     static final ValueLayout.OfInt I32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
     static final ValueLayout.OfShort U16 = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
@@ -104,6 +110,13 @@ public final class EsaWire
     public static int partialBitmapWord(final MemorySegment m, final long o, final int i)
     {
         return m.get(I32, o + InaggHeader.PAYLOAD_OFFSET + (long)(partialLanes(m, o) + i) * Integer.BYTES);
+    }
+
+    /** Writes bitmap word {@code i} of a PARTIAL carrying {@code lanes} lanes. */
+    public static void setPartialBitmapWord(
+        final MemorySegment m, final long o, final int lanes, final int i, final int word)
+    {
+        m.set(I32, o + InaggHeader.PAYLOAD_OFFSET + (long)(lanes + i) * Integer.BYTES, word);
     }
 
     /** Whether a PARTIAL's bitmap has worker {@code w}. */

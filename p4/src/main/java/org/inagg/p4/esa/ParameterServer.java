@@ -12,6 +12,7 @@ import org.inagg.transport.MessageHandler;
 import org.inagg.transport.Transport;
 import org.inagg.wire.InaggHeader;
 import org.inagg.wire.MessageType;
+import org.inagg.wire.RejectReason;
 import org.inagg.wire.WireCheck;
 
 /**
@@ -28,6 +29,10 @@ import org.inagg.wire.WireCheck;
  * <p>
  * Completed sums (its own and the copies of the switch's) are kept, the last {@code retainedResults} per job, to answer
  * retransmissions: a fragment of a completed block is answered with the result, to its worker alone, and never merged.
+ * <p>
+ * The same server finishes two-level aggregation ({@link org.inagg.p4.softswitch.UpstreamAggregation}): switches send
+ * the sums of their own workers as PARTIALs (reason {@link EsaWire#REASON_SUBTREE}), workers with no switch in front of
+ * them send to the server directly and join here ({@link ServerJobConfig#answersJoins()}).
  */
 public final class ParameterServer implements Agent, MessageHandler
 {
@@ -155,14 +160,22 @@ public final class ParameterServer implements Agent, MessageHandler
     public void onMessage(final MemorySegment m, final long o, final int length, final int peer)
     {
         increment(ServerCounter.RECEIVED);
-        if (InaggHeader.check(m, o, length) != WireCheck.OK || jobs[InaggHeader.jobId(m, o)] == null)
+        if (InaggHeader.check(m, o, length) != WireCheck.OK)
         {
             increment(ServerCounter.DROP_MALFORMED);
             return;
         }
         final ServerJob job = jobs[InaggHeader.jobId(m, o)];
         final int type = InaggHeader.type(m, o);
-        if (type == MessageType.AGGREGATE && (InaggHeader.flags(m, o) & InaggHeader.FLAG_RESULT) == 0)
+        if (type == MessageType.JOIN)
+        {
+            join(job, m, o, peer);
+        }
+        else if (job == null)
+        {
+            increment(ServerCounter.DROP_MALFORMED);
+        }
+        else if (type == MessageType.AGGREGATE && (InaggHeader.flags(m, o) & InaggHeader.FLAG_RESULT) == 0)
         {
             raw(job, m, o);
         }
@@ -174,6 +187,64 @@ public final class ParameterServer implements Agent, MessageHandler
         {
             increment(ServerCounter.DROP_MALFORMED);
         }
+    }
+
+    /**
+     * A worker that sends to the server directly (a two-level plan's workers with no switch on their way) joins here,
+     * answered as a switch answers: JOIN_ACK (Sequence = W, Slot Index = slots, Reserved = lanes) or REJECT with the
+     * reason. Only jobs configured to answer JOINs do; a JOIN from any peer but the worker's registered one gets no
+     * answer (no reply to a spoofed address).
+     */
+    private void join(final ServerJob job, final MemorySegment m, final long o, final int peer)
+    {
+        final int jobId = InaggHeader.jobId(m, o);
+        final int worker = InaggHeader.workerId(m, o);
+        final int reason;
+        if (job != null && !job.config.answersJoins())
+        {
+            increment(ServerCounter.DROP_MALFORMED);
+            return;
+        }
+        if (job == null)
+        {
+            reason = RejectReason.UNKNOWN_JOB;
+        }
+        else if (worker >= job.config.workers())
+        {
+            reason = RejectReason.WORKER_ID_OUT_OF_RANGE;
+        }
+        else if (job.peers[worker] != peer)
+        {
+            increment(ServerCounter.DROP_MALFORMED);
+            return;
+        }
+        else if (InaggHeader.sequence(m, o) != job.config.workers())
+        {
+            reason = RejectReason.WORKER_COUNT_MISMATCH;
+        }
+        else
+        {
+            reason = 0;
+        }
+        final long offset = transport.claim(peer, InaggHeader.LENGTH);
+        if (offset == Transport.CLAIM_FAILED)
+        {
+            increment(ServerCounter.TX_FULL);
+            return;
+        }
+        final MemorySegment tx = transport.txMemory();
+        if (reason == 0)
+        {
+            InaggHeader.writeJoinAck(tx, offset, jobId, worker,
+                job.config.joinSlots(), job.config.workers(), job.config.joinLanes());
+            increment(ServerCounter.JOINS);
+        }
+        else
+        {
+            InaggHeader.writeReject(tx, offset, jobId, worker, reason);
+            increment(ServerCounter.REJECTS);
+        }
+        transport.commit();
     }
 
     private void raw(final ServerJob job, final MemorySegment m, final long o)

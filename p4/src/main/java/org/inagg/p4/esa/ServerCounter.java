@@ -14,7 +14,9 @@ public enum ServerCounter
     RETRANSMIT_REPLIES(409, "retransmissions answered"),
     LATE(410, "fragments of completed blocks dropped"),
     DROP_MALFORMED(411, "dropped: malformed or unknown job"),
-    TX_FULL(412, "results lost: transport full");
+    TX_FULL(412, "results lost: transport full"),
+    JOINS(413, "joins accepted (workers sending to the server directly)"),
+    REJECTS(414, "joins rejected");
 
     private final int typeId;
     private final String label;

@@ -2,6 +2,8 @@ package org.inagg.p4.esa;
 
 import java.util.Arrays;
 
+import org.inagg.wire.InaggHeader;
+
 /**
  * A job as its parameter server knows it.
  *
@@ -11,8 +13,12 @@ import java.util.Arrays;
  * @param switchPeer       the switch, in the server's transport.
  * @param resultsViaSwitch ATP: results go to the switch, which frees the aggregator and multicasts them; ESA: results
  *                         go straight to the workers.
+ * @param joinSlots        slots (window) the server grants in a JOIN_ACK to workers that send to it directly (the
+ *                         workers a two-level plan assigns to the PS); 0: the server answers no JOIN (the switch does).
+ * @param joinLanes        lanes per packet granted with {@code joinSlots}; 0 with it.
  */
-public record ServerJobConfig(int jobId, int workers, int[] workerPeers, int switchPeer, boolean resultsViaSwitch)
+public record ServerJobConfig(int jobId, int workers, int[] workerPeers, int switchPeer, boolean resultsViaSwitch,
+                              int joinSlots, int joinLanes)
 {
     public ServerJobConfig
     {
@@ -20,7 +26,21 @@ public record ServerJobConfig(int jobId, int workers, int[] workerPeers, int swi
         {
             throw new IllegalArgumentException("job " + jobId + ": needs one peer per worker");
         }
+        if (joinSlots < 0 || joinSlots >= InaggHeader.MAX_SLOTS || (joinSlots == 0) != (joinLanes == 0)
+            || joinLanes < 0 || joinLanes > InaggHeader.MAX_ELEMENT_COUNT)
+        {
+            throw new IllegalArgumentException("job " + jobId + ": join slots (" + joinSlots + ") and lanes ("
+                + joinLanes + ") must both be 0 or both be in range (slots 1.." + (InaggHeader.MAX_SLOTS - 1)
+                + ", lanes 1.." + InaggHeader.MAX_ELEMENT_COUNT + ")");
+        }
         workerPeers = workerPeers.clone();
+    }
+
+    /** A job whose workers join at the switch (the server answers no JOIN). */
+    public ServerJobConfig(final int jobId, final int workers, final int[] workerPeers, final int switchPeer,
+        final boolean resultsViaSwitch)
+    {
+        this(jobId, workers, workerPeers, switchPeer, resultsViaSwitch, 0, 0);
     }
 
     @Override
@@ -29,12 +49,18 @@ public record ServerJobConfig(int jobId, int workers, int[] workerPeers, int swi
         return workerPeers.clone();
     }
 
+    /** Whether the server answers JOINs of workers that send to it directly. */
+    public boolean answersJoins()
+    {
+        return joinSlots > 0;
+    }
+
     @Override
     public boolean equals(final Object o)
     {
         return o instanceof ServerJobConfig c && jobId == c.jobId && workers == c.workers
             && Arrays.equals(workerPeers, c.workerPeers) && switchPeer == c.switchPeer
-            && resultsViaSwitch == c.resultsViaSwitch;
+            && resultsViaSwitch == c.resultsViaSwitch && joinSlots == c.joinSlots && joinLanes == c.joinLanes;
     }
 
     @Override
@@ -48,6 +74,6 @@ public record ServerJobConfig(int jobId, int workers, int[] workerPeers, int swi
     {
         return "ServerJobConfig[jobId=" + jobId + ", workers=" + workers + ", workerPeers="
             + Arrays.toString(workerPeers) + ", switchPeer=" + switchPeer + ", resultsViaSwitch=" + resultsViaSwitch
-            + "]";
+            + ", joinSlots=" + joinSlots + ", joinLanes=" + joinLanes + "]";
     }
 }

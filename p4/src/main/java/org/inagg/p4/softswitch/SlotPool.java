@@ -34,7 +34,7 @@ final class SlotPool
 
     private static final VectorSpecies<Integer> INTS = IntVector.SPECIES_PREFERRED;
 
-    private final int workers;
+    private final int contributors;
     private final int lanesPerPacket;
     private final int bitmapWords;
     private final boolean[] used;
@@ -47,7 +47,17 @@ final class SlotPool
 
     SlotPool(final int slots, final int workers, final int lanesPerPacket)
     {
-        this.workers = workers;
+        this(slots, workers, workers, lanesPerPacket);
+    }
+
+    /**
+     * @param workers      worker ids are {@code 0..workers-1} (the bitmap's width).
+     * @param contributors fresh contributions that complete a round: {@code workers}, or fewer when this switch sums
+     *                     only the workers it serves and sends the sum upstream (two-level aggregation).
+     */
+    SlotPool(final int slots, final int workers, final int contributors, final int lanesPerPacket)
+    {
+        this.contributors = contributors;
         this.lanesPerPacket = lanesPerPacket;
         this.bitmapWords = (workers + 63) >>> 6;
         final int copies = 2 * slots;
@@ -70,7 +80,7 @@ final class SlotPool
     int roundAction(final int copyIndex, final int sequence, final int laneCount)
     {
         final int age = sequence - round[copyIndex];
-        if (!used[copyIndex] || (age > 0 && count[copyIndex] == workers))
+        if (!used[copyIndex] || (age > 0 && count[copyIndex] == contributors))
         {
             used[copyIndex] = true;
             round[copyIndex] = sequence;
@@ -80,7 +90,7 @@ final class SlotPool
         }
         if (age == 0)
         {
-            if (count[copyIndex] == workers)
+            if (count[copyIndex] == contributors)
             {
                 return ROUND_COMPLETE;
             }

@@ -10,6 +10,7 @@ import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
 import org.agrona.concurrent.status.AtomicCounter;
 import org.inagg.agent.CounterRegistry;
+import org.inagg.p4.esa.EsaWire;
 import org.inagg.transport.MessageHandler;
 import org.inagg.transport.Transport;
 import org.inagg.wire.InaggHeader;
@@ -43,11 +44,15 @@ public final class SoftwareSwitch implements Agent, MessageHandler
     private final Transport transport;
     private final int receiveBurst;
     private final SwitchJob[] jobs = new SwitchJob[InaggHeader.MAX_JOB_ID + 1];
-    private final ManyToOneConcurrentArrayQueue<SwitchJobConfig> pendingJobs = new ManyToOneConcurrentArrayQueue<>(1024);
+    private final ManyToOneConcurrentArrayQueue<JobRequest> pendingJobs = new ManyToOneConcurrentArrayQueue<>(1024);
     private final AtomicCounter[] counters = new AtomicCounter[SwitchCounter.values().length];
     private final MemorySegment staging;
     /** Jobs as last requested through {@link #addJob}, to refuse overlapping slot ranges; guarded by itself. */
     private final Map<Integer, SwitchJobConfig> requestedJobs = new HashMap<>();
+
+    private record JobRequest(SwitchJobConfig config, UpstreamAggregation upstream)
+    {
+    }
 
     /** One row of the job table with the job's slot pool. */
     private static final class SwitchJob
@@ -55,16 +60,42 @@ public final class SoftwareSwitch implements Agent, MessageHandler
         final SwitchJobConfig config;
         final SlotPool pool;
         final int[] workerPeer;
+        /** Workers this switch serves: all of the job's, or the local ones under two-level aggregation. */
+        final boolean[] local;
+        /** Fresh contributions that complete a round: the number of local workers. */
+        final int contributors;
+        /** Where complete sums go under two-level aggregation, else {@link #NO_PEER} (multicast to the workers). */
+        final int upstreamPeer;
+        /** The local workers as the 32-bit bitmap words of a PARTIAL. */
+        final int[] upstreamBitmap;
 
-        SwitchJob(final SwitchJobConfig config)
+        SwitchJob(final SwitchJobConfig config, final UpstreamAggregation upstream)
         {
             this.config = config;
-            this.pool = new SlotPool(config.slots(), config.workers(), config.lanesPerPacket());
             this.workerPeer = config.registeredSources() ? config.workerPeers() : new int[config.workers()];
             if (!config.registeredSources())
             {
                 Arrays.fill(workerPeer, NO_PEER);
             }
+            this.local = new boolean[config.workers()];
+            this.upstreamBitmap = new int[EsaWire.bitmapWords(config.workers())];
+            if (upstream == null)
+            {
+                Arrays.fill(local, true);
+                contributors = config.workers();
+                upstreamPeer = NO_PEER;
+            }
+            else
+            {
+                for (final int worker : upstream.localWorkers())
+                {
+                    local[worker] = true;
+                    upstreamBitmap[worker >>> 5] |= 1 << (worker & 31);
+                }
+                contributors = upstream.localWorkers().length;
+                upstreamPeer = upstream.parameterServerPeer();
+            }
+            this.pool = new SlotPool(config.slots(), config.workers(), contributors, config.lanesPerPacket());
         }
     }
 
@@ -87,6 +118,29 @@ public final class SoftwareSwitch implements Agent, MessageHandler
      */
     public void addJob(final SwitchJobConfig config)
     {
+        addJob(config, null);
+    }
+
+    /**
+     * Installs (or replaces, resetting its slots) a job whose complete sums go up to a parameter server rather than to
+     * the workers (two-level aggregation, see {@link UpstreamAggregation}); with {@code upstream} null, as
+     * {@link #addJob(SwitchJobConfig)}.
+     *
+     * @throws IllegalArgumentException as {@link #addJob(SwitchJobConfig)}, or if a local worker is not a worker id of
+     *                                  the job, or the job's PARTIALs do not fit the transport.
+     */
+    public void addJob(final SwitchJobConfig config, final UpstreamAggregation upstream)
+    {
+        if (upstream != null)
+        {
+            upstream.requireWithin(config.jobId(), config.workers());
+            if (EsaWire.partialLength(config.lanesPerPacket(), config.workers()) > transport.maxMessageLength())
+            {
+                throw new IllegalArgumentException("job " + config.jobId() + ": partials of "
+                    + EsaWire.partialLength(config.lanesPerPacket(), config.workers())
+                    + " bytes exceed the switch transport's " + transport.maxMessageLength());
+            }
+        }
         if (InaggHeader.messageLength(config.lanesPerPacket()) > transport.maxMessageLength())
         {
             throw new IllegalArgumentException("job " + config.jobId() + ": " + config.lanesPerPacket()
@@ -104,7 +158,7 @@ public final class SoftwareSwitch implements Agent, MessageHandler
                         + other.slotBase() + ".." + (other.slotBase() + other.slots() - 1));
                 }
             }
-            if (!pendingJobs.offer(config))
+            if (!pendingJobs.offer(new JobRequest(config, upstream)))
             {
                 throw new IllegalStateException("too many job changes pending; is the switch agent running?");
             }
@@ -127,10 +181,10 @@ public final class SoftwareSwitch implements Agent, MessageHandler
     public int doWork()
     {
         int work = 0;
-        SwitchJobConfig config;
-        while ((config = pendingJobs.poll()) != null)
+        JobRequest request;
+        while ((request = pendingJobs.poll()) != null)
         {
-            jobs[config.jobId()] = new SwitchJob(config);
+            jobs[request.config().jobId()] = new SwitchJob(request.config(), request.upstream());
             work++;
         }
         // Drain the receive queue (bounded): a switch that reads less than its workers send overflows socket buffers.
@@ -164,7 +218,7 @@ public final class SoftwareSwitch implements Agent, MessageHandler
         final int type = InaggHeader.type(m, o);
         if (type == MessageType.AGGREGATE && (InaggHeader.flags(m, o) & InaggHeader.FLAG_RESULT) == 0)
         {
-            aggregate(m, o, peer);
+            aggregate(m, o, length, peer);
         }
         else if (type == MessageType.JOIN)
         {
@@ -176,7 +230,7 @@ public final class SoftwareSwitch implements Agent, MessageHandler
         }
     }
 
-    private void aggregate(final MemorySegment m, final long o, final int peer)
+    private void aggregate(final MemorySegment m, final long o, final int length, final int peer)
     {
         // Job table
         final SwitchJob job = jobs[InaggHeader.jobId(m, o)];
@@ -187,7 +241,7 @@ public final class SoftwareSwitch implements Agent, MessageHandler
         }
         // Worker check
         final int worker = InaggHeader.workerId(m, o);
-        if (worker >= job.config.workers())
+        if (worker >= job.config.workers() || !job.local[worker])
         {
             increment(SwitchCounter.DROP_UNKNOWN_WORKER);
             return;
@@ -221,7 +275,12 @@ public final class SoftwareSwitch implements Agent, MessageHandler
             case SlotPool.ROUND_BAD_SIZE -> increment(SwitchCounter.DROP_BAD_SIZE);
             case SlotPool.ROUND_COMPLETE ->
             {
-                if (sendResult(job, copyIndex, m, o, worker))
+                if (job.upstreamPeer != NO_PEER)
+                {
+                    // The switch holds only its workers' sum, not the result: the server answers (or adds it).
+                    forwardUpstream(job, m, o, length);
+                }
+                else if (sendResult(job, copyIndex, m, o, worker))
                 {
                     increment(SwitchCounter.RETRANSMIT_REPLIES);
                 }
@@ -238,9 +297,16 @@ public final class SoftwareSwitch implements Agent, MessageHandler
                 pool.lanesAction(copyIndex, first, m, o + InaggHeader.PAYLOAD_OFFSET, laneCount);
                 pool.exponentAction(copyIndex, first, InaggHeader.nextExponent(m, o));
                 increment(SwitchCounter.CONTRIBUTIONS);
-                if (count == job.config.workers())
+                if (count == job.contributors)
                 {
-                    multicastResult(job, copyIndex, m, o);
+                    if (job.upstreamPeer == NO_PEER)
+                    {
+                        multicastResult(job, copyIndex, m, o);
+                    }
+                    else
+                    {
+                        sendPartialUpstream(job, copyIndex, m, o);
+                    }
                 }
             }
         }
@@ -269,6 +335,53 @@ public final class SoftwareSwitch implements Agent, MessageHandler
             transport.commit();
             increment(SwitchCounter.RESULTS_SENT);
         }
+    }
+
+    /**
+     * Two-level aggregation: the sum of this switch's workers goes to the job's parameter server as a PARTIAL
+     * (reason SUBTREE) with their bitmap. Lost like any packet if the transport is full: the workers retransmit, and
+     * their retransmissions reach the server raw.
+     */
+    private void sendPartialUpstream(final SwitchJob job, final int copyIndex, final MemorySegment m, final long o)
+    {
+        final int lanes = job.pool.lanes(copyIndex);
+        final int words = job.upstreamBitmap.length;
+        final long offset = transport.claim(job.upstreamPeer, EsaWire.partialLength(lanes, job.config.workers()));
+        if (offset == Transport.CLAIM_FAILED)
+        {
+            increment(SwitchCounter.TX_FULL);
+            return;
+        }
+        final MemorySegment tx = transport.txMemory();
+        InaggHeader.write(tx, offset, EsaWire.TYPE_PARTIAL, InaggHeader.flags(m, o) & InaggHeader.FLAG_INT32,
+            job.config.jobId(), job.contributors, InaggHeader.slotIndex(m, o), InaggHeader.shadowCopy(m, o),
+            InaggHeader.sequence(m, o), lanes + words, InaggHeader.blockExponent(m, o),
+            job.pool.exponent(copyIndex), InaggHeader.priority(m, o));
+        InaggHeader.setStatus(tx, offset, EsaWire.REASON_SUBTREE);
+        EsaWire.setPartialBitmapWords(tx, offset, words);
+        job.pool.readLanes(copyIndex, tx, offset + InaggHeader.PAYLOAD_OFFSET);
+        for (int k = 0; k < words; k++)
+        {
+            EsaWire.setPartialBitmapWord(tx, offset, lanes, k, job.upstreamBitmap[k]);
+        }
+        transport.commit();
+        increment(SwitchCounter.UPSTREAM_PARTIALS);
+    }
+
+    /** A packet of a round this switch completed, to the parameter server as it came (reason RETRANSMIT). */
+    private void forwardUpstream(final SwitchJob job, final MemorySegment m, final long o, final int length)
+    {
+        final long offset = transport.claim(job.upstreamPeer, length);
+        if (offset == Transport.CLAIM_FAILED)
+        {
+            increment(SwitchCounter.TX_FULL);
+            return;
+        }
+        final MemorySegment tx = transport.txMemory();
+        MemorySegment.copy(m, o, tx, offset, length);
+        InaggHeader.setStatus(tx, offset, EsaWire.REASON_RETRANSMIT);
+        transport.commit();
+        increment(SwitchCounter.UPSTREAM_FORWARDS);
     }
 
     private boolean sendResult(
@@ -309,7 +422,7 @@ public final class SoftwareSwitch implements Agent, MessageHandler
         {
             reason = RejectReason.UNKNOWN_JOB;
         }
-        else if (worker >= job.config.workers())
+        else if (worker >= job.config.workers() || !job.local[worker])
         {
             reason = RejectReason.WORKER_ID_OUT_OF_RANGE;
         }
@@ -337,16 +450,13 @@ public final class SoftwareSwitch implements Agent, MessageHandler
         final MemorySegment tx = transport.txMemory();
         if (reason == 0)
         {
-            InaggHeader.write(tx, offset, MessageType.JOIN_ACK, InaggHeader.FLAG_RESULT, jobId, worker,
-                job.config.slots(), 0, job.config.workers(), 0, 0, InaggHeader.NO_EXPONENT, 0);
-            InaggHeader.setJoinLanes(tx, offset, job.config.lanesPerPacket());
+            InaggHeader.writeJoinAck(tx, offset, jobId, worker,
+                job.config.slots(), job.config.workers(), job.config.lanesPerPacket());
             increment(SwitchCounter.JOINS);
         }
         else
         {
-            InaggHeader.write(tx, offset, MessageType.REJECT, InaggHeader.FLAG_RESULT, jobId, worker, 0, 0, 0, 0, 0,
-                InaggHeader.NO_EXPONENT, 0);
-            InaggHeader.setStatus(tx, offset, reason);
+            InaggHeader.writeReject(tx, offset, jobId, worker, reason);
             increment(SwitchCounter.REJECTS);
         }
         transport.commit();

@@ -10,7 +10,7 @@ public enum SwitchCounter
     DUPLICATES(205, "duplicate contributions dropped"),
     DROP_MALFORMED(206, "dropped: malformed"),
     DROP_UNKNOWN_JOB(207, "dropped: unknown job"),
-    DROP_UNKNOWN_WORKER(208, "dropped: worker id out of range"),
+    DROP_UNKNOWN_WORKER(208, "dropped: worker id out of range (or not served by this switch)"),
     DROP_SOURCE_MISMATCH(209, "dropped: source is not the worker's joined address"),
     DROP_BAD_SLOT(210, "dropped: slot out of the job's pool"),
     DROP_BAD_SIZE(211, "dropped: element count wrong for the job or the round"),
@@ -18,7 +18,9 @@ public enum SwitchCounter
     DROP_VIOLATION(213, "dropped: newer round on an incomplete slot"),
     TX_FULL(214, "results lost: transport full"),
     JOINS(215, "joins accepted"),
-    REJECTS(216, "joins rejected");
+    REJECTS(216, "joins rejected"),
+    UPSTREAM_PARTIALS(217, "two-level: local sums sent up to the parameter server"),
+    UPSTREAM_FORWARDS(218, "two-level: packets of completed rounds forwarded to the parameter server");
 
     private final int typeId;
     private final String label;

@@ -1,0 +1,118 @@
+package org.inagg.control.cli;
+
+import org.inagg.control.deploy.InProcessPlanCluster;
+import org.inagg.control.deploy.PlanDeployment;
+import org.inagg.control.plan.InaPlan;
+import org.inagg.control.plan.PlanJson;
+import org.inagg.p4.esa.ServerCounter;
+import org.inagg.p4.softswitch.SwitchCounter;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Random;
+import java.util.concurrent.Callable;
+
+/** Plan file in: the plan deployed on software switches and PSs in this process, checked against the flat run. */
+@Command(name = "deploy", mixinStandardHelpOptions = true,
+    description = {"Deploys a plan file on software switches (two-level aggregation) and parameter servers in this "
+        + "process, all-reduces random gradients on every worker, and checks each result bit for bit against one "
+        + "switch summing all workers."})
+final class DeployCommand implements Callable<Integer> {
+
+    @Option(names = "--plan", required = true, description = "plan JSON file (from `plan`)")
+    private Path planFile;
+
+    @Option(names = {"-n", "--elements"}, defaultValue = "1048576",
+        description = "floats per worker per all-reduce (default ${DEFAULT-VALUE})")
+    private int elements;
+
+    @Option(names = {"-i", "--iterations"}, defaultValue = "5", description = "all-reduces (default ${DEFAULT-VALUE})")
+    private int iterations;
+
+    @Option(names = "--loss", defaultValue = "0",
+        description = "drop, duplicate and reorder rate of every endpoint, e.g. 0.01 (default ${DEFAULT-VALUE})")
+    private double loss;
+
+    @Option(names = "--slots", defaultValue = "64", description = "window of every job (default ${DEFAULT-VALUE})")
+    private int slots;
+
+    @Option(names = "--lanes", defaultValue = "256",
+        description = "int32 lanes per packet (default ${DEFAULT-VALUE})")
+    private int lanes;
+
+    @Option(names = "--seed", defaultValue = "1", description = "seed of gradients and faults (default 1)")
+    private long seed;
+
+    @Override
+    public Integer call() throws Exception {
+        if (elements < 1 || iterations < 1 || !(loss >= 0 && loss < 1)) {
+            throw new IllegalArgumentException("--elements and --iterations must be positive and --loss in [0, 1)");
+        }
+        InaPlan plan = PlanJson.read(Files.readString(planFile));
+        PlanDeployment.Settings settings = new PlanDeployment.Settings(slots, lanes);
+        PlanDeployment deployment = PlanDeployment.of(plan, settings);
+        System.out.print(deployment);
+        int workers = deployment.workers().size();
+        Duration peerTimeout = Duration.ofSeconds(30);
+        Random random = new Random(seed);
+        double plannedSeconds = 0;
+        double flatSeconds = 0;
+        boolean identical = true;
+        try (InProcessPlanCluster planned = InProcessPlanCluster.deploy(deployment, loss, seed, peerTimeout);
+             InProcessPlanCluster flat = InProcessPlanCluster.flat(workers, settings, loss, seed, peerTimeout)) {
+            for (int it = 0; it < iterations; it++) {
+                float[][] a = new float[workers][elements];
+                for (float[] tensor : a) {
+                    for (int k = 0; k < elements; k++) {
+                        tensor[k] = (float)random.nextGaussian();
+                    }
+                }
+                float[][] b = new float[workers][];
+                for (int w = 0; w < workers; w++) {
+                    b[w] = a[w].clone();
+                }
+                long t0 = System.nanoTime();
+                planned.allReduce(a);
+                long t1 = System.nanoTime();
+                flat.allReduce(b);
+                long t2 = System.nanoTime();
+                plannedSeconds += (t1 - t0) / 1e9;
+                flatSeconds += (t2 - t1) / 1e9;
+                int mismatches = 0;
+                for (int w = 0; w < workers; w++) {
+                    for (int k = 0; k < elements; k++) {
+                        if (Float.floatToRawIntBits(a[w][k]) != Float.floatToRawIntBits(b[w][k])) {
+                            mismatches++;
+                        }
+                    }
+                }
+                identical &= mismatches == 0;
+                System.out.printf("iteration %d/%d: planned %.1f ms, flat %.1f ms, %d elements differ%n", it + 1,
+                    iterations, (t1 - t0) / 1e6, (t2 - t1) / 1e6, mismatches);
+            }
+            for (String sw : planned.switchIds()) {
+                System.out.printf("switch %s: %d contributions, %d partials up, %d forwarded to the PS, %d dropped"
+                        + " duplicates%n", sw, planned.switchCounter(sw, SwitchCounter.CONTRIBUTIONS),
+                    planned.switchCounter(sw, SwitchCounter.UPSTREAM_PARTIALS),
+                    planned.switchCounter(sw, SwitchCounter.UPSTREAM_FORWARDS),
+                    planned.switchCounter(sw, SwitchCounter.DUPLICATES));
+            }
+            for (String ps : planned.serverIds()) {
+                System.out.printf("PS %s: %d partials and %d raw contributions merged, %d blocks completed, %d"
+                        + " retransmissions answered%n", ps, planned.serverCounter(ps, ServerCounter.PARTIALS_MERGED),
+                    planned.serverCounter(ps, ServerCounter.RAW_MERGED),
+                    planned.serverCounter(ps, ServerCounter.COMPLETED),
+                    planned.serverCounter(ps, ServerCounter.RETRANSMIT_REPLIES));
+            }
+        }
+        double total = (double)elements * iterations;
+        System.out.printf("planned: %.3e elements/s per worker; flat: %.3e (one thread runs every node)%n",
+            total / plannedSeconds, total / flatSeconds);
+        System.out.println(identical ? "results: bit-identical to the flat all-reduce"
+            : "results: DIFFER from the flat all-reduce");
+        return identical ? 0 : 1;
+    }
+}
