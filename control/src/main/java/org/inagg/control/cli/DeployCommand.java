@@ -12,6 +12,7 @@ import picocli.CommandLine.Option;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Random;
 import java.util.concurrent.Callable;
 
@@ -46,6 +47,10 @@ final class DeployCommand implements Callable<Integer> {
     @Option(names = "--seed", defaultValue = "1", description = "seed of gradients and faults (default 1)")
     private long seed;
 
+    @Option(names = "--multicast-commands",
+        description = "also write each switch's multicast trees as simple_switch_CLI commands to <dir>/<switch>.txt")
+    private Path multicastDir;
+
     @Override
     public Integer call() throws Exception {
         if (elements < 1 || iterations < 1 || !(loss >= 0 && loss < 1)) {
@@ -55,6 +60,17 @@ final class DeployCommand implements Callable<Integer> {
         PlanDeployment.Settings settings = new PlanDeployment.Settings(slots, lanes);
         PlanDeployment deployment = PlanDeployment.of(plan, settings);
         System.out.print(deployment);
+        if (multicastDir != null) {
+            Files.createDirectories(multicastDir);
+            java.util.Set<String> nodes = new java.util.TreeSet<>();
+            plan.multicastTrees().forEach(tree -> nodes.addAll(tree.ports().keySet()));
+            for (String node : nodes) {
+                List<String> commands = deployment.multicastCommands(node, 1000, 0);
+                Files.write(multicastDir.resolve(node + ".txt"), commands);
+            }
+            System.out.printf("multicast trees (groups 1000..) written for %d nodes to %s%n", nodes.size(),
+                multicastDir);
+        }
         int workers = deployment.workers().size();
         Duration peerTimeout = Duration.ofSeconds(30);
         Random random = new Random(seed);

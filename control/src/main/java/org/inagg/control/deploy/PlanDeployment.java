@@ -293,6 +293,39 @@ public final class PlanDeployment {
         return workerShards.get(worker);
     }
 
+    /**
+     * The plan's multicast trees as bmv2 {@code simple_switch_CLI} commands for one switch: per tree through it
+     * (tree t = the t-th of the plan's trees), multicast group {@code firstGroup + t} replicating to the tree's ports
+     * at this switch (the per-hop port bitmap). Node handles are numbered from {@code firstNodeHandle}, the number of
+     * multicast nodes already created on the switch (0 on a fresh one; {@code JobTable} creates one per worker of
+     * each job). The PS sends a distribution round to group {@code firstGroup + t} and releases it after.
+     *
+     * @throws IllegalArgumentException if the group range leaves 1..65535.
+     */
+    public List<String> multicastCommands(String switchId, int firstGroup, int firstNodeHandle) {
+        if (firstGroup < 1 || firstGroup + plan.multicastTrees().size() - 1 > 0xFFFF) {
+            throw new IllegalArgumentException("multicast groups " + firstGroup + ".."
+                + (firstGroup + plan.multicastTrees().size() - 1) + " leave 1..65535");
+        }
+        List<String> commands = new ArrayList<>();
+        int handle = firstNodeHandle;
+        for (int t = 0; t < plan.multicastTrees().size(); t++) {
+            List<Integer> ports = plan.multicastTrees().get(t).ports().get(switchId);
+            if (ports == null || ports.isEmpty()) {
+                continue;
+            }
+            int group = firstGroup + t;
+            commands.add("mc_mgrp_create " + group);
+            StringBuilder node = new StringBuilder("mc_node_create " + t);
+            for (int port : ports) {
+                node.append(' ').append(port);
+            }
+            commands.add(node.toString());
+            commands.add("mc_node_associate " + group + " " + handle++);
+        }
+        return commands;
+    }
+
     /** Transport peers in all: switches, PSs and the workers' endpoints. */
     public int peers() {
         return switchPeers.size() + serverPeers.size() + workers.size() * shards.size();

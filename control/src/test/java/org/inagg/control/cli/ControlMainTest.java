@@ -56,4 +56,19 @@ class ControlMainTest {
             .contains("| NO_INA | 1.333333", "| SWITCHML | 2.000000", "| InArt | 2.666667");
         assertThat(folder.resolve("topology-rates.png")).exists();
     }
+
+    @Test
+    void shouldDeployAPlanFileAndCheckItAgainstTheFlatAllReduce(@TempDir Path folder) throws Exception {
+        Path topology = folder.resolve("grid.json");
+        Path plan = folder.resolve("plan.json");
+        TopologyJson.write(Topologies.gridExample(), topology);
+        assertThat(new CommandLine(new ControlMain()).execute("plan", "--topology", topology.toString(),
+            "--out", plan.toString())).isZero();
+
+        int exit = new CommandLine(new ControlMain()).execute("deploy", "--plan", plan.toString(), "-n", "3000",
+            "-i", "2", "--lanes", "64", "--multicast-commands", folder.resolve("mc").toString());
+
+        assertThat(exit).as("0 only when every result is bit-identical to the flat all-reduce").isZero();
+        assertThat(Files.readAllLines(folder.resolve("mc").resolve("S1.txt"))).first().isEqualTo("mc_mgrp_create 1000");
+    }
 }

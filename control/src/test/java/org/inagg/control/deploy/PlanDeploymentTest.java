@@ -140,6 +140,25 @@ class PlanDeploymentTest {
     }
 
     @Test
+    void shouldTurnEachMulticastTreeIntoAGroupReplicatingToItsPortsAtEverySwitchOnIt() {
+        InaPlan.MulticastTreeConfig tree = new InaPlan.MulticastTreeConfig("PS", List.of("W1", "W2"),
+            Map.of("S1", List.of(1, 2, 5), "S3", List.of(0)));
+        InaPlan base = gridPlan();
+        InaPlan plan = new InaPlan(base.schema(), base.topology(), base.algorithm(), base.rateGbps(),
+            base.lpBoundGbps(), base.split(), base.workers(), base.switchJobTables(), List.of(tree),
+            base.violationsAtLpRate());
+        PlanDeployment deployment = PlanDeployment.of(plan, SETTINGS);
+
+        assertThat(deployment.multicastCommands("S1", 100, 3))
+            .containsExactly("mc_mgrp_create 100", "mc_node_create 0 1 2 5", "mc_node_associate 100 3");
+        assertThat(deployment.multicastCommands("S3", 100, 0))
+            .containsExactly("mc_mgrp_create 100", "mc_node_create 0 0", "mc_node_associate 100 0");
+        assertThat(deployment.multicastCommands("S2", 100, 0)).as("not on the tree").isEmpty();
+        assertThatIllegalArgumentException().isThrownBy(() -> deployment.multicastCommands("S1", 65536, 0))
+            .withMessageContaining("leave 1..65535");
+    }
+
+    @Test
     void shouldNameWhatIsInconsistentInABadPlan() {
         InaPlan plan = gridPlan();
         String sw = plan.switchJobTables().keySet().iterator().next();
