@@ -13,6 +13,7 @@ import org.inagg.p4.esa.EsaSwitchSettings;
 import org.inagg.p4.esa.PriorityPolicy;
 import org.inagg.p4.softswitch.SoftwareSwitch;
 import org.inagg.p4.softswitch.SwitchJobConfig;
+import org.inagg.p4.softswitch.UpstreamAggregation;
 import org.inagg.transport.DiscardTransport;
 import org.inagg.transport.MessageHandler;
 import org.inagg.wire.InaggHeader;
@@ -29,7 +30,10 @@ import org.inagg.wire.MessageType;
  *   <li>{@code esa-preemption}: a low-priority job leaves 3 of 4 contributions in an aggregator, a high-priority job
  *       preempts it (partial to the server), completes, and the low job's straggler goes to the server: one
  *       preemption per 8 packets;</li>
+ *   <li>{@code softswitch-upstream}: the software switch in two-level mode: each completed slot sends one PARTIAL up
+ *       to a parameter server instead of multicasting four results.</li>
  * </ul>
+ * The JMH benchmark {@code org.inagg.perf.jmh.EsaSwitchBenchmark} runs the same {@link Scenario}s.
  * <pre>java ... org.inagg.p4.esa.bench.EsaSwitchThroughput [lanes] [seconds per scenario] [rounds]</pre>
  */
 public final class EsaSwitchThroughput
@@ -39,10 +43,82 @@ public final class EsaSwitchThroughput
     private static final int BLOCKS_PER_JOB = 512;
     private static final int AGGREGATORS = 64;
     private static final int JOB_MULTIPLIER = 0x9E3779B1;
-    private static final String[] SCENARIOS = {"softswitch", "esa-no-preemption", "esa-preemption"};
+    /** The scenarios, by name. */
+    public static final String[] SCENARIOS = {"softswitch", "esa-no-preemption", "esa-preemption",
+        "softswitch-upstream"};
+    /** Packets one {@link Scenario#pass()} feeds, in every scenario. */
+    public static final int PACKETS_PER_PASS = JOBS * BLOCKS_PER_JOB * WORKERS;
 
     private EsaSwitchThroughput()
     {
+    }
+
+    /** A switch and its packet stream: each {@link #pass()} feeds {@link #PACKETS_PER_PASS} fresh packets. */
+    public static final class Scenario
+    {
+        private final MessageHandler handler;
+        private final Stream stream;
+
+        private Scenario(final MessageHandler handler, final Stream stream)
+        {
+            this.handler = handler;
+            this.stream = stream;
+        }
+
+        /** Advances the sequences (fresh blocks) and hands every packet to the switch; returns the packets fed. */
+        public int pass()
+        {
+            stream.advance();
+            for (int p = 0; p < stream.count(); p++)
+            {
+                handler.onMessage(stream.memory(), (long)p * stream.messageLength(), stream.messageLength(),
+                    stream.peers()[p]);
+            }
+            return stream.count();
+        }
+
+        public MessageHandler handler()
+        {
+            return handler;
+        }
+    }
+
+    /** Builds scenario {@code name} (one of {@link #SCENARIOS}) with {@code lanes} lanes per packet. */
+    public static Scenario scenario(final String name, final int lanes)
+    {
+        final int window = BLOCKS_PER_JOB / 2;
+        return switch (name)
+        {
+            case "softswitch" -> slotSwitch(lanes, window, false);
+            case "softswitch-upstream" -> slotSwitch(lanes, window, true);
+            case "esa-no-preemption" ->
+                new Scenario(esa(AllocationMode.PREEMPTIVE, AGGREGATORS, lanes), interleaved(lanes, window));
+            case "esa-preemption" -> new Scenario(esa(AllocationMode.PREEMPTIVE, AGGREGATORS, lanes), preempting(lanes));
+            default -> throw new IllegalArgumentException("unknown scenario '" + name + "'; one of "
+                + String.join(", ", SCENARIOS));
+        };
+    }
+
+    private static Scenario slotSwitch(final int lanes, final int window, final boolean upstream)
+    {
+        final SoftwareSwitch sw = new SoftwareSwitch(new DiscardTransport(1 << 16), new CounterRegistry(64), 64);
+        for (int j = 1; j <= JOBS; j++)
+        {
+            final int[] peers = new int[WORKERS];
+            final int[] workers = new int[WORKERS];
+            for (int w = 0; w < WORKERS; w++)
+            {
+                peers[w] = 100 * j + w;
+                workers[w] = w;
+            }
+            final SwitchJobConfig config = new SwitchJobConfig(j, WORKERS, window, lanes, (j - 1) * window, 0, peers);
+            sw.addJob(config, upstream ? new UpstreamAggregation(50 + j, workers) : null);
+        }
+        sw.doWork();
+        final Stream stream = interleaved(lanes, window);
+        // Sequences advance by a multiple of 2 * window so a block keeps its slot and alternates copies properly.
+        return new Scenario(sw, new Stream(stream.memory(), stream.messageLength(), stream.count(), stream.peers(),
+            BLOCKS_PER_JOB));
     }
 
     /** A stream of pre-built packets, with each one's sender. */
@@ -118,22 +194,16 @@ public final class EsaSwitchThroughput
         }
     }
 
-    private static double run(final MessageHandler handler, final Stream stream, final double seconds)
+    private static double run(final Scenario scenario, final double seconds)
     {
         final long deadline = System.nanoTime() + (long)(seconds * 1e9);
         long packets = 0;
         long busyNs = 0;
         while (System.nanoTime() < deadline)
         {
-            stream.advance();
             final long start = System.nanoTime();
-            for (int p = 0; p < stream.count(); p++)
-            {
-                handler.onMessage(stream.memory(), (long)p * stream.messageLength(), stream.messageLength(),
-                    stream.peers()[p]);
-            }
+            packets += scenario.pass();
             busyNs += System.nanoTime() - start;
-            packets += stream.count();
         }
         return packets / (busyNs / 1e9);
     }
@@ -159,56 +229,37 @@ public final class EsaSwitchThroughput
     {
         final int lanes = args.length > 0 ? Integer.parseInt(args[0]) : 256;
         final double seconds = args.length > 1 ? Double.parseDouble(args[1]) : 2;
-        final int window = BLOCKS_PER_JOB / 2;
-
-        final SoftwareSwitch reference = new SoftwareSwitch(new DiscardTransport(1 << 16), new CounterRegistry(64), 64);
-        for (int j = 1; j <= JOBS; j++)
+        final int rounds = args.length > 2 ? Integer.parseInt(args[2]) : 5;
+        final Scenario[] scenarios = new Scenario[SCENARIOS.length];
+        for (int s = 0; s < SCENARIOS.length; s++)
         {
-            final int[] peers = new int[WORKERS];
-            for (int w = 0; w < WORKERS; w++)
-            {
-                peers[w] = 100 * j + w;
-            }
-            reference.addJob(new SwitchJobConfig(j, WORKERS, window, lanes, (j - 1) * window, 0, peers));
+            scenarios[s] = scenario(SCENARIOS[s], lanes);
         }
-        reference.doWork();
-        final Stream slotStream = interleaved(lanes, window);
-        // Sequences advance by a multiple of 2 * window so a block keeps its slot and alternates copies properly.
-        final Stream referenceStream = new Stream(slotStream.memory(), slotStream.messageLength(), slotStream.count(),
-            slotStream.peers(), BLOCKS_PER_JOB);
-
-        final EsaSwitch plain = esa(AllocationMode.PREEMPTIVE, AGGREGATORS, lanes);
-        final EsaSwitch preempt = esa(AllocationMode.PREEMPTIVE, AGGREGATORS, lanes);
-        final Stream plainStream = interleaved(lanes, window);
-        final Stream preemptStream = preempting(lanes);
-
         System.out.printf(Locale.ROOT, "%d lanes (%d-byte messages), %d workers per job, one thread, %.1f s each%n",
             lanes, InaggHeader.messageLength(lanes), WORKERS, seconds);
-        final int rounds = args.length > 2 ? Integer.parseInt(args[2]) : 5;
-        final double[][] measured = new double[3][rounds];
+        final double[][] measured = new double[SCENARIOS.length][rounds];
         for (int round = -1; round < rounds; round++)
         {
             final String label = round < 0 ? "warm-up" : "round " + round;
-            final double[] pps = {
-                run(reference, referenceStream, seconds),
-                run(plain, plainStream, seconds),
-                run(preempt, preemptStream, seconds)};
-            for (int s = 0; s < 3; s++)
+            for (int s = 0; s < SCENARIOS.length; s++)
             {
-                report(label, SCENARIOS[s], pps[s], lanes);
+                final double pps = run(scenarios[s], seconds);
+                report(label, SCENARIOS[s], pps, lanes);
                 if (round >= 0)
                 {
-                    measured[s][round] = pps[s];
+                    measured[s][round] = pps;
                 }
             }
         }
-        for (int s = 0; s < 3; s++)
+        for (int s = 0; s < SCENARIOS.length; s++)
         {
             java.util.Arrays.sort(measured[s]);
             System.out.printf(Locale.ROOT, "median   %-20s %7.2f Mpps  (min %.2f, max %.2f over %d rounds)%n",
                 SCENARIOS[s], measured[s][rounds / 2] / 1e6, measured[s][0] / 1e6, measured[s][rounds - 1] / 1e6,
                 rounds);
         }
+        final EsaSwitch plain = (EsaSwitch)scenarios[1].handler();
+        final EsaSwitch preempt = (EsaSwitch)scenarios[2].handler();
         System.out.printf(Locale.ROOT, "esa-no-preemption: %d completions, %d preemptions; esa-preemption: %d "
                 + "completions, %d preemptions, %d to the server%n", plain.counter(EsaCounter.COMPLETIONS),
             plain.counter(EsaCounter.PREEMPTIONS), preempt.counter(EsaCounter.COMPLETIONS),
