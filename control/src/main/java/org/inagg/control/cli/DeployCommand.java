@@ -74,8 +74,8 @@ final class DeployCommand implements Callable<Integer> {
         int workers = deployment.workers().size();
         Duration peerTimeout = Duration.ofSeconds(30);
         Random random = new Random(seed);
-        double plannedSeconds = 0;
-        double flatSeconds = 0;
+        double[] plannedMs = new double[iterations];
+        double[] flatMs = new double[iterations];
         boolean identical = true;
         try (InProcessPlanCluster planned = InProcessPlanCluster.deploy(deployment, loss, seed, peerTimeout);
              InProcessPlanCluster flat = InProcessPlanCluster.flat(workers, settings, loss, seed, peerTimeout)) {
@@ -95,8 +95,8 @@ final class DeployCommand implements Callable<Integer> {
                 long t1 = System.nanoTime();
                 flat.allReduce(b);
                 long t2 = System.nanoTime();
-                plannedSeconds += (t1 - t0) / 1e9;
-                flatSeconds += (t2 - t1) / 1e9;
+                plannedMs[it] = (t1 - t0) / 1e6;
+                flatMs[it] = (t2 - t1) / 1e6;
                 int mismatches = 0;
                 for (int w = 0; w < workers; w++) {
                     for (int k = 0; k < elements; k++) {
@@ -124,11 +124,22 @@ final class DeployCommand implements Callable<Integer> {
                     planned.serverCounter(ps, ServerCounter.RETRANSMIT_REPLIES));
             }
         }
-        double total = (double)elements * iterations;
-        System.out.printf("planned: %.3e elements/s per worker; flat: %.3e (one thread runs every node)%n",
-            total / plannedSeconds, total / flatSeconds);
+        // The first iteration includes JIT compilation: the summary is the median of the others.
+        int from = iterations > 1 ? 1 : 0;
+        double planned = median(plannedMs, from);
+        double flatMedian = median(flatMs, from);
+        System.out.printf("median of iterations %d..%d: planned %.1f ms (%.3e elements/s per worker), flat %.1f ms"
+                + " (%.3e); planned/flat time %.2f (one thread runs every node)%n", from + 1, iterations, planned,
+            elements / planned * 1e3, flatMedian, elements / flatMedian * 1e3, planned / flatMedian);
         System.out.println(identical ? "results: bit-identical to the flat all-reduce"
             : "results: DIFFER from the flat all-reduce");
         return identical ? 0 : 1;
+    }
+
+    private static double median(double[] values, int from) {
+        double[] sorted = java.util.Arrays.copyOfRange(values, from, values.length);
+        java.util.Arrays.sort(sorted);
+        return sorted.length % 2 == 1 ? sorted[sorted.length / 2]
+            : (sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2]) / 2;
     }
 }

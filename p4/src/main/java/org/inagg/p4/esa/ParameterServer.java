@@ -1,9 +1,7 @@
 package org.inagg.p4.esa;
 
 import java.lang.foreign.MemorySegment;
-import java.util.ArrayDeque;
 
-import org.agrona.collections.Int2ObjectHashMap;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
 import org.agrona.concurrent.status.AtomicCounter;
@@ -27,8 +25,11 @@ import org.inagg.wire.WireCheck;
  * When the bitmap holds all W workers the block is complete: its result, in the switch's RESULT format, goes to every
  * worker (ESA) or to the switch (ATP, which frees its aggregator and multicasts it).
  * <p>
- * Completed sums (its own and the copies of the switch's) are kept, the last {@code retainedResults} per job, to answer
- * retransmissions: a fragment of a completed block is answered with the result, to its worker alone, and never merged.
+ * Completed sums (its own and the copies of the switch's) are kept to answer retransmissions: a fragment of a completed
+ * block is answered with the result, to its worker alone, and never merged. Blocks live in a per-job table
+ * direct-mapped by sequence, {@code retainedResults} (rounded up to a power of two) entries allocated on first use and
+ * then reused, so a completed sum is kept until the sequence that many later takes its entry, and a warm server
+ * allocates nothing per message.
  * <p>
  * The same server finishes two-level aggregation ({@link org.inagg.p4.softswitch.UpstreamAggregation}): switches send
  * the sums of their own workers as PARTIALs (reason {@link EsaWire#REASON_SUBTREE}), workers with no switch in front of
@@ -41,46 +42,95 @@ public final class ParameterServer implements Agent, MessageHandler
     private final Transport transport;
     private final int receiveBurst;
     private final int retainedResults;
+    /** A result is built here once and copied to each destination. */
+    private final MemorySegment staging;
     private final ServerJob[] jobs = new ServerJob[InaggHeader.MAX_JOB_ID + 1];
     private final ManyToOneConcurrentArrayQueue<ServerJobConfig> pendingJobs =
         new ManyToOneConcurrentArrayQueue<>(1024);
     private final AtomicCounter[] counters = new AtomicCounter[ServerCounter.values().length];
 
-    /** A block being merged. */
+    /** Entry states of a job's block table. */
+    private static final int FREE = 0;
+    private static final int OPEN = 1;
+    private static final int DONE = 2;
+
+    /**
+     * One entry of a job's block table: a block being merged (OPEN: sum and bitmap) or a completed one kept to answer
+     * retransmissions (DONE: the result lanes). Entries are allocated on first use and reused for every later
+     * sequence that maps to them, so a warm server allocates nothing per packet.
+     */
     private static final class Block
     {
         final int[] bits;
-        final int[] sum;
-        final int lanes;
-        final int flags;
-        final int slotField;
-        final int blockExponent;
-        int nextExponent = InaggHeader.NO_EXPONENT;
+        int[] lanes;
+        int sequence;
+        int state = FREE;
+        int laneCount;
+        int flags;
+        int slotField;
+        int blockExponent;
+        int nextExponent;
         int count;
 
-        Block(final int words, final int lanes, final int flags, final int slotField, final int blockExponent)
+        Block(final int words, final int lanes)
         {
             this.bits = new int[words];
-            this.sum = new int[lanes];
-            this.lanes = lanes;
+            this.lanes = new int[lanes];
+        }
+
+        void open(final int sequence, final int laneCount, final int flags, final int slotField,
+            final int blockExponent)
+        {
+            this.sequence = sequence;
+            this.state = OPEN;
+            if (lanes.length < laneCount)
+            {
+                lanes = new int[laneCount];
+            }
+            java.util.Arrays.fill(lanes, 0, laneCount, 0);
+            java.util.Arrays.fill(bits, 0);
+            this.laneCount = laneCount;
             this.flags = flags & InaggHeader.FLAG_INT32;
             this.slotField = slotField;
             this.blockExponent = blockExponent;
+            this.nextExponent = InaggHeader.NO_EXPONENT;
+            this.count = 0;
         }
     }
 
+    /**
+     * A job and its block table: direct-mapped by sequence ({@code sequence & mask}), {@code capacity} entries (the
+     * server's {@code retainedResults} rounded up to a power of two). A job's blocks in flight span far fewer
+     * sequences than that (its window), so an open block never meets another; a completed block is kept until the
+     * sequence {@code capacity} later reuses its entry.
+     */
     private static final class ServerJob
     {
         final ServerJobConfig config;
         final int[] peers;
-        final Int2ObjectHashMap<Block> open = new Int2ObjectHashMap<>();
-        final Int2ObjectHashMap<byte[]> completed = new Int2ObjectHashMap<>();
-        final ArrayDeque<Integer> completedOrder = new ArrayDeque<>();
+        final Block[] table;
+        final int mask;
+        int open;
 
-        ServerJob(final ServerJobConfig config)
+        ServerJob(final ServerJobConfig config, final int capacity)
         {
             this.config = config;
             this.peers = config.workerPeers();
+            this.table = new Block[capacity];
+            this.mask = capacity - 1;
+        }
+
+        /** The entry of {@code sequence}, allocated on first use. */
+        Block entry(final int sequence, final int lanes)
+        {
+            final int i = sequence & mask;
+            Block block = table[i];
+            if (block == null)
+            {
+                block = new Block(EsaWire.bitmapWords(config.workers()), lanes);
+                table[i] = block;
+            }
+            return block;
         }
     }
 
@@ -89,7 +139,12 @@ public final class ParameterServer implements Agent, MessageHandler
     {
         this.transport = transport;
         this.receiveBurst = receiveBurst;
-        this.retainedResults = retainedResults;
+        if (retainedResults < 1 || retainedResults > 1 << 24)
+        {
+            throw new IllegalArgumentException("retained results must be in 1..2^24, got " + retainedResults);
+        }
+        this.retainedResults = 1 << (32 - Integer.numberOfLeadingZeros(retainedResults - 1));
+        this.staging = MemorySegment.ofArray(new long[(transport.maxMessageLength() + 7) / 8]);
         for (final ServerCounter counter : ServerCounter.values())
         {
             counters[counter.ordinal()] = registry.newCounter("parameter server: " + counter.label(), counter.typeId());
@@ -113,7 +168,7 @@ public final class ParameterServer implements Agent, MessageHandler
     /** Blocks of the job still being merged; agent thread or quiescent. */
     public int openBlocks(final int jobId)
     {
-        return jobs[jobId] == null ? 0 : jobs[jobId].open.size();
+        return jobs[jobId] == null ? 0 : jobs[jobId].open;
     }
 
     @Override
@@ -144,7 +199,7 @@ public final class ParameterServer implements Agent, MessageHandler
         ServerJobConfig config;
         while ((config = pendingJobs.poll()) != null)
         {
-            jobs[config.jobId()] = new ServerJob(config);
+            jobs[config.jobId()] = new ServerJob(config, retainedResults);
             work++;
         }
         return work;
@@ -256,21 +311,20 @@ public final class ParameterServer implements Agent, MessageHandler
             increment(ServerCounter.DROP_MALFORMED);
             return;
         }
-        final byte[] result = job.completed.get(sequence);
-        if (result != null)
+        final int lanes = InaggHeader.elementCount(m, o);
+        final Block block = blockFor(job, sequence, m, o, lanes);
+        if (block == null)
+        {
+            return;
+        }
+        if (block.state == DONE)
         {
             // The worker may have lost the result (it retransmits only then); answering costs one packet.
             increment(ServerCounter.LATE);
-            if (send(job.peers[worker], result, worker))
+            if (sendResult(job, block, job.peers[worker], worker))
             {
                 increment(ServerCounter.RETRANSMIT_REPLIES);
             }
-            return;
-        }
-        final int lanes = InaggHeader.elementCount(m, o);
-        final Block block = openBlock(job, sequence, m, o, lanes);
-        if (block == null)
-        {
             return;
         }
         final int word = worker >>> 5;
@@ -282,15 +336,16 @@ public final class ParameterServer implements Agent, MessageHandler
         }
         block.bits[word] |= bit;
         block.count++;
+        final int[] sum = block.lanes;
         for (int k = 0; k < lanes; k++)
         {
-            block.sum[k] += InaggHeader.element(m, o, k);
+            sum[k] += InaggHeader.element(m, o, k);
         }
         block.nextExponent = Math.max(block.nextExponent, InaggHeader.nextExponent(m, o));
         increment(ServerCounter.RAW_MERGED);
         if (block.count == job.config.workers())
         {
-            finish(job, sequence, block);
+            finish(job, block);
         }
     }
 
@@ -304,7 +359,12 @@ public final class ParameterServer implements Agent, MessageHandler
             increment(ServerCounter.DROP_MALFORMED);
             return;
         }
-        if (job.completed.containsKey(sequence))
+        final Block block = blockFor(job, sequence, m, o, lanes);
+        if (block == null)
+        {
+            return;
+        }
+        if (block.state == DONE)
         {
             increment(ServerCounter.LATE);
             return;
@@ -313,25 +373,20 @@ public final class ParameterServer implements Agent, MessageHandler
         {
             // The switch's sum, already multicast in ESA; kept for retransmissions (and sent on in ATP).
             increment(ServerCounter.RESULT_COPIES);
-            final byte[] result = new byte[InaggHeader.messageLength(lanes)];
-            final MemorySegment r = MemorySegment.ofArray(result);
-            MemorySegment.copy(m, o, r, 0, InaggHeader.LENGTH);
-            InaggHeader.write(r, 0, MessageType.AGGREGATE, InaggHeader.flags(m, o) | InaggHeader.FLAG_RESULT,
-                job.config.jobId(), 0, InaggHeader.slotIndex(m, o), InaggHeader.shadowCopy(m, o), sequence, lanes,
-                InaggHeader.blockExponent(m, o), InaggHeader.nextExponent(m, o), 0);
-            MemorySegment.copy(m, o + InaggHeader.PAYLOAD_OFFSET, r, InaggHeader.PAYLOAD_OFFSET,
-                (long)lanes * Integer.BYTES);
-            job.open.remove(sequence);
-            retain(job, sequence, result);
+            for (int k = 0; k < lanes; k++)
+            {
+                block.lanes[k] = InaggHeader.element(m, o, k);
+            }
+            block.nextExponent = InaggHeader.nextExponent(m, o);
+            block.blockExponent = InaggHeader.blockExponent(m, o);
+            block.flags = InaggHeader.flags(m, o) & InaggHeader.FLAG_INT32;
+            block.slotField = InaggHeader.slotField(m, o);
+            block.state = DONE;
+            job.open--;
             if (job.config.resultsViaSwitch())
             {
-                sendToSwitch(job, result);
+                sendToSwitch(job, block);
             }
-            return;
-        }
-        final Block block = openBlock(job, sequence, m, o, lanes);
-        if (block == null)
-        {
             return;
         }
         int fresh = 0;
@@ -358,96 +413,117 @@ public final class ParameterServer implements Agent, MessageHandler
             block.bits[k] |= incoming;
             block.count += Integer.bitCount(incoming);
         }
+        final int[] sum = block.lanes;
         for (int k = 0; k < lanes; k++)
         {
-            block.sum[k] += InaggHeader.element(m, o, k);
+            sum[k] += InaggHeader.element(m, o, k);
         }
         block.nextExponent = Math.max(block.nextExponent, InaggHeader.nextExponent(m, o));
         increment(ServerCounter.PARTIALS_MERGED);
         if (block.count == job.config.workers())
         {
-            finish(job, sequence, block);
+            finish(job, block);
         }
     }
 
-    private Block openBlock(final ServerJob job, final int sequence, final MemorySegment m, final long o,
+    /**
+     * The table entry of {@code sequence}: open (or opened here) for it, or DONE with its result; null (counted) for
+     * a fragment older than the block its entry now holds, or whose lane count differs from its block's. A newer
+     * sequence takes the entry over, whatever the older block's state: an open block {@code capacity} sequences
+     * behind has no live worker waiting for it (the window is far smaller), so it is evicted and counted.
+     */
+    private Block blockFor(final ServerJob job, final int sequence, final MemorySegment m, final long o,
         final int lanes)
     {
-        Block block = job.open.get(sequence);
-        if (block == null)
+        final Block block = job.entry(sequence, lanes);
+        if (block.state != FREE && block.sequence == sequence)
         {
-            block = new Block(EsaWire.bitmapWords(job.config.workers()), lanes, InaggHeader.flags(m, o),
-                InaggHeader.slotField(m, o), InaggHeader.blockExponent(m, o));
-            job.open.put(sequence, block);
+            if (block.laneCount != lanes)
+            {
+                increment(ServerCounter.DROP_MALFORMED);
+                return null;
+            }
+            return block;
         }
-        else if (block.lanes != lanes)
+        if (block.state != FREE && sequence - block.sequence < 0)
         {
-            increment(ServerCounter.DROP_MALFORMED);
+            increment(ServerCounter.LATE);
             return null;
         }
+        if (block.state == OPEN)
+        {
+            increment(ServerCounter.EVICTED);
+            job.open--;
+        }
+        block.open(sequence, lanes, InaggHeader.flags(m, o), InaggHeader.slotField(m, o),
+            InaggHeader.blockExponent(m, o));
+        job.open++;
         return block;
     }
 
-    private void finish(final ServerJob job, final int sequence, final Block block)
+    private void finish(final ServerJob job, final Block block)
     {
         increment(ServerCounter.COMPLETED);
-        job.open.remove(sequence);
-        final byte[] result = new byte[InaggHeader.messageLength(block.lanes)];
-        final MemorySegment r = MemorySegment.ofArray(result);
-        InaggHeader.write(r, 0, MessageType.AGGREGATE, block.flags | InaggHeader.FLAG_RESULT, job.config.jobId(), 0,
-            block.slotField, block.slotField >>> 15, sequence, block.lanes, block.blockExponent, block.nextExponent, 0);
-        for (int k = 0; k < block.lanes; k++)
-        {
-            InaggHeader.setElement(r, 0, k, block.sum[k]);
-        }
-        retain(job, sequence, result);
+        block.state = DONE;
+        job.open--;
         if (job.config.resultsViaSwitch())
         {
-            sendToSwitch(job, result);
+            sendToSwitch(job, block);
+            return;
         }
-        else
+        final int length = writeResult(job, block, staging, 0);
+        for (int w = 0; w < job.config.workers(); w++)
         {
-            for (int w = 0; w < job.config.workers(); w++)
+            final long offset = transport.claim(job.peers[w], length);
+            if (offset == Transport.CLAIM_FAILED)
             {
-                if (send(job.peers[w], result, w))
-                {
-                    increment(ServerCounter.RESULTS_SENT);
-                }
+                increment(ServerCounter.TX_FULL);
+                continue;
             }
+            final MemorySegment tx = transport.txMemory();
+            MemorySegment.copy(staging, 0, tx, offset, length);
+            InaggHeader.setWorkerId(tx, offset, w);
+            transport.commit();
+            increment(ServerCounter.RESULTS_SENT);
         }
     }
 
-    private void retain(final ServerJob job, final int sequence, final byte[] result)
+    private void sendToSwitch(final ServerJob job, final Block block)
     {
-        job.completed.put(sequence, result);
-        job.completedOrder.addLast(sequence);
-        while (job.completedOrder.size() > retainedResults)
-        {
-            job.completed.remove((int)job.completedOrder.pollFirst());
-        }
-    }
-
-    private void sendToSwitch(final ServerJob job, final byte[] result)
-    {
-        if (send(job.config.switchPeer(), result, 0))
+        if (sendResult(job, block, job.config.switchPeer(), 0))
         {
             increment(ServerCounter.RESULTS_SENT);
         }
     }
 
-    private boolean send(final int peer, final byte[] result, final int worker)
+    /** The block's result to one peer, as worker {@code worker}'s copy. */
+    private boolean sendResult(final ServerJob job, final Block block, final int peer, final int worker)
     {
-        final long offset = transport.claim(peer, result.length);
+        final long offset = transport.claim(peer, InaggHeader.messageLength(block.laneCount));
         if (offset == Transport.CLAIM_FAILED)
         {
             increment(ServerCounter.TX_FULL);
             return false;
         }
         final MemorySegment tx = transport.txMemory();
-        MemorySegment.copy(MemorySegment.ofArray(result), 0, tx, offset, result.length);
+        writeResult(job, block, tx, offset);
         InaggHeader.setWorkerId(tx, offset, worker);
         transport.commit();
         return true;
+    }
+
+    /** A completed block as the switch's RESULT (worker id 0); returns its length. */
+    private static int writeResult(final ServerJob job, final Block block, final MemorySegment m, final long o)
+    {
+        InaggHeader.write(m, o, MessageType.AGGREGATE, block.flags | InaggHeader.FLAG_RESULT, job.config.jobId(), 0,
+            block.slotField, block.slotField >>> 15, block.sequence, block.laneCount, block.blockExponent,
+            block.nextExponent, 0);
+        final int[] lanes = block.lanes;
+        for (int k = 0; k < block.laneCount; k++)
+        {
+            InaggHeader.setElement(m, o, k, lanes[k]);
+        }
+        return InaggHeader.messageLength(block.laneCount);
     }
 
     private void increment(final ServerCounter counter)

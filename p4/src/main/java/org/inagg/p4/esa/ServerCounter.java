@@ -16,7 +16,8 @@ public enum ServerCounter
     DROP_MALFORMED(411, "dropped: malformed or unknown job"),
     TX_FULL(412, "results lost: transport full"),
     JOINS(413, "joins accepted (workers sending to the server directly)"),
-    REJECTS(414, "joins rejected");
+    REJECTS(414, "joins rejected"),
+    EVICTED(415, "open blocks evicted by a block a table's length later (workers gone)");
 
     private final int typeId;
     private final String label;
