@@ -1,6 +1,11 @@
 package org.inagg.p4.esa;
 
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.nio.ByteOrder;
+
+import jdk.incubator.vector.IntVector;
+import jdk.incubator.vector.VectorSpecies;
 
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
@@ -38,6 +43,7 @@ import org.inagg.wire.WireCheck;
 public final class ParameterServer implements Agent, MessageHandler
 {
     private static final int MAX_RECEIVE_BURSTS_PER_CYCLE = 64;
+    private static final VectorSpecies<Integer> INTS = IntVector.SPECIES_PREFERRED;
 
     private final Transport transport;
     private final int receiveBurst;
@@ -144,7 +150,7 @@ public final class ParameterServer implements Agent, MessageHandler
             throw new IllegalArgumentException("retained results must be in 1..2^24, got " + retainedResults);
         }
         this.retainedResults = 1 << (32 - Integer.numberOfLeadingZeros(retainedResults - 1));
-        this.staging = MemorySegment.ofArray(new long[(transport.maxMessageLength() + 7) / 8]);
+        this.staging = Arena.ofAuto().allocate(transport.maxMessageLength(), 64);
         for (final ServerCounter counter : ServerCounter.values())
         {
             counters[counter.ordinal()] = registry.newCounter("parameter server: " + counter.label(), counter.typeId());
@@ -336,11 +342,7 @@ public final class ParameterServer implements Agent, MessageHandler
         }
         block.bits[word] |= bit;
         block.count++;
-        final int[] sum = block.lanes;
-        for (int k = 0; k < lanes; k++)
-        {
-            sum[k] += InaggHeader.element(m, o, k);
-        }
+        addLanes(block.lanes, m, o, lanes);
         block.nextExponent = Math.max(block.nextExponent, InaggHeader.nextExponent(m, o));
         increment(ServerCounter.RAW_MERGED);
         if (block.count == job.config.workers())
@@ -413,11 +415,7 @@ public final class ParameterServer implements Agent, MessageHandler
             block.bits[k] |= incoming;
             block.count += Integer.bitCount(incoming);
         }
-        final int[] sum = block.lanes;
-        for (int k = 0; k < lanes; k++)
-        {
-            sum[k] += InaggHeader.element(m, o, k);
-        }
+        addLanes(block.lanes, m, o, lanes);
         block.nextExponent = Math.max(block.nextExponent, InaggHeader.nextExponent(m, o));
         increment(ServerCounter.PARTIALS_MERGED);
         if (block.count == job.config.workers())
@@ -519,11 +517,38 @@ public final class ParameterServer implements Agent, MessageHandler
             block.slotField, block.slotField >>> 15, block.sequence, block.laneCount, block.blockExponent,
             block.nextExponent, 0);
         final int[] lanes = block.lanes;
-        for (int k = 0; k < block.laneCount; k++)
+        final int n = block.laneCount;
+        final long payload = o + InaggHeader.PAYLOAD_OFFSET;
+        final int bound = INTS.loopBound(n);
+        int k = 0;
+        for (; k < bound; k += INTS.length())
+        {
+            IntVector.fromArray(INTS, lanes, k).intoMemorySegment(m, payload + (long)k * Integer.BYTES,
+                ByteOrder.BIG_ENDIAN);
+        }
+        for (; k < n; k++)
         {
             InaggHeader.setElement(m, o, k, lanes[k]);
         }
-        return InaggHeader.messageLength(block.laneCount);
+        return InaggHeader.messageLength(n);
+    }
+
+    /** {@code sum[k] += lane k} of the message's payload (big-endian int32, wrapping), for {@code n} lanes. */
+    private static void addLanes(final int[] sum, final MemorySegment m, final long o, final int n)
+    {
+        final long payload = o + InaggHeader.PAYLOAD_OFFSET;
+        final int bound = INTS.loopBound(n);
+        int k = 0;
+        for (; k < bound; k += INTS.length())
+        {
+            IntVector.fromMemorySegment(INTS, m, payload + (long)k * Integer.BYTES, ByteOrder.BIG_ENDIAN)
+                .add(IntVector.fromArray(INTS, sum, k))
+                .intoArray(sum, k);
+        }
+        for (; k < n; k++)
+        {
+            sum[k] += InaggHeader.element(m, o, k);
+        }
     }
 
     private void increment(final ServerCounter counter)
