@@ -87,7 +87,10 @@ def wait_for_thrift(port, process, timeout=30):
 def run_vector(path, json_file, start_delay, keep):
     name = os.path.basename(path)
     setup, packets, expected = read_vector(path)
-    ports = sorted({port for port, _ in packets} | set(expected))
+    # Every port a packet, an expect or a multicast node names (a server's port too): a frame the switch sends to a
+    # port nobody expects must show up in that port's pcap, not vanish for want of an interface.
+    node_ports = {int(line.split()[2]) for line in setup if line.startswith("mc_node_create ")}
+    ports = sorted({port for port, _ in packets} | set(expected) | node_ports)
     folder = tempfile.mkdtemp(prefix="inagg-bmv2-")
     try:
         write_pcaps(folder, packets, ports)

@@ -356,11 +356,329 @@ worker; and within a round, a packet whose lane count differs from the round's. 
     return v
 
 
+# ---------------------------------------------------------------------------------------------------------------------
+# ESA: the shared aggregator pool (org.inagg.p4.esa.EsaSwitch, docs/esa.md; set_esa_job rows of inagg_v1model.p4).
+
+PARTIAL = 5
+COLLISION, RETRANSMIT, TOMBSTONE, PREEMPTED, FLUSHED, COMPLETE, STALE = 1, 2, 3, 4, 5, 6, 7
+SERVER_RID, FLUSH_RID = 0xFFFF, 0xFFFE
+JOB_MULTIPLIER = 0x9E3779B1
+MODE_ESA, MODE_ATP = 1, 2
+
+
+class EsaPool:
+    """N aggregators at the copies of slots [slot_base, slot_base + N / 2); mode MODE_ESA or MODE_ATP; priorities from
+    the header (HEADER) or the job table (JOB_TABLE)."""
+
+    def __init__(self, slot_base, aggregators, mode, from_header):
+        self.slot_base, self.aggregators, self.mode, self.from_header = slot_base, aggregators, mode, from_header
+
+    def index(self, job, seq):
+        """AggregatorPool.index: (sequence + job * 0x9E3779B1) mod N, in 32-bit arithmetic."""
+        return ((seq + job.job_id * JOB_MULTIPLIER) & 0xFFFFFFFF) % self.aggregators
+
+
+class EsaJob:
+    def __init__(self, job_id, workers, server, window, lanes, group, flush_group, priority=0):
+        self.job_id, self.workers, self.server, self.window, self.lanes = job_id, workers, server, window, lanes
+        self.group, self.flush_group, self.priority = group, flush_group, priority
+
+
+def esa_setup(v, pool, *jobs):
+    v.jobs = list(jobs)
+    v.lines.append("")
+    v.lines.append("# setup (simple_switch_CLI; the same lines org.inagg.p4.control.JobTable emits)")
+    for register in ("used_reg", "seen_reg", "key_reg", "tomb_reg"):
+        v.lines.append("register_reset InaggIngress.%s" % register)
+    v.lines.append("table_set_default InaggEgress.switch_address InaggEgress.set_switch_address %s %s"
+                   % (SWITCH_MAC, SWITCH_IP))
+    handle = 0
+    for job in jobs:
+        offset = (job.job_id * JOB_MULTIPLIER) % pool.aggregators
+        v.lines.append("table_add InaggIngress.job_table InaggIngress.set_esa_job %d => %d %d %d %d %d %d %d %d %d %d %d %d"
+                       % (job.job_id, len(job.workers), job.window, job.lanes, job.group, job.flush_group, pool.mode,
+                          2 * pool.slot_base, pool.aggregators - 1, offset, 1 if pool.from_header else 0,
+                          job.priority, job.server.port))
+        for w, h in enumerate(job.workers):
+            v.lines.append("table_add InaggIngress.worker_source InaggIngress.source_ok %d %d %s %d =>"
+                           % (job.job_id, w, h.ip, h.udp))
+        v.lines.append("table_add InaggIngress.server_source InaggIngress.server_ok %d %s %d =>"
+                       % (job.job_id, job.server.ip, job.server.udp))
+        for w, h in enumerate(job.workers):
+            v.lines.append("table_add InaggEgress.worker_endpoint InaggEgress.set_endpoint %d %d => %s %s %d"
+                           % (job.job_id, w, h.mac, h.ip, h.udp))
+        v.lines.append("table_add InaggEgress.server_endpoint InaggEgress.set_endpoint %d => %s %s %d"
+                       % (job.job_id, job.server.mac, job.server.ip, job.server.udp))
+        v.lines.append("mc_mgrp_create %d" % job.group)
+        nodes = [(w, h.port, job.group) for w, h in enumerate(job.workers)]
+        nodes.append((SERVER_RID, job.server.port, job.group))
+        nodes.append((FLUSH_RID, job.server.port, job.flush_group))
+        nodes.append((SERVER_RID, job.server.port, job.flush_group))
+        for rid, port, group in nodes:
+            if group == job.flush_group and rid == FLUSH_RID:
+                v.lines.append("mc_mgrp_create %d" % job.flush_group)
+            v.lines.append("mc_node_create %d %d" % (rid, port))
+            v.lines.append("mc_node_associate %d %d" % (group, handle))
+            handle += 1
+
+
+def agg(job, worker, slot, copy, seq, lanes, next_exp=0, block_exp=0, flags=0, priority=0, status=0):
+    return inagg(AGGREGATE, flags, job.job_id, worker, slot, copy, seq, lanes, block_exp=block_exp,
+                 next_exp=next_exp, priority=priority, status=status)
+
+
+def partial(job, count, slot, copy, seq, sums, bitmap, flags, block_exp, max_exp, priority, reason):
+    """EsaWire PARTIAL: Worker Id = contributors, Element Count = lanes + bitmap words, Reserved = bitmap words."""
+    return inagg(PARTIAL, flags & FLAG_INT32, job.job_id, count, slot, copy, seq, list(sums) + list(bitmap),
+                 block_exp=block_exp, next_exp=max_exp, priority=priority, status=reason, reserved=len(bitmap))
+
+
+def esa_results(v, job, slot, copy, seq, sums, max_exp, flags, block_exp, priority):
+    """EsaSwitch.multicastFromPool: the completing request's header, the block's stored INT32 flag with FLAG_RESULT."""
+    for w, h in enumerate(job.workers):
+        v.expect(h, inagg(AGGREGATE, (flags & FLAG_INT32) | FLAG_RESULT, job.job_id, w, slot, copy, seq, sums,
+                          block_exp=block_exp, next_exp=max_exp, priority=priority))
+
+
+def esa_hosts():
+    """Job 1: workers hosts 1..3, server host 9 (port 9); job 2: workers hosts 4, 5, server host 10 (port 10)."""
+    a = EsaJob(1, [host(1), host(2), host(3)], host(9), 16, 4, 1, 101)
+    b = EsaJob(2, [host(4), host(5)], host(10), 16, 4, 2, 102)
+    return a, b
+
+
+def esa_completion():
+    v = Vector("esa_completion", """
+ESA, pool of 4 aggregators at pool slots 8..9 (copies 16..19), priorities from the header. Job 2's block 5 goes to
+aggregator (5 + 2 * 0x9E3779B1) mod 4 = 3. A JOIN is answered with the job's window as the slot count. Nothing leaves
+before the second (last) contribution; a repeat is a duplicate, a packet with another lane count is dropped. The
+completing packet multicasts the sums to both workers with its own header (block exponent 3, priority 6) but the
+block's INT32 flag (from the first packet), and the server gets a COMPLETE PARTIAL with the block's stored slot field,
+flags, block exponent 2 and allocation priority 4, bitmap 0b11. The aggregator is free at once: job 1's block 2
+((2 + 0x9E3779B1) mod 4 = 3) takes it at priority 0.""")
+    a, b = esa_hosts()
+    pool = EsaPool(8, 4, MODE_ESA, True)
+    esa_setup(v, pool, a, b)
+    assert pool.index(b, 5) == 3 and pool.index(a, 2) == 3
+    v.comment("JOIN: JOIN_ACK with workers 2, slots = window 16, lanes 4")
+    v.send(b.workers[1], inagg(JOIN, 0, 2, 1, seq=2))
+    v.expect(b.workers[1], inagg(JOIN_ACK, FLAG_RESULT, 2, 1, slot=16, seq=2, reserved=4))
+    v.comment("worker 0 allocates aggregator 3; its repeat is a duplicate; worker 1 with 3 lanes does not fit the block")
+    v.send(b.workers[0], agg(b, 0, 5, 0, 5, [1, -2, 0x7FFFFFFF, 100], next_exp=3, block_exp=2, flags=FLAG_INT32,
+                             priority=4))
+    v.send(b.workers[0], agg(b, 0, 5, 0, 5, [9, 9, 9, 9], next_exp=9, block_exp=2, flags=FLAG_INT32, priority=4))
+    v.send(b.workers[1], agg(b, 1, 5, 0, 5, [1, 2, 3], next_exp=9, block_exp=2, priority=4))
+    v.comment("worker 1 completes: sums to both workers, COMPLETE PARTIAL to the server (0x7FFFFFFF + 1 wraps)")
+    v.send(b.workers[1], agg(b, 1, 5, 0, 5, [10, -20, 1, -100], next_exp=5, block_exp=3, priority=6))
+    sums = [11, -22, wrap(0x7FFFFFFF + 1), 0]
+    esa_results(v, b, 5, 0, 5, sums, 5, FLAG_INT32, 3, 6)
+    v.expect(b.server, partial(b, 2, 5, 0, 5, sums, [0b11], FLAG_INT32, 2, 5, 4, COMPLETE))
+    v.comment("the aggregator is free: job 1's block 2 takes it at priority 0, nothing leaves")
+    v.send(a.workers[0], agg(a, 0, 2, 0, 2, [1, 1, 1, 1]))
+    v.counters(JOINS=1, ALLOCATIONS=2, CONTRIBUTIONS=3, DUPLICATES=1, DROP_BAD_SIZE=1, COMPLETIONS=1,
+               RESULTS_SENT=2, RESULT_COPIES=1)
+    return v
+
+
+def esa_preemption():
+    v = Vector("esa_preemption", """
+ESA, header priorities, pool of 4 at pool slots 8..9. Job 1's block 10 ((10 + 0x9E3779B1) mod 4 = 3) holds workers 0
+and 2 at priority 1 (4 lanes); job 2's block 5 (aggregator 3) at priority 7 preempts it: the packet leaves as job 1's
+PARTIAL (PREEMPTED: 2 contributors, the sums, bitmap 0b101, holder priority 1) to job 1's server, while its own 2 lanes
+take the aggregator. Job 1's straggler follows its block to the server (RAW, TOMBSTONE). Job 2 completes with 2 lanes.""")
+    a, b = esa_hosts()
+    pool = EsaPool(8, 4, MODE_ESA, True)
+    esa_setup(v, pool, a, b)
+    assert pool.index(a, 10) == 3 and pool.index(b, 5) == 3
+    v.send(a.workers[0], agg(a, 0, 2, 1, 10, [1, 2, 3, 4], next_exp=1, priority=1))
+    v.send(a.workers[2], agg(a, 2, 2, 1, 10, [10, 20, 30, 40], next_exp=2, priority=1))
+    v.comment("job 2 at priority 7 preempts: job 1's partial goes to job 1's server")
+    v.send(b.workers[0], agg(b, 0, 5, 0, 5, [100, 200], next_exp=0, priority=7))
+    v.expect(a.server, partial(a, 2, 2, 1, 10, [11, 22, 33, 44], [0b101], 0, 0, 2, 1, PREEMPTED))
+    v.comment("job 1's worker 1 for block 10: the tombstone sends it after its block")
+    straggler = agg(a, 1, 2, 1, 10, [5, 5, 5, 5], next_exp=0, priority=1)
+    v.send(a.workers[1], straggler)
+    v.expect(a.server, agg(a, 1, 2, 1, 10, [5, 5, 5, 5], next_exp=0, priority=1, status=TOMBSTONE))
+    v.send(b.workers[1], agg(b, 1, 5, 0, 5, [1, 2], next_exp=-1, priority=7))
+    esa_results(v, b, 5, 0, 5, [101, 202], 0, 0, 0, 7)
+    v.expect(b.server, partial(b, 2, 5, 0, 5, [101, 202], [0b11], 0, 0, 0, 7, COMPLETE))
+    v.counters(PREEMPTIONS=1, FALLBACK_TOMBSTONE=1, ALLOCATIONS=2, COMPLETIONS=1, CONTRIBUTIONS=4)
+    return v
+
+
+def esa_collision_fallback():
+    v = Vector("esa_collision_fallback", """
+ESA, header priorities. Job 2's block 5 holds aggregator 3 at priority 5. Job 1's block 10 (aggregator 3) at priority 3
+cannot preempt: RAW (COLLISION) to job 1's server, and the tombstone remembers block 10, so job 1's next packet of
+block 10 follows it (TOMBSTONE) even at priority 9. Block 14 (aggregator 3) at the equal priority 5 does not preempt
+either (equal priorities never do). Job 2 then completes undisturbed.""")
+    a, b = esa_hosts()
+    pool = EsaPool(8, 4, MODE_ESA, True)
+    esa_setup(v, pool, a, b)
+    assert pool.index(a, 10) == 3 and pool.index(a, 14) == 3 and pool.index(b, 5) == 3
+    v.send(b.workers[0], agg(b, 0, 5, 0, 5, [1, 1, 1, 1], priority=5))
+    v.send(a.workers[0], agg(a, 0, 10, 0, 10, [2, 2, 2, 2], next_exp=4, priority=3))
+    v.expect(a.server, agg(a, 0, 10, 0, 10, [2, 2, 2, 2], next_exp=4, priority=3, status=COLLISION))
+    v.send(a.workers[1], agg(a, 1, 10, 0, 10, [3, 3, 3, 3], priority=9))
+    v.expect(a.server, agg(a, 1, 10, 0, 10, [3, 3, 3, 3], priority=9, status=TOMBSTONE))
+    v.send(a.workers[2], agg(a, 2, 14, 0, 14, [4, 4, 4, 4], flags=FLAG_INT32, priority=5))
+    v.expect(a.server, agg(a, 2, 14, 0, 14, [4, 4, 4, 4], flags=FLAG_INT32, priority=5, status=COLLISION))
+    v.send(b.workers[1], agg(b, 1, 5, 0, 5, [2, 2, 2, 2], priority=5))
+    esa_results(v, b, 5, 0, 5, [3, 3, 3, 3], 0, 0, 0, 5)
+    v.expect(b.server, partial(b, 2, 5, 0, 5, [3, 3, 3, 3], [0b11], 0, 0, 0, 5, COMPLETE))
+    v.counters(FALLBACK_COLLISION=2, FALLBACK_TOMBSTONE=1, PREEMPTIONS=0, ALLOCATIONS=1, COMPLETIONS=1)
+    return v
+
+
+def esa_tombstone():
+    v = Vector("esa_tombstone", """
+ESA, header priorities. Job 1's block 10 (aggregator 3, workers 0 and 1) is preempted by job 2's block 5, which then
+completes and frees the aggregator. Job 1's worker 2 for block 10 finds the aggregator free but its block's tombstone
+there: it goes to the server (TOMBSTONE) instead of starting a second partial of block 10 that could never complete.
+Job 1's next block at that aggregator (14) is not tombstoned: it allocates and completes in the switch.""")
+    a, b = esa_hosts()
+    pool = EsaPool(8, 4, MODE_ESA, True)
+    esa_setup(v, pool, a, b)
+    v.send(a.workers[0], agg(a, 0, 3, 0, 10, [1, 1, 1, 1], priority=1))
+    v.send(a.workers[1], agg(a, 1, 3, 0, 10, [2, 2, 2, 2], priority=1))
+    v.send(b.workers[0], agg(b, 0, 5, 0, 5, [5, 6, 7, 8], priority=2))
+    v.expect(a.server, partial(a, 2, 3, 0, 10, [3, 3, 3, 3], [0b011], 0, 0, 0, 1, PREEMPTED))
+    v.send(b.workers[1], agg(b, 1, 5, 0, 5, [1, 1, 1, 1], priority=2))
+    esa_results(v, b, 5, 0, 5, [6, 7, 8, 9], 0, 0, 0, 2)
+    v.expect(b.server, partial(b, 2, 5, 0, 5, [6, 7, 8, 9], [0b11], 0, 0, 0, 2, COMPLETE))
+    v.comment("aggregator 3 is free, but its tombstone is job 1's block 10")
+    v.send(a.workers[2], agg(a, 2, 3, 0, 10, [3, 3, 3, 3], priority=1))
+    v.expect(a.server, agg(a, 2, 3, 0, 10, [3, 3, 3, 3], priority=1, status=TOMBSTONE))
+    v.comment("job 1's block 14 (aggregator 3) allocates and completes in the switch")
+    v.send(a.workers[1], agg(a, 1, 3, 1, 14, [10, 0, 0, 1], next_exp=-2, priority=1))
+    v.send(a.workers[0], agg(a, 0, 3, 1, 14, [20, 0, 0, 2], next_exp=-5, priority=1))
+    v.send(a.workers[2], agg(a, 2, 3, 1, 14, [30, 0, 0, 3], next_exp=-3, priority=1))
+    esa_results(v, a, 3, 1, 14, [60, 0, 0, 6], -2, 0, 0, 1)
+    v.expect(a.server, partial(a, 3, 3, 1, 14, [60, 0, 0, 6], [0b111], 0, 0, -2, 1, COMPLETE))
+    v.counters(PREEMPTIONS=1, FALLBACK_TOMBSTONE=1, ALLOCATIONS=3, COMPLETIONS=2)
+    return v
+
+
+def esa_retransmit_flush():
+    v = Vector("esa_retransmit_flush", """
+ESA, header priorities. A retransmission never allocates. Worker 0 retransmits block 10 of job 1 while aggregator 3
+holds it (workers 0 and 1): the partial is flushed to the server (PARTIAL, FLUSHED), then the retransmission follows it
+(RAW, RETRANSMIT), both to job 1's server and in that order (the server must see the partial first: the RAW of a worker
+already in it is then a duplicate, not a partial overlap). Block 10's tombstone sends worker 2 after them. A
+retransmission of block 11 (aggregator 0, free) goes to the server alone; block 11's first packet then allocates.""")
+    a, b = esa_hosts()
+    pool = EsaPool(8, 4, MODE_ESA, True)
+    esa_setup(v, pool, a, b)
+    assert pool.index(a, 10) == 3 and pool.index(a, 11) == 0
+    v.send(a.workers[0], agg(a, 0, 2, 0, 10, [5, 6], next_exp=-1, block_exp=1, flags=FLAG_INT32, priority=3))
+    v.send(a.workers[1], agg(a, 1, 2, 0, 10, [7, 8], next_exp=4, block_exp=1, flags=FLAG_INT32, priority=3))
+    v.comment("worker 0 retransmits block 10: FLUSHED PARTIAL, then the RAW retransmission")
+    v.send(a.workers[0], agg(a, 0, 2, 0, 10, [5, 6], next_exp=-1, block_exp=1, flags=FLAG_RETRANSMIT | FLAG_INT32,
+                             priority=3))
+    v.expect(a.server, partial(a, 2, 2, 0, 10, [12, 14], [0b11], FLAG_INT32, 1, 4, 3, FLUSHED))
+    v.expect(a.server, agg(a, 0, 2, 0, 10, [5, 6], next_exp=-1, block_exp=1, flags=FLAG_RETRANSMIT | FLAG_INT32,
+                           priority=3, status=RETRANSMIT))
+    v.send(a.workers[2], agg(a, 2, 2, 0, 10, [1, 1], next_exp=0, block_exp=1, flags=FLAG_INT32, priority=3))
+    v.expect(a.server, agg(a, 2, 2, 0, 10, [1, 1], next_exp=0, block_exp=1, flags=FLAG_INT32, priority=3,
+                           status=TOMBSTONE))
+    v.comment("a retransmission for block 11, whose aggregator 0 is free: to the server only, no allocation")
+    v.send(a.workers[1], agg(a, 1, 3, 0, 11, [9, 9], flags=FLAG_RETRANSMIT, priority=3))
+    v.expect(a.server, agg(a, 1, 3, 0, 11, [9, 9], flags=FLAG_RETRANSMIT, priority=3, status=RETRANSMIT))
+    v.send(a.workers[0], agg(a, 0, 3, 0, 11, [8, 8], priority=3))
+    v.counters(FLUSHES=1, FALLBACK_RETRANSMIT=2, FALLBACK_TOMBSTONE=1, ALLOCATIONS=2, CONTRIBUTIONS=3)
+    return v
+
+
+def esa_same_job_newer_block():
+    v = Vector("esa_same_job_newer_block", """
+ESA, header priorities. A newer block of the holder's own job always takes the aggregator, whatever the priorities:
+job 1's block 14 (priority 0) evicts block 10 (priority 2) from aggregator 3 as a STALE PARTIAL. An older block of the
+same job (6, aggregator 3) never does, even at priority 9: RAW (COLLISION). Block 14 completes.""")
+    a, b = esa_hosts()
+    pool = EsaPool(8, 4, MODE_ESA, True)
+    esa_setup(v, pool, a, b)
+    assert pool.index(a, 10) == 3 and pool.index(a, 14) == 3 and pool.index(a, 6) == 3
+    v.send(a.workers[0], agg(a, 0, 2, 0, 10, [1, 1, 1], next_exp=7, priority=2))
+    v.send(a.workers[1], agg(a, 1, 2, 0, 10, [2, 2, 2], next_exp=6, priority=2))
+    v.send(a.workers[2], agg(a, 2, 2, 0, 14, [7, 7, 7, 7], priority=0))
+    v.expect(a.server, partial(a, 2, 2, 0, 10, [3, 3, 3], [0b011], 0, 0, 7, 2, STALE))
+    v.send(a.workers[0], agg(a, 0, 2, 0, 6, [4, 4, 4, 4], priority=9))
+    v.expect(a.server, agg(a, 0, 2, 0, 6, [4, 4, 4, 4], priority=9, status=COLLISION))
+    v.send(a.workers[0], agg(a, 0, 2, 0, 14, [1, 2, 3, 4], priority=0))
+    v.send(a.workers[1], agg(a, 1, 2, 0, 14, [10, 20, 30, 40], priority=0))
+    esa_results(v, a, 2, 0, 14, [18, 29, 40, 51], 0, 0, 0, 0)
+    v.expect(a.server, partial(a, 3, 2, 0, 14, [18, 29, 40, 51], [0b111], 0, 0, 0, 0, COMPLETE))
+    v.counters(STALE_EVICTIONS=1, FALLBACK_COLLISION=1, ALLOCATIONS=2, COMPLETIONS=1)
+    return v
+
+
+def esa_job_table_priority():
+    v = Vector("esa_job_table_priority", """
+ESA with job-table priorities (PriorityPolicy.JOB_TABLE): job 1 has priority 1, job 2 priority 7; the header's
+Priority is ignored (job 1's packets claim 200 and 255, job 2's 0). Job 2 preempts job 1's block (PARTIAL with holder
+priority 1, the table's); job 1's next block cannot preempt job 2 (RAW, COLLISION). The results carry the completing
+request's header Priority, the COMPLETE PARTIAL the stored table priority 7.""")
+    a, b = esa_hosts()
+    a.priority, b.priority = 1, 7
+    pool = EsaPool(8, 4, MODE_ESA, False)
+    esa_setup(v, pool, a, b)
+    v.send(a.workers[0], agg(a, 0, 1, 0, 10, [1, 0, 0, 0], priority=200))
+    v.send(b.workers[0], agg(b, 0, 4, 1, 5, [2, 0, 0, 0], priority=0))
+    v.expect(a.server, partial(a, 1, 1, 0, 10, [1, 0, 0, 0], [0b1], 0, 0, 0, 1, PREEMPTED))
+    v.send(a.workers[1], agg(a, 1, 1, 1, 14, [3, 0, 0, 0], priority=255))
+    v.expect(a.server, agg(a, 1, 1, 1, 14, [3, 0, 0, 0], priority=255, status=COLLISION))
+    v.send(b.workers[1], agg(b, 1, 4, 1, 5, [4, 0, 0, 0], priority=0))
+    esa_results(v, b, 4, 1, 5, [6, 0, 0, 0], 0, 0, 0, 0)
+    v.expect(b.server, partial(b, 2, 4, 1, 5, [6, 0, 0, 0], [0b11], 0, 0, 0, 7, COMPLETE))
+    v.counters(PREEMPTIONS=1, FALLBACK_COLLISION=1, COMPLETIONS=1)
+    return v
+
+
+def esa_atp():
+    v = Vector("esa_atp", """
+ATP (AllocationMode.DEALLOCATE_ON_ACK): a complete block's sum goes to the server only (COMPLETE PARTIAL) and the
+aggregator stays held (acknowledged-pending): a late duplicate is dropped, another job's block collides (no preemption
+in ATP) and goes to its server. A newer block of the same job takes the pending aggregator without a message (the
+server has the sum). A RESULT from anyone but the job's server is dropped; the server's RESULT is multicast to the
+workers as it came (worker id rewritten) and frees the aggregator if it still holds that block.""")
+    a, b = esa_hosts()
+    pool = EsaPool(8, 4, MODE_ATP, True)
+    esa_setup(v, pool, a, b)
+    assert pool.index(b, 5) == 3 and pool.index(b, 9) == 3 and pool.index(a, 10) == 3
+    v.send(b.workers[0], agg(b, 0, 5, 0, 5, [1, 2, 3, 4], next_exp=2, flags=FLAG_INT32, priority=1))
+    v.send(b.workers[1], agg(b, 1, 5, 0, 5, [5, 6, 7, 8], next_exp=1, flags=FLAG_INT32, priority=1))
+    v.expect(b.server, partial(b, 2, 5, 0, 5, [6, 8, 10, 12], [0b11], FLAG_INT32, 0, 2, 1, COMPLETE))
+    v.comment("pending acknowledgement: a late duplicate is dropped, job 1 collides")
+    v.send(b.workers[0], agg(b, 0, 5, 0, 5, [1, 2, 3, 4], next_exp=2, flags=FLAG_INT32, priority=1))
+    v.send(a.workers[0], agg(a, 0, 2, 0, 10, [1, 1, 1, 1], priority=9))
+    v.expect(a.server, agg(a, 0, 2, 0, 10, [1, 1, 1, 1], priority=9, status=COLLISION))
+    v.comment("job 2's block 9 takes the pending aggregator silently")
+    v.send(b.workers[0], agg(b, 0, 1, 0, 9, [1, 0, 0, 0], priority=1))
+    v.comment("a worker posing as the server: dropped; the server's result for block 5 goes to both workers")
+    server_result = inagg(AGGREGATE, FLAG_RESULT | FLAG_INT32, 2, 0, 5, 0, 5, [6, 8, 10, 12], next_exp=2, priority=1)
+    v.send(b.workers[1], server_result)
+    v.send(b.server, server_result)
+    for w, h in enumerate(b.workers):
+        v.expect(h, inagg(AGGREGATE, FLAG_RESULT | FLAG_INT32, 2, w, 5, 0, 5, [6, 8, 10, 12], next_exp=2,
+                          priority=1))
+    v.send(b.workers[1], agg(b, 1, 1, 0, 9, [2, 0, 0, 0], priority=1))
+    v.expect(b.server, partial(b, 2, 1, 0, 9, [3, 0, 0, 0], [0b11], 0, 0, 0, 1, COMPLETE))
+    v.comment("the server's result for block 9 frees aggregator 3 and goes to both workers")
+    v.send(b.server, inagg(AGGREGATE, FLAG_RESULT, 2, 0, 1, 0, 9, [3, 0, 0, 0], next_exp=0, priority=1))
+    for w, h in enumerate(b.workers):
+        v.expect(h, inagg(AGGREGATE, FLAG_RESULT, 2, w, 1, 0, 9, [3, 0, 0, 0], next_exp=0, priority=1))
+    v.send(a.workers[0], agg(a, 0, 2, 0, 14, [1, 1, 1, 1], priority=9))
+    v.counters(COMPLETIONS=2, DUPLICATES=1, FALLBACK_COLLISION=1, DROP_UNKNOWN_WORKER=1, ACKS=2, RESULTS_SENT=4,
+               ALLOCATIONS=3, PREEMPTIONS=0)
+    return v
+
+
 def main():
     for make in (aggregate_to_completion, duplicates, retransmission_after_completion, shadow_copy_reuse,
-                 stale_late_duplicates, multi_job_isolation, spoofing, unknown_job_and_worker, bad_sizes):
+                 stale_late_duplicates, multi_job_isolation, spoofing, unknown_job_and_worker, bad_sizes,
+                 esa_completion, esa_preemption, esa_collision_fallback, esa_tombstone, esa_retransmit_flush,
+                 esa_same_job_newer_block, esa_job_table_priority, esa_atp):
         make().write()
-
 
 if __name__ == "__main__":
     main()

@@ -1,22 +1,32 @@
 /*
- * inagg switch for the Tofino Native Architecture (TNA, Tofino 1 and later).
+ * inagg switch for the Tofino Native Architecture (TNA, Tofino 1 and 2).
  *
- * The pipeline of org.inagg.p4.softswitch.SoftwareSwitch and inagg_v1model.p4, shaped for Tofino's constraints: each
- * register is touched by at most one RegisterAction per pass, stateful decisions flow forward through the stages, and
- * a pass carries at most TNA_LANES lanes. Where those constraints force a difference from the software switch it is
- * marked "TNA:" below and listed in docs/p4.md. This program has not been compiled with bf-p4c in this repository
- * (no Tofino SDE here); see docs/p4.md for the expected stage use.
+ * The pipeline of org.inagg.p4.softswitch.SoftwareSwitch (slot jobs) and org.inagg.p4.esa.EsaSwitch (ESA jobs, a
+ * shared aggregator pool with preemption and a parameter-server fallback), shaped for Tofino's constraints: each
+ * register is touched by at most one RegisterAction per pass, stateful decisions flow forward through the stages, a
+ * stateful ALU compares at most two things and answers one 32-bit word, and a pass carries TNA_LANES_PER_PASS lanes.
+ * Where those constraints force a difference from the Java switches it is marked "TNA:" below and listed in
+ * docs/p4.md. This program has not been compiled with bf-p4c in this repository (no Tofino SDE here); see docs/p4.md
+ * for the expected stage use.
  *
- *   ingress parser   Ethernet / IPv4 / UDP to INAGG_UDP_PORT / inagg header / up to TNA_LANES lanes
- *   ingress          checks -> job_table -> worker_source -> slot check -> seen (seq-tagged bitmap word, both copies)
- *                    -> round+count -> exponent -> 32 lane registers -> decision (multicast, unicast reply, drop)
- *   egress           per replica: worker id = egress_rid, destination from worker_endpoint, source = switch_address
+ *   ingress parser   [recirculation header, on TNA_RECIRC_PORT] Ethernet / IPv4 / UDP to INAGG_UDP_PORT / inagg header
+ *                    / the leading chunk of up to TNA_LANES_PER_PASS lanes (the rest of the packet is payload)
+ *   ingress pass 0   checks -> job_table -> worker_source -> per job mode:
+ *                      slot: seen (seq-tagged word) -> round+count -> exponent -> lanes of chunk 0
+ *                      ESA:  key (claim) -> bitmap, holder swap registers -> exponent, tombstone -> lanes (swap)
+ *                    -> decision (multicast, unicast reply, PARTIAL or RAW to the server, recirculate, drop)
+ *   ingress pass >0  (recirculated, decision carried in the recirculation header) consume chunk c / harvest chunk c /
+ *                    release an ESA aggregator, then recirculate again or deliver
+ *   egress           per replica: worker id = egress_rid, destination from worker_endpoint or server_endpoint,
+ *                    the server's replica of an ESA completion rewritten into a COMPLETE PARTIAL; source =
+ *                    switch_address
  *
- * Lanes: 32 lanes per packet in one ingress pass, one stateful ALU per lane (four per MAU stage, eight stages). Jobs
- * with more lanes per packet are refused by the control plane for this program; covering 64..256 lanes with
- * recirculation is designed in docs/p4.md but not implemented.
+ * Lanes: 32 per pass; a packet of 32 * P lanes (P <= TNA_MAX_CHUNKS = 8, i.e. up to 256 lanes) is aggregated by P
+ * passes through a recirculation port, a completing packet or a retransmission reply then reads the result back by
+ * P - 1 harvest passes (docs/p4.md, "Lanes on TNA").
  *
- * Compile:  bf-p4c --target tofino --arch tna -o inagg_tna p4/src/main/p4/inagg_tna.p4
+ * Compile:  bf-p4c --target tofino2 --arch tna -o inagg_tna p4/src/main/p4/inagg_tna.p4     (see docs/p4.md for
+ *           Tofino 1: -DTNA_RECIRC_PORT=68 is the default, Tofino 2 needs the recirculation port of its pipe 0)
  * Configure with the BF Runtime script org.inagg.p4.control.JobTable#bfrtPython emits.
  */
 #include <core.p4>
@@ -29,6 +39,15 @@
 #define MAX_WORKERS 256
 #define BITMAP_WORDS 8
 #define TNA_LANES 32
+#define TNA_MAX_CHUNKS 8
+#define TNA_LANE_ROWS 32768
+#define ESA_AGGREGATORS 4096
+#define ESA_MAX_WORKERS 32
+// The port whose packets come back into ingress carrying the recirculation header: Tofino 1's pipe-0 recirculation
+// port by default; any port in loopback mode of the same pipe works (its queue must keep packets in order).
+#ifndef TNA_RECIRC_PORT
+#define TNA_RECIRC_PORT 68
+#endif
 
 const bit<16> ETHERTYPE_IPV4 = 0x0800;
 const bit<8>  IP_PROTO_UDP = 17;
@@ -37,12 +56,22 @@ const bit<4> MSG_AGGREGATE = 1;
 const bit<4> MSG_JOIN = 2;
 const bit<4> MSG_JOIN_ACK = 3;
 const bit<4> MSG_REJECT = 4;
+const bit<4> MSG_PARTIAL = 5;               // org.inagg.p4.esa.EsaWire.TYPE_PARTIAL
 const bit<8> FLAG_RESULT = 0x01;
+const bit<8> FLAG_RETRANSMIT = 0x02;
 const bit<8> FLAG_INT32 = 0x04;
 const bit<8> NO_EXPONENT = 0x80;
 const bit<8> REJECT_UNKNOWN_JOB = 1;
 const bit<8> REJECT_WORKER_ID_OUT_OF_RANGE = 2;
 const bit<8> REJECT_WORKER_COUNT_MISMATCH = 3;
+
+// EsaWire reason codes (Status of a RAW or a PARTIAL)
+const bit<8> REASON_COLLISION = 1;
+const bit<8> REASON_RETRANSMIT = 2;
+const bit<8> REASON_TOMBSTONE = 3;
+const bit<8> REASON_PREEMPTED = 4;
+const bit<8> REASON_FLUSHED = 5;
+const bit<8> REASON_COMPLETE = 6;
 
 // Answers of the seen stage
 const bit<32> SEEN_FRESH = 0;
@@ -56,10 +85,34 @@ const bit<32> ROUND_STALE = 0x30000;
 const bit<32> ROUND_OPEN_DUPLICATE = 0x40000;
 
 // What the lane registers do in this pass
-const bit<2> LANE_NONE = 0;
-const bit<2> LANE_WRITE = 1;
-const bit<2> LANE_ADD = 2;
-const bit<2> LANE_READ = 3;
+const bit<3> LANE_NONE = 0;
+const bit<3> LANE_WRITE = 1;
+const bit<3> LANE_ADD = 2;
+const bit<3> LANE_READ = 3;
+const bit<3> LANE_SWAP = 4;
+
+// Recirculation phases (recirc_t.phase)
+const bit<8> PHASE_CONSUME = 1;             // chunk c of the packet leads: apply the lane operation, drop it
+const bit<8> PHASE_HARVEST = 2;             // read chunk c of the result from the registers, put it in front
+const bit<8> PHASE_RELEASE = 3;             // ESA: free the completed aggregator, then multicast
+
+// What a recirculated packet does once its chunks are done (recirc_t.outcome)
+const bit<8> OUTCOME_ABSORB = 0;            // a contribution: nothing leaves
+const bit<8> OUTCOME_MULTICAST = 1;         // the result, to the job's multicast group
+const bit<8> OUTCOME_UNICAST = 2;           // the stored result, back to the requesting worker
+
+// First byte of what ingress hands to egress
+const bit<8> KIND_BRIDGE = 0;
+const bit<8> KIND_MIRROR_RAW = 1;           // ESA flush: the untouched retransmission, mirrored to the server
+const MirrorType_t MIRROR_TYPE_I2E = 1;
+
+// Where egress sends a packet (bridge_t.dst)
+const bit<2> DST_WORKER = 0;                // worker_endpoint (job, worker)
+const bit<2> DST_SERVER = 1;                // server_endpoint (job): a PARTIAL or a RAW
+const bit<2> DST_SENDER = 2;                // addresses already swapped in ingress (JOIN answers)
+
+// Replication id of the parameter server's node in an ESA job's multicast group (worker ids are < MAX_WORKERS)
+const bit<16> ESA_SERVER_RID = 0xFFFF;
 
 // Indices of inagg_counters: org.inagg.p4.softswitch.SwitchCounter type id - 200
 const bit<8> C_RECEIVED = 1;
@@ -77,6 +130,18 @@ const bit<8> C_DROP_STALE = 12;
 const bit<8> C_DROP_VIOLATION = 13;
 const bit<8> C_JOINS = 15;
 const bit<8> C_REJECTS = 16;
+
+// Indices of esa_counters: org.inagg.p4.esa.EsaCounter type id - 300
+const bit<8> E_CONTRIBUTIONS = 2;
+const bit<8> E_ALLOCATIONS = 3;
+const bit<8> E_COMPLETIONS = 4;
+const bit<8> E_PREEMPTIONS = 6;
+const bit<8> E_FLUSHES = 8;
+const bit<8> E_FALLBACK_COLLISION = 9;
+const bit<8> E_FALLBACK_RETRANSMIT = 10;
+const bit<8> E_FALLBACK_TOMBSTONE = 11;
+const bit<8> E_DUPLICATES = 12;
+const bit<8> E_RESULT_COPIES = 13;
 
 header ethernet_t {
     bit<48> dst_addr;
@@ -128,55 +193,127 @@ header lane_t {
     bit<32> value;
 }
 
+// The one bitmap word of an ESA PARTIAL (EsaWire: B = 1 for W <= 32), after the lanes.
+header bitmap_t {
+    bit<32> word;
+}
+
 // Ingress to egress: what egress must do with this packet.
 header bridge_t {
-    bit<6>  _pad;
+    bit<8>  kind;            // KIND_BRIDGE
     bit<1>  is_multicast;
-    bit<1>  use_endpoint;
+    bit<2>  dst;             // DST_WORKER / DST_SERVER / DST_SENDER
+    bit<1>  esa_complete;    // the server's replica becomes a COMPLETE PARTIAL
+    bit<4>  _pad;
     bit<16> dst_worker;
+    bit<16> contributors;    // ESA completion: W
+    bit<32> full_mask;       // ESA completion: the bitmap word of all W workers
+}
+
+// Ingress mirror (ESA flush): the retransmission as it came, for the job's server.
+header mirror_h {
+    bit<8>  kind;            // KIND_MIRROR_RAW
+}
+
+// Ingress to ingress, in front of the Ethernet header of a recirculated packet: the decision of pass 0 and where
+// the packet is in its passes. Never leaves the switch (recirculation bypasses egress).
+header recirc_t {
+    bit<8>   phase;          // PHASE_CONSUME / PHASE_HARVEST / PHASE_RELEASE
+    bit<8>   chunk;          // the chunk this pass touches
+    bit<8>   chunks;         // P: chunks of the packet
+    bit<8>   lane_op;        // LANE_*: what the consume passes do with their chunk
+    bit<32>  lane_row;       // row of chunk 0 in the lane registers (chunk c: lane_row + c)
+    bit<8>   outcome;        // OUTCOME_*
+    bit<8>   _pad0;
+    bit<16>  mcast_grp;
+    bit<7>   _pad1;
+    PortId_t reply_port;     // the worker's port (OUTCOME_UNICAST)
+    bit<32>  esa_index;      // PHASE_RELEASE: the aggregator and its key
+    bit<32>  esa_tag;
+    bit<32>  full_mask;
+    bit<16>  contributors;
 }
 
 struct headers_t {
     bridge_t   bridge;
+    mirror_h   mirror;
+    recirc_t   recirc;
     ethernet_t ethernet;
     ipv4_t     ipv4;
     udp_t      udp;
     inagg_t    inagg;
 #include "generated/inagg_tna_lane_headers.p4"
+    bitmap_t   bitmap;
 }
 
 struct ingress_metadata_t {
-    bit<1>  job_found;
-    bit<16> workers;
-    bit<16> slots;
-    bit<16> slot_base;
-    bit<16> job_lanes;
-    bit<16> mcast_grp;
-    bit<1>  source_ok;
-    bit<32> copy_index;
-    bit<32> seen_index;
-    bit<32> worker_bit;
-    bit<32> seen;
-    bit<32> round;
-    bit<2>  lane_op;
-    bit<8>  exponent;
-    bit<16> wire_length;
+    bit<1>   job_found;
+    bit<1>   esa;                // the job's mode: 0 slot protocol, 1 ESA pool
+    bit<16>  workers;
+    bit<16>  slots;              // slot jobs: slots; ESA jobs: the window the JOIN_ACK offers
+    bit<16>  slot_base;
+    bit<16>  job_lanes;
+    bit<16>  mcast_grp;
+    bit<32>  lane_base;
+    bit<8>   chunks;
+    bit<2>   chunk_shift;
+    bit<32>  hash_offset;
+    bit<32>  job_tag;
+    bit<32>  full_mask;
+    bit<32>  rank;
+    bit<1>   rank_from_header;
+    MirrorId_t ps_session;
+    bit<1>   source_ok;
+    bit<32>  copy_index;
+    bit<32>  pool_index;         // round_reg, exp_reg: the copy (slot jobs) or POOL_COPIES + aggregator (ESA)
+    bit<32>  key_index;          // seen1_reg: the seen word (slot jobs) or ESA_KEY_BASE + aggregator (ESA key)
+    bit<32>  seen_index;
+    bit<32>  worker_bit;
+    bit<32>  seen;
+    bit<32>  round;
+    bit<3>   lane_op;
+    bit<32>  lane_row;
+    bit<8>   exponent;
+    bit<16>  wire_length;
+    bit<8>   outcome;
+    bit<1>   recirculate;
+    bit<1>   consumed;
+    // ESA
+    bit<32>  esa_index;
+    bit<32>  esa_tag;
+    bit<32>  claim;
+    bit<32>  bits;
+    bit<32>  holder_seq;
+    bit<32>  holder_id;
+    bit<32>  holder_fmt;
+    bit<32>  new_id;
+    bit<32>  new_fmt;
+    bit<32>  tomb;
+    bit<16>  server_job;
+    bit<8>   mirror_kind;
+    MirrorId_t mirror_session;
 }
 
 struct egress_metadata_t {
     bit<48> switch_mac;
     bit<32> switch_ip;
+    bit<2>  dst;
 }
 
 // Bit-pair layouts of the stateful registers
 struct seen_word_t {
-    bit<32> seq;     // round the word's bits belong to
-    bit<32> bits;    // workers 32*word .. 32*word+31 of that round
+    bit<32> seq;     // slot jobs: round the word's bits belong to.      ESA key: the holder's tag
+    bit<32> bits;    // slot jobs: workers 32*word .. 32*word+31.        ESA key: the holder's rank, 0 = free
 }
 
 struct round_t {
-    bit<32> seq;     // SlotPool.round
-    bit<32> count;   // SlotPool.count; 0 = never used (SlotPool.used == false)
+    bit<32> seq;     // slot jobs: SlotPool.round.                       ESA: unused
+    bit<32> count;   // slot jobs: SlotPool.count, 0 = never used.       ESA: the aggregator's worker bitmap
+}
+
+struct tomb_t {
+    bit<32> seq;     // the block last evicted from or diverted at the aggregator
+    bit<32> job;
 }
 
 parser InaggIngressParser(packet_in pkt, out headers_t hdr, out ingress_metadata_t meta,
@@ -184,7 +321,22 @@ parser InaggIngressParser(packet_in pkt, out headers_t hdr, out ingress_metadata
     state start {
         pkt.extract(ig_intr_md);
         pkt.advance(PORT_METADATA_SIZE);
-        transition parse_ethernet;
+        transition select(ig_intr_md.ingress_port) {
+            TNA_RECIRC_PORT: parse_recirc;
+            default: parse_ethernet;
+        }
+    }
+    // A recirculated packet was checked in pass 0: its headers are what pass 0 emitted.
+    state parse_recirc {
+        pkt.extract(hdr.recirc);
+        pkt.extract(hdr.ethernet);
+        pkt.extract(hdr.ipv4);
+        pkt.extract(hdr.udp);
+        pkt.extract(hdr.inagg);
+        transition select(hdr.recirc.phase) {
+            PHASE_CONSUME: parse_lane_0;
+            default: accept;
+        }
     }
     state parse_ethernet {
         pkt.extract(hdr.ethernet);
@@ -224,23 +376,59 @@ control InaggIngress(inout headers_t hdr, inout ingress_metadata_t meta,
                      inout ingress_intrinsic_metadata_for_deparser_t ig_dprsr_md,
                      inout ingress_intrinsic_metadata_for_tm_t ig_tm_md) {
 
+    // TNA: a counter is addressed once per pass, so every path counts at most one outcome in each of these;
+    // SwitchCounter.RECEIVED has its own. Where EsaSwitch counts two outcomes for one packet (an allocation is also
+    // a contribution, a flush also a retransmission fallback, a completion also a contribution) this program counts
+    // the more specific one (the completion in its release pass).
+    Counter<bit<64>, bit<1>>(1, CounterType_t.PACKETS) received_counter;
     Counter<bit<64>, bit<8>>(32, CounterType_t.PACKETS) inagg_counters;
+    Counter<bit<64>, bit<8>>(32, CounterType_t.PACKETS) esa_counters;
 
     // ---- job table and worker sources ------------------------------------------------------------------------
-    action set_job(bit<16> workers, bit<16> slots, bit<16> slot_base, bit<16> lanes, bit<16> mcast_grp) {
+    // A slot job (SoftwareSwitch / SwitchJobConfig). lane_base, chunks, chunk_shift: where its lanes live in the
+    // lane registers (rows lane_base + ((2 * slot + copy) << chunk_shift) + chunk, chunk < chunks = lanes / 32).
+    action set_job(bit<16> workers, bit<16> slots, bit<16> slot_base, bit<16> lanes, bit<16> mcast_grp,
+                   bit<32> lane_base, bit<8> chunks, bit<2> chunk_shift) {
         meta.job_found = 1;
+        meta.esa = 0;
         meta.workers = workers;
         meta.slots = slots;
         meta.slot_base = slot_base;
         meta.job_lanes = lanes;
         meta.mcast_grp = mcast_grp;
+        meta.lane_base = lane_base;
+        meta.chunks = chunks;
+        meta.chunk_shift = chunk_shift;
+    }
+    // An ESA job (EsaSwitch / EsaJobConfig, docs/esa.md items 1 and 2). hash_offset = job * 0x9E3779B1 mod
+    // ESA_AGGREGATORS, distinct per ESA job; job_tag = 0x80000000 | (esa job number < 128) << 24 (see esa_tag);
+    // full_mask = the bitmap word of all W workers; rank = static or SRF priority + 1 (rank_from_header = 1: the
+    // header's Priority + 1, PriorityPolicy.HEADER); the multicast group holds the workers and the server (replication
+    // id ESA_SERVER_RID); ps_session: a mirror session to the server's port (flush).
+    action set_esa_job(bit<16> workers, bit<16> window, bit<16> lanes, bit<16> mcast_grp, bit<32> lane_base,
+                       bit<32> hash_offset, bit<32> job_tag, bit<32> full_mask, bit<32> rank,
+                       bit<1> rank_from_header, MirrorId_t ps_session) {
+        meta.job_found = 1;
+        meta.esa = 1;
+        meta.workers = workers;
+        meta.slots = window;
+        meta.job_lanes = lanes;
+        meta.mcast_grp = mcast_grp;
+        meta.lane_base = lane_base;
+        meta.chunks = 1;
+        meta.hash_offset = hash_offset;
+        meta.job_tag = job_tag;
+        meta.full_mask = full_mask;
+        meta.rank = rank;
+        meta.rank_from_header = rank_from_header;
+        meta.ps_session = ps_session;
     }
     action unknown_job() {
         meta.job_found = 0;
     }
     table job_table {
         key = { hdr.inagg.job_id: exact @name("job_id"); }
-        actions = { set_job; unknown_job; }
+        actions = { set_job; set_esa_job; unknown_job; }
         default_action = unknown_job();
         size = 1024;
     }
@@ -286,6 +474,21 @@ control InaggIngress(inout headers_t hdr, inout ingress_metadata_t meta,
         size = 32;
     }
 
+    // ESA: the switch port of a job's parameter server, looked up for the packet's own job (RAW, flush) or for the
+    // holder's job read back from esa_id_reg (eviction: the PARTIAL goes to the holder's server; docs/esa.md item 4).
+    action set_server_port(PortId_t port) {
+        ig_tm_md.ucast_egress_port = port;
+    }
+    action no_server() {
+        ig_dprsr_md.drop_ctl = 1;
+    }
+    table esa_server_port {
+        key = { meta.server_job: exact @name("job_id"); }
+        actions = { set_server_port; no_server; }
+        default_action = no_server();
+        size = 1024;
+    }
+
     // ---- SlotPool.seenAction ---------------------------------------------------------------------------------
     // TNA: the software switch sets the worker's bit in this copy and clears it in the other copy; here the round
     // decision (next stage) needs to know freshness first, and a register is touched once per pass. So each copy's
@@ -293,8 +496,11 @@ control InaggIngress(inout headers_t hdr, inout ingress_metadata_t meta,
     // which is what clearing the other copy achieves in software, and a packet older than the word's round is
     // stale. One register per shadow copy, indexed by (slot_base + slot) * BITMAP_WORDS + worker / 32; the answer
     // is the worker's old bit (0 = fresh), or all ones for stale.
+    // TNA: seen1_reg also holds the ESA pool's keys, at ESA_KEY_BASE + aggregator: both are read before anything
+    // else of their mode, so they share one stateful ALU (and its stage) instead of taking two.
     Register<seen_word_t, bit<32>>(POOL_SLOTS * BITMAP_WORDS) seen0_reg;
-    Register<seen_word_t, bit<32>>(POOL_SLOTS * BITMAP_WORDS) seen1_reg;
+    Register<seen_word_t, bit<32>>(POOL_SLOTS * BITMAP_WORDS + ESA_AGGREGATORS) seen1_reg;
+#define ESA_KEY_BASE (POOL_SLOTS * BITMAP_WORDS)
 #define SEEN_ACTION(reg, name)                                                              \
     RegisterAction<seen_word_t, bit<32>, bit<32>>(reg) name = {                               \
         void apply(inout seen_word_t word, out bit<32> answer) {                              \
@@ -313,14 +519,64 @@ control InaggIngress(inout headers_t hdr, inout ingress_metadata_t meta,
     SEEN_ACTION(seen0_reg, seen0_action);
     SEEN_ACTION(seen1_reg, seen1_action);
 
+    // ---- ESA key: AggregatorPool.holds / isFree / EsaSwitch.preempts in one stateful ALU (docs/esa.md item 3) ----
+    // TNA: the key is {tag, rank}. tag = 1 | esa job (7 bits) | sequence[31:8]: at aggregator i = (sequence +
+    // hash_offset) mod ESA_AGGREGATORS the low bits of the sequence follow from i and the job's offset, so the tag
+    // names the block (job, sequence) exactly in 32 bits (ESA_AGGREGATORS >= 256, offsets distinct per job). rank =
+    // priority + 1, 0 = free. Two comparisons (tag equal, rank greater), as a Tofino 1 stateful ALU allows:
+    //   tag equal                 -> HELD: answer = the tag (>= 2^31). A completed or flushed block keeps its tag
+    //                                with rank 0, so its late duplicates still meet their own bitmap (all bits set
+    //                                after completion: dropped as duplicates; EsaSwitch re-allocates instead).
+    //   rank > holder's rank      -> TAKE: the key becomes this block's; answer = the holder's old rank (0: it was
+    //                                free, else the holder is evicted: PREEMPTED).
+    //   otherwise                 -> COLLIDE: answer = the holder's rank (>= this packet's rank).
+    // TNA: EsaSwitch also lets a newer block of the holder's own job evict it (STALE); that third comparison does not
+    // fit, and is not needed for liveness here: completed blocks never leak (they keep their tag), and a stuck block
+    // is flushed by its workers' retransmissions.
+    RegisterAction<seen_word_t, bit<32>, bit<32>>(seen1_reg) esa_key_claim = {
+        void apply(inout seen_word_t key, out bit<32> answer) {
+            if (key.seq == meta.esa_tag) {
+                answer = key.seq;
+            } else if (meta.rank > key.bits) {
+                answer = key.bits;
+                key.seq = meta.esa_tag;
+                key.bits = meta.rank;
+            } else {
+                answer = key.bits;
+            }
+        }
+    };
+    // A retransmission: if the aggregator holds its block (rank != 0), free it for others (answer 1: flush it).
+    RegisterAction<seen_word_t, bit<32>, bit<32>>(seen1_reg) esa_key_flush = {
+        void apply(inout seen_word_t key, out bit<32> answer) {
+            if (key.seq == meta.esa_tag && key.bits != 0) {
+                key.bits = 0;
+                answer = 1;
+            } else {
+                answer = 0;
+            }
+        }
+    };
+    // Completion (the recirculated PHASE_RELEASE pass): free the aggregator if it still holds the block.
+    RegisterAction<seen_word_t, bit<32>, bit<32>>(seen1_reg) esa_key_release = {
+        void apply(inout seen_word_t key) {
+            if (key.seq == hdr.recirc.esa_tag) {
+                key.bits = 0;
+            }
+        }
+    };
+
     // ---- SlotPool.roundAction + SlotPool.countAction ---------------------------------------------------------
     // TNA: (seq, count) in one register pair so the round decision and the count update happen in one stateful
     // ALU; count 0 means never used. Stale packets were stopped by the seen stage. Three comparisons (seq equal,
     // count zero, count = W) may exceed one Tofino 1 stateful ALU; bf-p4c will say, and the fix is to store
-    // W - count so that "complete" and "unused" share the zero test (docs/p4.md). For a fresh contribution: same round and incomplete -> count + 1 (returned);
-    // newer round on a complete or unused copy -> new round with count 1; newer on an incomplete copy -> violation;
-    // older -> stale. For a duplicate: complete -> ROUND_COMPLETE (answer it) else ROUND_OPEN_DUPLICATE.
-    Register<round_t, bit<32>>(POOL_COPIES) round_reg;
+    // W - count so that "complete" and "unused" share the zero test (docs/p4.md). For a fresh contribution: same
+    // round and incomplete -> count + 1 (returned); newer round on a complete or unused copy -> new round with count
+    // 1; newer on an incomplete copy -> violation; older -> stale. For a duplicate: complete -> ROUND_COMPLETE (answer
+    // it) else ROUND_OPEN_DUPLICATE.
+    // TNA: round_reg also holds the ESA aggregators' worker bitmaps (count half, at POOL_COPIES + aggregator): the
+    // stage after the key, as the slot path's round comes after its seen word.
+    Register<round_t, bit<32>>(POOL_COPIES + ESA_AGGREGATORS) round_reg;
     RegisterAction<round_t, bit<32>, bit<32>>(round_reg) round_contribute = {
         void apply(inout round_t r, out bit<32> answer) {
             if (r.seq == hdr.inagg.sequence && r.count != 0 && r.count != (bit<32>)meta.workers) {
@@ -346,9 +602,77 @@ control InaggIngress(inout headers_t hdr, inout ingress_metadata_t meta,
             }
         }
     };
+    // AggregatorPool.seenAction (HELD): set the worker's bit, answer the old word (the bit: duplicate).
+    RegisterAction<round_t, bit<32>, bit<32>>(round_reg) esa_bits_add = {
+        void apply(inout round_t r, out bit<32> answer) {
+            answer = r.count;
+            r.count = r.count | meta.worker_bit;
+        }
+    };
+    // AggregatorPool.allocate (TAKE), with swap semantics: the old word is the evicted holder's bitmap.
+    RegisterAction<round_t, bit<32>, bit<32>>(round_reg) esa_bits_swap = {
+        void apply(inout round_t r, out bit<32> answer) {
+            answer = r.count;
+            r.count = meta.worker_bit;
+        }
+    };
+    RegisterAction<round_t, bit<32>, bit<32>>(round_reg) esa_bits_read = {
+        void apply(inout round_t r, out bit<32> answer) {
+            answer = r.count;
+        }
+    };
 
-    // ---- SlotPool.exponentAction -----------------------------------------------------------------------------
-    Register<bit<8>, bit<32>>(POOL_COPIES) exp_reg;
+    // ---- ESA holder identity, swapped on TAKE (docs/esa.md item 4) -------------------------------------------
+    // TNA: a stateful ALU answers one 32-bit word, so what a PARTIAL needs of an evicted holder is spread over three
+    // registers written when a block takes the aggregator and answered (old value) at the same time: its sequence,
+    // its job id | slot field, and its INT32 flag | block exponent | priority.
+    Register<bit<32>, bit<32>>(ESA_AGGREGATORS) esa_seq_reg;
+    RegisterAction<bit<32>, bit<32>, bit<32>>(esa_seq_reg) esa_seq_swap = {
+        void apply(inout bit<32> v, out bit<32> old) { old = v; v = hdr.inagg.sequence; }
+    };
+    Register<bit<32>, bit<32>>(ESA_AGGREGATORS) esa_id_reg;
+    RegisterAction<bit<32>, bit<32>, bit<32>>(esa_id_reg) esa_id_swap = {
+        void apply(inout bit<32> v, out bit<32> old) { old = v; v = meta.new_id; }
+    };
+    Register<bit<32>, bit<32>>(ESA_AGGREGATORS) esa_fmt_reg;
+    RegisterAction<bit<32>, bit<32>, bit<32>>(esa_fmt_reg) esa_fmt_swap = {
+        void apply(inout bit<32> v, out bit<32> old) { old = v; v = meta.new_fmt; }
+    };
+
+    // ---- ESA tombstone: AggregatorPool.tombstone / isTombstoned (docs/esa.md item 6) ---------------------------
+    // TNA: written after the key decision (a register is touched once per pass, and what is written depends on the
+    // key), so it is checked on the COLLIDE path only: a block diverted or evicted here is reported as TOMBSTONE
+    // instead of COLLISION. EsaSwitch also checks it before taking a *free* aggregator; on TNA such a straggler takes
+    // it (a second incarnation, which completes nowhere until a retransmission flushes it to the server; the sums
+    // stay exact, docs/esa.md "Exactness").
+    Register<tomb_t, bit<32>>(ESA_AGGREGATORS) esa_tomb_reg;
+    RegisterAction<tomb_t, bit<32>, bit<32>>(esa_tomb_reg) esa_tomb_collide = {
+        void apply(inout tomb_t t, out bit<32> answer) {
+            if (t.seq == hdr.inagg.sequence && t.job == (bit<32>)hdr.inagg.job_id) {
+                answer = 1;
+            } else {
+                t.seq = hdr.inagg.sequence;
+                t.job = (bit<32>)hdr.inagg.job_id;
+                answer = 0;
+            }
+        }
+    };
+    RegisterAction<tomb_t, bit<32>, bit<32>>(esa_tomb_reg) esa_tomb_evict = {
+        void apply(inout tomb_t t) {
+            t.seq = meta.holder_seq;
+            t.job = meta.holder_id >> 16;
+        }
+    };
+    RegisterAction<tomb_t, bit<32>, bit<32>>(esa_tomb_reg) esa_tomb_flush = {
+        void apply(inout tomb_t t) {
+            t.seq = hdr.inagg.sequence;
+            t.job = (bit<32>)hdr.inagg.job_id;
+        }
+    };
+
+    // ---- SlotPool.exponentAction / AggregatorPool.contribute (Next Exponent) ---------------------------------
+    // ESA aggregators at POOL_COPIES + aggregator. Indexed, like round_reg, by meta.pool_index only.
+    Register<bit<8>, bit<32>>(POOL_COPIES + ESA_AGGREGATORS) exp_reg;
     RegisterAction<bit<8>, bit<32>, bit<8>>(exp_reg) exp_write = {
         void apply(inout bit<8> e, out bit<8> result) { e = hdr.inagg.next_exponent; result = e; }
     };
@@ -361,192 +685,484 @@ control InaggIngress(inout headers_t hdr, inout ingress_metadata_t meta,
     RegisterAction<bit<8>, bit<32>, bit<8>>(exp_reg) exp_read = {
         void apply(inout bit<8> e, out bit<8> result) { result = e; }
     };
+    // ESA's own actions (each RegisterAction is executed at one place of the program).
+    RegisterAction<bit<8>, bit<32>, bit<8>>(exp_reg) esa_exp_max = {
+        void apply(inout bit<8> e, out bit<8> result) {
+            if ((int<8>)hdr.inagg.next_exponent > (int<8>)e) { e = hdr.inagg.next_exponent; }
+            result = e;
+        }
+    };
+    RegisterAction<bit<8>, bit<32>, bit<8>>(exp_reg) esa_exp_read = {
+        void apply(inout bit<8> e, out bit<8> result) { result = e; }
+    };
+    // AggregatorPool.allocate with swap semantics: the evicted holder's max Next Exponent comes back.
+    RegisterAction<bit<8>, bit<32>, bit<8>>(exp_reg) esa_exp_swap = {
+        void apply(inout bit<8> e, out bit<8> result) { result = e; e = hdr.inagg.next_exponent; }
+    };
 
-    // ---- SlotPool.lanesAction / readLanes: one register per lane -------------------------------------------
+    // ---- SlotPool.lanesAction / readLanes, AggregatorPool lanes: one register per lane position ----------------
 #include "generated/inagg_tna_lane_registers.p4"
+
+    // Leaves by the recirculation port for the next pass, carrying meta's decision; egress is bypassed.
+    action recirculate_next(in bit<8> phase, in bit<8> chunk) {
+        hdr.recirc.phase = phase;
+        hdr.recirc.chunk = chunk;
+        ig_tm_md.ucast_egress_port = TNA_RECIRC_PORT;
+        ig_tm_md.bypass_egress = 1;
+        ig_dprsr_md.drop_ctl = 0;
+        hdr.bridge.setInvalid();
+    }
 
     apply {
         ig_dprsr_md.drop_ctl = 1;
         hdr.bridge.setValid();
+        hdr.bridge.kind = KIND_BRIDGE;
         hdr.bridge.is_multicast = 0;
-        hdr.bridge.use_endpoint = 1;
+        hdr.bridge.dst = DST_WORKER;
+        hdr.bridge.esa_complete = 0;
+        hdr.bridge._pad = 0;
+        hdr.bridge.contributors = 0;
+        hdr.bridge.full_mask = 0;
         meta.lane_op = LANE_NONE;
+        meta.consumed = 0;
+        meta.recirculate = 0;
+        meta.outcome = OUTCOME_ABSORB;
+        meta.server_job = 0;
         if (!hdr.inagg.isValid()) {
             return;
         }
         hdr.bridge.dst_worker = hdr.inagg.worker_id;
-        inagg_counters.count(C_RECEIVED);
-        meta.wire_length = hdr.inagg.element_count << 2;
-        if (hdr.inagg.version != 1 || hdr.udp.length != 28 + meta.wire_length
-                || hdr.ipv4.total_len != 48 + meta.wire_length || ig_prsr_md.parser_err != 0) {
-            inagg_counters.count(C_DROP_MALFORMED);
-            return;
-        }
-        // Each table is applied at one place: the job table for every message, the worker's registered source for
-        // every message whose job exists and whose worker id is in range.
-        job_table.apply();
-        meta.source_ok = 0;
-        if (meta.job_found == 1 && hdr.inagg.worker_id < meta.workers) {
-            worker_source.apply();
-        }
 
-        if (hdr.inagg.msg_type == MSG_JOIN) {
-            // SoftwareSwitch.join in the data plane. TNA: a JOIN carrying lanes cannot be cut short here (no
-            // truncation in ingress), so it is dropped as malformed; workers send JOINs without lanes.
-            if (hdr.inagg.element_count != 0) {
+        if (hdr.recirc.isValid()) {
+            // ---- passes after the first: the decision is in the recirculation header ------------------------
+            meta.lane_row = hdr.recirc.lane_row + (bit<32>)hdr.recirc.chunk;
+            bool deliver = false;
+            if (hdr.recirc.phase == PHASE_CONSUME) {
+                meta.lane_op = (bit<3>)hdr.recirc.lane_op;
+                if (hdr.recirc.chunk + 1 != hdr.recirc.chunks) {
+                    meta.consumed = 1;
+                    recirculate_next(PHASE_CONSUME, hdr.recirc.chunk + 1);
+                } else if (hdr.recirc.outcome != OUTCOME_ABSORB) {
+                    // The last chunk's lanes are the result's last chunk: keep them, read the others back.
+                    recirculate_next(PHASE_HARVEST, hdr.recirc.chunk - 1);
+                }
+                // else: a contribution whose chunks are all in the registers; nothing leaves.
+            } else if (hdr.recirc.phase == PHASE_HARVEST) {
+#include "generated/inagg_tna_lane_validate.p4"
+                meta.lane_op = LANE_READ;
+                if (hdr.recirc.chunk != 0) {
+                    recirculate_next(PHASE_HARVEST, hdr.recirc.chunk - 1);
+                } else {
+                    deliver = true;
+                }
+            } else if (hdr.recirc.phase == PHASE_RELEASE) {
+                // AggregatorPool.release after EsaSwitch.complete: the aggregator is free once its sum leaves.
+                meta.key_index = hdr.recirc.esa_index;
+                esa_key_release.execute(meta.key_index);
+                esa_counters.count(E_COMPLETIONS);
+                hdr.bridge.esa_complete = 1;
+                hdr.bridge.contributors = hdr.recirc.contributors;
+                hdr.bridge.full_mask = hdr.recirc.full_mask;
+                deliver = true;
+            }
+            if (deliver) {
+                ig_tm_md.bypass_egress = 0;
+                ig_dprsr_md.drop_ctl = 0;
+                if (hdr.recirc.outcome == OUTCOME_MULTICAST) {
+                    hdr.bridge.is_multicast = 1;
+                    ig_tm_md.mcast_grp_a = hdr.recirc.mcast_grp;
+                } else {
+                    ig_tm_md.ucast_egress_port = hdr.recirc.reply_port;
+                }
+                hdr.recirc.setInvalid();
+            }
+        } else {
+            // ---- pass 0 ---------------------------------------------------------------------------------------
+            received_counter.count(0);
+            meta.wire_length = hdr.inagg.element_count << 2;
+            if (hdr.inagg.version != 1 || hdr.udp.length != 28 + meta.wire_length
+                    || hdr.ipv4.total_len != 48 + meta.wire_length || ig_prsr_md.parser_err != 0) {
                 inagg_counters.count(C_DROP_MALFORMED);
                 return;
             }
-            bit<8> reason = 0;
-            bit<32> announced_workers = hdr.inagg.sequence;
-            if (meta.job_found == 0) {
-                reason = REJECT_UNKNOWN_JOB;
-            } else if (hdr.inagg.worker_id >= meta.workers) {
-                reason = REJECT_WORKER_ID_OUT_OF_RANGE;
-            } else {
-                if (meta.source_ok == 0) {
-                    inagg_counters.count(C_DROP_SOURCE_MISMATCH);
+            // Each table is applied at one place: the job table for every message, the worker's registered
+            // source for every message whose job exists and whose worker id is in range.
+            job_table.apply();
+            meta.source_ok = 0;
+            if (meta.job_found == 1 && hdr.inagg.worker_id < meta.workers) {
+                worker_source.apply();
+            }
+
+            if (hdr.inagg.msg_type == MSG_JOIN) {
+                // SoftwareSwitch.join / EsaSwitch.join in the data plane (an ESA job offers its window as slots).
+                // TNA: a JOIN carrying lanes cannot be cut short here (no truncation in ingress), so it is dropped
+                // as malformed; workers send JOINs without lanes.
+                if (hdr.inagg.element_count != 0) {
+                    inagg_counters.count(C_DROP_MALFORMED);
                     return;
                 }
-                if (announced_workers != (bit<32>)meta.workers) {
-                    reason = REJECT_WORKER_COUNT_MISMATCH;
+                bit<8> reason = 0;
+                bit<32> announced_workers = hdr.inagg.sequence;
+                if (meta.job_found == 0) {
+                    reason = REJECT_UNKNOWN_JOB;
+                } else if (hdr.inagg.worker_id >= meta.workers) {
+                    reason = REJECT_WORKER_ID_OUT_OF_RANGE;
+                } else {
+                    if (meta.source_ok == 0) {
+                        inagg_counters.count(C_DROP_SOURCE_MISMATCH);
+                        return;
+                    }
+                    if (announced_workers != (bit<32>)meta.workers) {
+                        reason = REJECT_WORKER_COUNT_MISMATCH;
+                    }
+                }
+                hdr.inagg.flags = FLAG_RESULT;
+                hdr.inagg.copy = 0;
+                hdr.inagg.slot = 0;
+                hdr.inagg.sequence = 0;
+                hdr.inagg.block_exponent = 0;
+                hdr.inagg.next_exponent = NO_EXPONENT;
+                hdr.inagg.priority = 0;
+                hdr.inagg.status = 0;
+                hdr.inagg.reserved = 0;
+                if (reason == 0) {
+                    hdr.inagg.msg_type = MSG_JOIN_ACK;
+                    hdr.inagg.slot = (bit<15>)meta.slots;
+                    hdr.inagg.sequence = (bit<32>)meta.workers;
+                    hdr.inagg.reserved = meta.job_lanes;
+                    inagg_counters.count(C_JOINS);
+                } else {
+                    hdr.inagg.msg_type = MSG_REJECT;
+                    hdr.inagg.status = reason;
+                    inagg_counters.count(C_REJECTS);
+                }
+                // Back to the sender: its addresses become the destination.
+                hdr.ethernet.dst_addr = hdr.ethernet.src_addr;
+                hdr.ipv4.dst_addr = hdr.ipv4.src_addr;
+                hdr.udp.dst_port = hdr.udp.src_port;
+                hdr.bridge.dst = DST_SENDER;
+                ig_tm_md.ucast_egress_port = ig_intr_md.ingress_port;
+                ig_dprsr_md.drop_ctl = 0;
+                return;
+            }
+            if (hdr.inagg.msg_type != MSG_AGGREGATE || (hdr.inagg.flags & FLAG_RESULT) != 0) {
+                inagg_counters.count(C_DROP_MALFORMED);
+                return;
+            }
+            if (meta.job_found == 0) {
+                inagg_counters.count(C_DROP_UNKNOWN_JOB);
+                return;
+            }
+            if (hdr.inagg.worker_id >= meta.workers) {
+                inagg_counters.count(C_DROP_UNKNOWN_WORKER);
+                return;
+            }
+            if (meta.source_ok == 0) {
+                inagg_counters.count(C_DROP_SOURCE_MISMATCH);
+                return;
+            }
+            // TNA: every packet of a job carries exactly the job's lanes (no per-round lane count register), so
+            // the software switch's ROUND_BAD_SIZE cannot arise; a shorter tail block must be padded by the worker.
+            if (hdr.inagg.element_count != meta.job_lanes) {
+                inagg_counters.count(C_DROP_BAD_SIZE);
+                return;
+            }
+            worker_bit.apply();
+
+            if (meta.esa == 0) {
+                // ---- slot job: SoftwareSwitch.onMessage ------------------------------------------------------
+                if ((bit<16>)hdr.inagg.slot >= meta.slots) {
+                    inagg_counters.count(C_DROP_BAD_SLOT);
+                    return;
+                }
+                bit<32> pool_slot = (bit<32>)meta.slot_base + (bit<32>)hdr.inagg.slot;
+                meta.copy_index = (pool_slot << 1) | (bit<32>)hdr.inagg.copy;
+                meta.seen_index = (pool_slot << 3) | (bit<32>)(hdr.inagg.worker_id >> 5);
+                // Row of chunk 0: the job's rows are (2 * slot + copy) << chunk_shift from lane_base (constant
+                // shifts only: a MAU cannot shift by a variable).
+                bit<32> job_copy = ((bit<32>)hdr.inagg.slot << 1) | (bit<32>)hdr.inagg.copy;
+                if (meta.chunk_shift == 0) {
+                    meta.lane_row = meta.lane_base + job_copy;
+                } else if (meta.chunk_shift == 1) {
+                    meta.lane_row = meta.lane_base + (job_copy << 1);
+                } else if (meta.chunk_shift == 2) {
+                    meta.lane_row = meta.lane_base + (job_copy << 2);
+                } else {
+                    meta.lane_row = meta.lane_base + (job_copy << 3);
+                }
+
+                meta.pool_index = meta.copy_index;
+                meta.key_index = meta.seen_index;
+                if (hdr.inagg.copy == 0) {
+                    meta.seen = seen0_action.execute(meta.seen_index);
+                } else {
+                    meta.seen = seen1_action.execute(meta.key_index);
+                }
+                if (meta.seen == 0xFFFFFFFF) {
+                    // Older than the round this word holds: SlotPool.roundAction's ROUND_STALE.
+                    inagg_counters.count(C_DROP_STALE);
+                    return;
+                }
+                if (meta.seen == SEEN_FRESH) {
+                    meta.round = round_contribute.execute(meta.pool_index);
+                } else {
+                    meta.round = round_inspect.execute(meta.pool_index);
+                }
+
+                if (meta.round == ROUND_VIOLATION) {
+                    inagg_counters.count(C_DROP_VIOLATION);
+                } else if (meta.round == ROUND_OPEN_DUPLICATE) {
+                    inagg_counters.count(C_DUPLICATES);
+                } else if (meta.round == ROUND_COMPLETE) {
+                    // SoftwareSwitch.sendResult: the stored result to this worker alone.
+                    meta.exponent = exp_read.execute(meta.pool_index);
+                    meta.lane_op = LANE_READ;
+                    meta.outcome = OUTCOME_UNICAST;
+                    hdr.inagg.flags = (hdr.inagg.flags & FLAG_INT32) | FLAG_RESULT;
+                    hdr.inagg.next_exponent = meta.exponent;
+                    inagg_counters.count(C_RETRANSMIT_REPLIES);
+                } else {
+                    // A fresh contribution; meta.round is the new count.
+                    if (meta.round == 1) {
+                        meta.exponent = exp_write.execute(meta.pool_index);
+                        meta.lane_op = LANE_WRITE;
+                    } else {
+                        meta.exponent = exp_max.execute(meta.pool_index);
+                        meta.lane_op = LANE_ADD;
+                    }
+                    inagg_counters.count(C_CONTRIBUTIONS);
+                    if (meta.round == (bit<32>)meta.workers) {
+                        meta.outcome = OUTCOME_MULTICAST;
+                        hdr.inagg.flags = (hdr.inagg.flags & FLAG_INT32) | FLAG_RESULT;
+                        hdr.inagg.next_exponent = meta.exponent;
+                    }
+                }
+                if (meta.lane_op != LANE_NONE) {
+                    if (meta.chunks == 1) {
+                        // One pass: deliver now.
+                        if (meta.outcome == OUTCOME_MULTICAST) {
+                            hdr.bridge.is_multicast = 1;
+                            ig_tm_md.mcast_grp_a = meta.mcast_grp;
+                            ig_dprsr_md.drop_ctl = 0;
+                        } else if (meta.outcome == OUTCOME_UNICAST) {
+                            ig_tm_md.ucast_egress_port = ig_intr_md.ingress_port;
+                            ig_dprsr_md.drop_ctl = 0;
+                        }
+                    } else {
+                        // Chunk 0 is done in this pass; the decision rides along for chunks 1 .. P - 1.
+                        hdr.recirc.setValid();
+                        hdr.recirc.chunks = meta.chunks;
+                        hdr.recirc.lane_op = (bit<8>)meta.lane_op;
+                        hdr.recirc.lane_row = meta.lane_row;
+                        hdr.recirc.outcome = meta.outcome;
+                        hdr.recirc._pad0 = 0;
+                        hdr.recirc.mcast_grp = meta.mcast_grp;
+                        hdr.recirc._pad1 = 0;
+                        hdr.recirc.reply_port = ig_intr_md.ingress_port;
+                        hdr.recirc.esa_index = 0;
+                        hdr.recirc.esa_tag = 0;
+                        hdr.recirc.full_mask = 0;
+                        hdr.recirc.contributors = 0;
+                        meta.consumed = 1;
+                        recirculate_next(PHASE_CONSUME, 1);
+                    }
+                }
+            } else {
+                // ---- ESA job: EsaSwitch.aggregate (docs/esa.md "What the P4 programs would need") -------------
+                // TNA: ESA jobs carry one chunk (at most 32 lanes) and at most 32 workers (one bitmap word), so an
+                // eviction swaps the holder's whole partial into the packet in one pass; the control plane refuses
+                // larger ESA jobs (docs/p4.md).
+                meta.esa_index = (hdr.inagg.sequence + meta.hash_offset) & (ESA_AGGREGATORS - 1);
+                meta.esa_tag = meta.job_tag | (hdr.inagg.sequence >> 8);
+                meta.lane_row = meta.lane_base + meta.esa_index;
+                bit<8> int32_flag = hdr.inagg.flags & FLAG_INT32;
+                meta.new_id = hdr.inagg.job_id ++ hdr.inagg.copy ++ hdr.inagg.slot;
+                meta.new_fmt = int32_flag ++ hdr.inagg.block_exponent ++ hdr.inagg.priority ++ 8w0;
+                if (meta.rank_from_header == 1) {
+                    meta.rank = (bit<32>)hdr.inagg.priority + 1;
+                }
+                meta.server_job = hdr.inagg.job_id;
+                meta.pool_index = POOL_COPIES + meta.esa_index;
+                meta.key_index = ESA_KEY_BASE + meta.esa_index;
+
+                if ((hdr.inagg.flags & FLAG_RETRANSMIT) != 0) {
+                    // A retransmission never allocates; if the aggregator holds its block, the partial is flushed
+                    // to the server (this packet, lanes read back) and the raw retransmission follows it there (an
+                    // ingress mirror of the packet as it came, docs/esa.md item 5).
+                    meta.claim = esa_key_flush.execute(meta.key_index);
+                    if (meta.claim == 1) {
+                        meta.bits = esa_bits_read.execute(meta.pool_index);
+                        meta.exponent = esa_exp_read.execute(meta.pool_index);
+                        esa_tomb_flush.execute(meta.esa_index);
+                        meta.lane_op = LANE_READ;
+                        hdr.inagg.msg_type = MSG_PARTIAL;
+                        hdr.inagg.flags = hdr.inagg.flags & FLAG_INT32;
+                        hdr.inagg.worker_id = 0;
+                        hdr.inagg.next_exponent = meta.exponent;
+                        hdr.inagg.status = REASON_FLUSHED;
+                        hdr.inagg.reserved = 1;
+                        hdr.inagg.element_count = hdr.inagg.element_count + 1;
+                        hdr.bitmap.setValid();
+                        hdr.bitmap.word = meta.bits;
+                        ig_dprsr_md.mirror_type = MIRROR_TYPE_I2E;
+                        meta.mirror_kind = KIND_MIRROR_RAW;
+                        meta.mirror_session = meta.ps_session;
+                        esa_counters.count(E_FLUSHES);
+                    } else {
+                        hdr.inagg.status = REASON_RETRANSMIT;
+                        esa_counters.count(E_FALLBACK_RETRANSMIT);
+                    }
+                    hdr.bridge.dst = DST_SERVER;
+                    ig_dprsr_md.drop_ctl = 0;
+                } else {
+                    meta.claim = esa_key_claim.execute(meta.key_index);
+                    if (meta.claim == meta.esa_tag) {
+                        // HELD: AggregatorPool.seenAction + contribute.
+                        meta.bits = esa_bits_add.execute(meta.pool_index);
+                        if ((meta.bits & meta.worker_bit) != 0) {
+                            esa_counters.count(E_DUPLICATES);
+                        } else {
+                            meta.exponent = esa_exp_max.execute(meta.pool_index);
+                            meta.lane_op = LANE_ADD;
+                            if ((meta.bits | meta.worker_bit) == meta.full_mask) {
+                                meta.outcome = OUTCOME_MULTICAST;
+                            } else {
+                                esa_counters.count(E_CONTRIBUTIONS);
+                            }
+                        }
+                    } else if (meta.claim < meta.rank) {
+                        // TAKE: AggregatorPool.allocate, with swap semantics (the holder's state comes back).
+                        meta.bits = esa_bits_swap.execute(meta.pool_index);
+                        meta.holder_seq = esa_seq_swap.execute(meta.esa_index);
+                        meta.holder_id = esa_id_swap.execute(meta.esa_index);
+                        meta.holder_fmt = esa_fmt_swap.execute(meta.esa_index);
+                        meta.exponent = esa_exp_swap.execute(meta.pool_index);
+                        if (meta.claim == 0) {
+                            // It was free: this packet's lanes are the sum so far (W = 1 is refused for ESA).
+                            meta.lane_op = LANE_WRITE;
+                            esa_counters.count(E_ALLOCATIONS);
+                        } else {
+                            // PREEMPTED: the packet leaves as the holder's PARTIAL, for the holder's server; its
+                            // own lanes take the holder's place (lane_k_swap).
+                            esa_tomb_evict.execute(meta.esa_index);
+                            meta.lane_op = LANE_SWAP;
+                            meta.server_job = (bit<16>)(meta.holder_id >> 16);
+                            hdr.inagg.msg_type = MSG_PARTIAL;
+                            hdr.inagg.flags = meta.holder_fmt[31:24];
+                            hdr.inagg.job_id = (bit<16>)(meta.holder_id >> 16);
+                            hdr.inagg.worker_id = 0;
+                            hdr.inagg.copy = meta.holder_id[15:15];
+                            hdr.inagg.slot = meta.holder_id[14:0];
+                            hdr.inagg.sequence = meta.holder_seq;
+                            hdr.inagg.element_count = hdr.inagg.element_count + 1;
+                            hdr.inagg.block_exponent = meta.holder_fmt[23:16];
+                            hdr.inagg.next_exponent = meta.exponent;
+                            hdr.inagg.priority = meta.holder_fmt[15:8];
+                            hdr.inagg.status = REASON_PREEMPTED;
+                            hdr.inagg.reserved = 1;
+                            hdr.bitmap.setValid();
+                            hdr.bitmap.word = meta.bits;
+                            hdr.bridge.dst = DST_SERVER;
+                            ig_dprsr_md.drop_ctl = 0;
+                            esa_counters.count(E_PREEMPTIONS);
+                        }
+                    } else {
+                        // COLLIDE: ATP's fallback, the packet to its server as it came (docs/esa.md item 7).
+                        meta.tomb = esa_tomb_collide.execute(meta.esa_index);
+                        if (meta.tomb == 1) {
+                            hdr.inagg.status = REASON_TOMBSTONE;
+                            esa_counters.count(E_FALLBACK_TOMBSTONE);
+                        } else {
+                            hdr.inagg.status = REASON_COLLISION;
+                            esa_counters.count(E_FALLBACK_COLLISION);
+                        }
+                        hdr.bridge.dst = DST_SERVER;
+                        ig_dprsr_md.drop_ctl = 0;
+                    }
+                }
+                if (hdr.bridge.dst == DST_SERVER) {
+                    esa_server_port.apply();
+                }
+                if (meta.outcome == OUTCOME_MULTICAST) {
+                    // EsaSwitch.complete: the sum (this packet's running sums) goes to the workers and, as a
+                    // COMPLETE PARTIAL, to the server (a member of the job's group); the key is freed by one more
+                    // pass (TNA: the key register was already touched in this one).
+                    hdr.inagg.flags = (hdr.inagg.flags & FLAG_INT32) | FLAG_RESULT;
+                    hdr.inagg.next_exponent = meta.exponent;
+                    hdr.recirc.setValid();
+                    hdr.recirc.chunks = 1;
+                    hdr.recirc.lane_op = (bit<8>)LANE_NONE;
+                    hdr.recirc.lane_row = 0;
+                    hdr.recirc.outcome = OUTCOME_MULTICAST;
+                    hdr.recirc._pad0 = 0;
+                    hdr.recirc.mcast_grp = meta.mcast_grp;
+                    hdr.recirc._pad1 = 0;
+                    hdr.recirc.reply_port = ig_intr_md.ingress_port;
+                    hdr.recirc.esa_index = meta.key_index;
+                    hdr.recirc.esa_tag = meta.esa_tag;
+                    hdr.recirc.full_mask = meta.full_mask;
+                    hdr.recirc.contributors = meta.workers;
+                    recirculate_next(PHASE_RELEASE, 0);
                 }
             }
-            hdr.inagg.flags = FLAG_RESULT;
-            hdr.inagg.copy = 0;
-            hdr.inagg.slot = 0;
-            hdr.inagg.sequence = 0;
-            hdr.inagg.block_exponent = 0;
-            hdr.inagg.next_exponent = NO_EXPONENT;
-            hdr.inagg.priority = 0;
-            hdr.inagg.status = 0;
-            hdr.inagg.reserved = 0;
-            if (reason == 0) {
-                hdr.inagg.msg_type = MSG_JOIN_ACK;
-                hdr.inagg.slot = (bit<15>)meta.slots;
-                hdr.inagg.sequence = (bit<32>)meta.workers;
-                hdr.inagg.reserved = meta.job_lanes;
-                inagg_counters.count(C_JOINS);
-            } else {
-                hdr.inagg.msg_type = MSG_REJECT;
-                hdr.inagg.status = reason;
-                inagg_counters.count(C_REJECTS);
-            }
-            // Back to the sender: its addresses become the destination.
-            hdr.ethernet.dst_addr = hdr.ethernet.src_addr;
-            hdr.ipv4.dst_addr = hdr.ipv4.src_addr;
-            hdr.udp.dst_port = hdr.udp.src_port;
-            hdr.bridge.use_endpoint = 0;
-            ig_tm_md.ucast_egress_port = ig_intr_md.ingress_port;
-            ig_dprsr_md.drop_ctl = 0;
-            return;
-        }
-        if (hdr.inagg.msg_type != MSG_AGGREGATE || (hdr.inagg.flags & FLAG_RESULT) != 0) {
-            inagg_counters.count(C_DROP_MALFORMED);
-            return;
-        }
-        if (meta.job_found == 0) {
-            inagg_counters.count(C_DROP_UNKNOWN_JOB);
-            return;
-        }
-        if (hdr.inagg.worker_id >= meta.workers) {
-            inagg_counters.count(C_DROP_UNKNOWN_WORKER);
-            return;
-        }
-        if (meta.source_ok == 0) {
-            inagg_counters.count(C_DROP_SOURCE_MISMATCH);
-            return;
-        }
-        if ((bit<16>)hdr.inagg.slot >= meta.slots) {
-            inagg_counters.count(C_DROP_BAD_SLOT);
-            return;
-        }
-        // TNA: every packet of a job carries exactly the job's lanes (no per-round lane count register), so the
-        // software switch's ROUND_BAD_SIZE cannot arise; a shorter tail block must be padded by the worker.
-        if (hdr.inagg.element_count != meta.job_lanes) {
-            inagg_counters.count(C_DROP_BAD_SIZE);
-            return;
-        }
-        worker_bit.apply();
-        bit<32> pool_slot = (bit<32>)meta.slot_base + (bit<32>)hdr.inagg.slot;
-        meta.copy_index = (pool_slot << 1) | (bit<32>)hdr.inagg.copy;
-        meta.seen_index = (pool_slot << 3) | (bit<32>)(hdr.inagg.worker_id >> 5);
-
-        if (hdr.inagg.copy == 0) {
-            meta.seen = seen0_action.execute(meta.seen_index);
-        } else {
-            meta.seen = seen1_action.execute(meta.seen_index);
-        }
-        if (meta.seen == 0xFFFFFFFF) {
-            // Older than the round this word holds: SlotPool.roundAction's ROUND_STALE.
-            inagg_counters.count(C_DROP_STALE);
-            return;
-        }
-        if (meta.seen == SEEN_FRESH) {
-            meta.round = round_contribute.execute(meta.copy_index);
-        } else {
-            meta.round = round_inspect.execute(meta.copy_index);
         }
 
-        if (meta.round == ROUND_VIOLATION) {
-            inagg_counters.count(C_DROP_VIOLATION);
-        } else if (meta.round == ROUND_OPEN_DUPLICATE) {
-            inagg_counters.count(C_DUPLICATES);
-        } else if (meta.round == ROUND_COMPLETE) {
-            // SoftwareSwitch.sendResult: the stored result to this worker alone.
-            meta.exponent = exp_read.execute(meta.copy_index);
-            meta.lane_op = LANE_READ;
-            hdr.inagg.flags = (hdr.inagg.flags & FLAG_INT32) | FLAG_RESULT;
-            hdr.inagg.next_exponent = meta.exponent;
-            ig_tm_md.ucast_egress_port = ig_intr_md.ingress_port;
-            ig_dprsr_md.drop_ctl = 0;
-            inagg_counters.count(C_RETRANSMIT_REPLIES);
-        } else {
-            // A fresh contribution; meta.round is the new count.
-            if (meta.round == 1) {
-                meta.exponent = exp_write.execute(meta.copy_index);
-                meta.lane_op = LANE_WRITE;
-            } else {
-                meta.exponent = exp_max.execute(meta.copy_index);
-                meta.lane_op = LANE_ADD;
-            }
-            inagg_counters.count(C_CONTRIBUTIONS);
-            if (meta.round == (bit<32>)meta.workers) {
-                hdr.inagg.flags = (hdr.inagg.flags & FLAG_INT32) | FLAG_RESULT;
-                hdr.inagg.next_exponent = meta.exponent;
-                hdr.bridge.is_multicast = 1;
-                ig_tm_md.mcast_grp_a = meta.mcast_grp;
-                ig_dprsr_md.drop_ctl = 0;
-            }
-        }
 #include "generated/inagg_tna_lane_apply.p4"
+        if (meta.consumed == 1) {
+#include "generated/inagg_tna_lane_invalidate.p4"
+        }
     }
 }
 
 control InaggIngressDeparser(packet_out pkt, inout headers_t hdr, in ingress_metadata_t meta,
                              in ingress_intrinsic_metadata_for_deparser_t ig_dprsr_md) {
+    Mirror() mirror;
     apply {
+        if (ig_dprsr_md.mirror_type == MIRROR_TYPE_I2E) {
+            mirror.emit<mirror_h>(meta.mirror_session, {meta.mirror_kind});
+        }
         pkt.emit(hdr.bridge);
+        pkt.emit(hdr.recirc);
         pkt.emit(hdr.ethernet);
         pkt.emit(hdr.ipv4);
         pkt.emit(hdr.udp);
         pkt.emit(hdr.inagg);
 #include "generated/inagg_tna_lane_emit.p4"
+        pkt.emit(hdr.bitmap);
     }
 }
 
-// Egress parses the headers it rewrites; the lanes ride along as payload.
+// Egress parses the headers it rewrites; the lanes ride along as payload, except for an ESA completion, whose
+// server replica gets its bitmap word appended after them.
 parser InaggEgressParser(packet_in pkt, out headers_t hdr, out egress_metadata_t meta,
                          out egress_intrinsic_metadata_t eg_intr_md) {
     state start {
         pkt.extract(eg_intr_md);
-        pkt.extract(hdr.bridge);
+        transition select(pkt.lookahead<bit<8>>()) {
+            KIND_MIRROR_RAW: parse_mirror;
+            default: parse_bridge;
+        }
+    }
+    state parse_mirror {
+        pkt.extract(hdr.mirror);
         pkt.extract(hdr.ethernet);
         pkt.extract(hdr.ipv4);
         pkt.extract(hdr.udp);
         pkt.extract(hdr.inagg);
         transition accept;
     }
+    state parse_bridge {
+        pkt.extract(hdr.bridge);
+        pkt.extract(hdr.ethernet);
+        pkt.extract(hdr.ipv4);
+        pkt.extract(hdr.udp);
+        pkt.extract(hdr.inagg);
+        transition select(hdr.bridge.esa_complete) {
+            1: parse_lane_0;
+            default: accept;
+        }
+    }
+#include "generated/inagg_tna_lane_parser.p4"
 }
 
 control InaggEgress(inout headers_t hdr, inout egress_metadata_t meta,
@@ -582,15 +1198,45 @@ control InaggEgress(inout headers_t hdr, inout egress_metadata_t meta,
         default_action = no_endpoint();
         size = 65536;
     }
+    // ESA: the job's parameter server (PARTIALs carry the holder's job id by now).
+    table server_endpoint {
+        key = { hdr.inagg.job_id: exact @name("job_id"); }
+        actions = { set_endpoint; no_endpoint; }
+        default_action = no_endpoint();
+        size = 1024;
+    }
 
     apply {
-        if (hdr.bridge.is_multicast == 1) {
-            hdr.bridge.dst_worker = eg_intr_md.egress_rid;
-            hdr.inagg.worker_id = eg_intr_md.egress_rid;
-            egress_counters.count(C_RESULTS_SENT);
+        meta.dst = DST_SENDER;
+        if (hdr.mirror.isValid()) {
+            // The raw retransmission of an ESA flush (RAW, reason RETRANSMIT).
+            hdr.inagg.status = REASON_RETRANSMIT;
+            meta.dst = DST_SERVER;
+        } else {
+            meta.dst = hdr.bridge.dst;
+            if (hdr.bridge.is_multicast == 1) {
+                if (eg_intr_md.egress_rid == ESA_SERVER_RID) {
+                    // EsaSwitch.sendPartial(REASON_COMPLETE): the sum with every worker's bit (docs/esa.md item 8).
+                    hdr.inagg.msg_type = MSG_PARTIAL;
+                    hdr.inagg.flags = hdr.inagg.flags & FLAG_INT32;
+                    hdr.inagg.worker_id = hdr.bridge.contributors;
+                    hdr.inagg.element_count = hdr.inagg.element_count + 1;
+                    hdr.inagg.status = REASON_COMPLETE;
+                    hdr.inagg.reserved = 1;
+                    hdr.bitmap.setValid();
+                    hdr.bitmap.word = hdr.bridge.full_mask;
+                    meta.dst = DST_SERVER;
+                } else {
+                    hdr.bridge.dst_worker = eg_intr_md.egress_rid;
+                    hdr.inagg.worker_id = eg_intr_md.egress_rid;
+                    egress_counters.count(C_RESULTS_SENT);
+                }
+            }
         }
-        if (hdr.bridge.use_endpoint == 1) {
+        if (meta.dst == DST_WORKER) {
             worker_endpoint.apply();
+        } else if (meta.dst == DST_SERVER) {
+            server_endpoint.apply();
         }
         switch_address.apply();
         hdr.ethernet.src_addr = meta.switch_mac;
@@ -605,6 +1251,7 @@ control InaggEgress(inout headers_t hdr, inout egress_metadata_t meta,
         hdr.udp.length = 28 + (hdr.inagg.element_count << 2);
         hdr.udp.checksum = 0;
         hdr.bridge.setInvalid();
+        hdr.mirror.setInvalid();
     }
 }
 
@@ -620,6 +1267,8 @@ control InaggEgressDeparser(packet_out pkt, inout headers_t hdr, in egress_metad
         pkt.emit(hdr.ipv4);
         pkt.emit(hdr.udp);
         pkt.emit(hdr.inagg);
+#include "generated/inagg_tna_lane_emit.p4"
+        pkt.emit(hdr.bitmap);
     }
 }
 

@@ -1,21 +1,34 @@
 /*
  * inagg switch for the v1model architecture (bmv2 simple_switch).
  *
- * The same pipeline as org.inagg.p4.softswitch.SoftwareSwitch, which is its reference; the conformance vectors in
- * p4/src/test/vectors run against both (p4/scripts/run-vectors-bmv2.sh here, ConformanceVectorTest there).
+ * One program, two kinds of job, chosen per job by the job table (docs/p4.md, docs/esa.md):
+ *
+ *   slot protocol (set_job)   the pipeline of org.inagg.p4.softswitch.SoftwareSwitch: a job owns slots
+ *                             [slot_base, slot_base + slots) of the pool, two shadow copies each
+ *   ESA / ATP (set_esa_job)   the pipeline of org.inagg.p4.esa.EsaSwitch: every ESA job shares one pool of
+ *                             N = pool_mask + 1 aggregators (copies [pool_base, pool_base + N)), indexed by
+ *                             (sequence + hash_offset) & pool_mask; preemption by priority, a parameter server
+ *                             behind it (PARTIAL / RAW messages, org.inagg.p4.esa.EsaWire)
+ *
+ * Both are the reference of this program; the conformance vectors in p4/src/test/vectors run against them
+ * (p4/scripts/run-vectors-bmv2.sh here, ConformanceVectorTest there).
  *
  *   parser      Ethernet / IPv4 (no options) / UDP to INAGG_UDP_PORT / inagg header / Element Count int32 lanes
- *   ingress     header checks -> job_table -> worker check -> worker_source -> slot check
- *               -> roundAction -> seenAction -> countAction -> lanesAction -> exponentAction -> decision
- *   egress      per replica: worker id = egress_rid, destination from worker_endpoint, source = switch_address
+ *   ingress     header checks -> job_table -> worker check -> worker_source, then per mode:
+ *               slot:  slot check -> roundAction -> seenAction -> countAction -> lanesAction -> exponentAction
+ *                      -> decision
+ *               ESA:   key_reg (free / same key / preempt / collide) -> tomb_reg -> read-out of an evicted or
+ *                      flushed holder -> allocate or contribute -> lanes (esa_lanes) -> exponent -> completion
+ *   egress      per replica: worker id = egress_rid, destination from worker_endpoint; the server's replica or
+ *               unicast: PARTIAL header from metadata, destination from server_endpoint; source = switch_address
  *
- * Registers form one shared pool of POOL_SLOTS slots; a job owns slots [slot_base, slot_base + slots) (job_table), so
- * jobs never touch each other's registers. Every register is indexed by the copy index
- * 2 * (slot_base + slot) + copy, except the seen bitmaps (BITMAP_WORDS words of 32 bits per copy, word = worker / 32),
- * which cover MAX_WORKERS workers.
+ * Registers form one shared pool of POOL_COPIES copies; the control plane (org.inagg.p4.control.JobTable) gives each
+ * slot-protocol job its own range and the ESA pool a range of its own, so the two kinds never touch each other's
+ * registers. Every register is indexed by the copy index, except the seen bitmaps (BITMAP_WORDS words of 32 bits per
+ * copy, word = worker / 32), which cover MAX_WORKERS workers.
  *
  * Compile:  p4c-bm2-ss --std p4-16 -o inagg_v1model.json p4/src/main/p4/inagg_v1model.p4
- * Configure with the simple_switch_CLI commands org.inagg.p4.control.JobTable emits; see docs/p4.md.
+ * Configure with the simple_switch_CLI commands org.inagg.p4.control.JobTable emits; see docs/p4.md and docs/esa.md.
  */
 #include <core.p4>
 #include <v1model.p4>
@@ -51,6 +64,39 @@ const bit<8> REJECT_UNKNOWN_JOB = 1;
 const bit<8> REJECT_WORKER_ID_OUT_OF_RANGE = 2;
 const bit<8> REJECT_WORKER_COUNT_MISMATCH = 3;
 
+// Job modes (job_table): the slot protocol, or the shared ESA pool in EsaSwitch's two AllocationModes.
+const bit<8> MODE_SLOT = 0;
+const bit<8> MODE_ESA = 1;      // AllocationMode.PREEMPTIVE
+const bit<8> MODE_ATP = 2;      // AllocationMode.DEALLOCATE_ON_ACK
+
+// org.inagg.p4.esa.EsaWire: the PARTIAL type and the reasons in Status
+const bit<4> MSG_PARTIAL = 5;
+const bit<8> FLAG_RETRANSMIT = 0x02;
+const bit<8> REASON_COLLISION = 1;
+const bit<8> REASON_RETRANSMIT = 2;
+const bit<8> REASON_TOMBSTONE = 3;
+const bit<8> REASON_PREEMPTED = 4;
+const bit<8> REASON_FLUSHED = 5;
+const bit<8> REASON_COMPLETE = 6;
+const bit<8> REASON_STALE = 7;
+
+// key_reg state byte (AggregatorPool.job == FREE, AggregatorPool.acked)
+const bit<8> STATE_FREE = 0;
+const bit<8> STATE_HELD = 1;
+const bit<8> STATE_ACKED = 2;
+
+// What leaves for an ESA job (egress acts on it)
+const bit<3> ESA_OUT_NONE = 0;      // slot protocol, or dropped
+const bit<3> ESA_OUT_RAW = 1;       // the packet as it came, Status = reason, unicast to its job's server
+const bit<3> ESA_OUT_PARTIAL = 2;   // PARTIAL from metadata, unicast to the server of the PARTIAL's job
+const bit<3> ESA_OUT_COMPLETE = 3;  // multicast: results to the workers, COMPLETE PARTIAL on the SERVER_RID replica
+const bit<3> ESA_OUT_FLUSH = 4;     // multicast to the server: FLUSHED PARTIAL (FLUSH_RID), then the RAW (SERVER_RID)
+const bit<3> ESA_OUT_ACK = 5;       // multicast of a server's result to the workers; the SERVER_RID replica dropped
+
+// Replication ids of the server's multicast nodes (worker ids are below MAX_WORKERS)
+const bit<16> SERVER_RID = 0xFFFF;
+const bit<16> FLUSH_RID = 0xFFFE;
+
 // Outcomes of SlotPool.roundAction
 const bit<3> ROUND_NEW = 0;
 const bit<3> ROUND_OPEN = 1;
@@ -58,6 +104,11 @@ const bit<3> ROUND_COMPLETE = 2;
 const bit<3> ROUND_STALE = 3;
 const bit<3> ROUND_VIOLATION = 4;
 const bit<3> ROUND_BAD_SIZE = 5;
+
+// ESA lane operation (generated/inagg_v1model_esa_lanes.p4)
+const bit<2> LANE_NONE = 0;
+const bit<2> LANE_WRITE = 1;
+const bit<2> LANE_ADD = 2;
 
 // Indices of inagg_counters: org.inagg.p4.softswitch.SwitchCounter type id - 200
 const bit<32> C_RECEIVED = 1;
@@ -75,6 +126,22 @@ const bit<32> C_DROP_STALE = 12;
 const bit<32> C_DROP_VIOLATION = 13;
 const bit<32> C_JOINS = 15;
 const bit<32> C_REJECTS = 16;
+
+// Indices of esa_counters: org.inagg.p4.esa.EsaCounter type id - 300 (packets; the byte counters are not kept)
+const bit<32> E_CONTRIBUTIONS = 2;
+const bit<32> E_ALLOCATIONS = 3;
+const bit<32> E_COMPLETIONS = 4;
+const bit<32> E_PREEMPTIONS = 6;
+const bit<32> E_STALE_EVICTIONS = 7;
+const bit<32> E_FLUSHES = 8;
+const bit<32> E_FALLBACK_COLLISION = 9;
+const bit<32> E_FALLBACK_RETRANSMIT = 10;
+const bit<32> E_FALLBACK_TOMBSTONE = 11;
+const bit<32> E_DUPLICATES = 12;
+const bit<32> E_RESULT_COPIES = 13;
+const bit<32> E_ACKS = 16;
+const bit<32> E_DROP_UNKNOWN_WORKER = 19;
+const bit<32> E_DROP_BAD_SIZE = 20;
 
 header ethernet_t {
     bit<48> dst_addr;
@@ -132,6 +199,10 @@ struct headers_t {
     udp_t      udp;
     inagg_t    inagg;
     lane_t[MAX_LANES] lanes;
+    // ESA PARTIAL: the lanes read out of an evicted or flushed aggregator (the packet's own lanes went into it), then
+    // the aggregator's bitmap words; both start invalid and are emitted after the lanes when made valid.
+    lane_t[MAX_LANES] agg;
+    lane_t[BITMAP_WORDS] bitmap;
 }
 
 struct metadata_t {
@@ -143,6 +214,18 @@ struct metadata_t {
     bit<16> slot_base;
     bit<16> job_lanes;
     bit<16> mcast_grp;
+    bit<8>  mode;
+    // job_table, ESA jobs (set_esa_job)
+    bit<16> flush_grp;
+    bit<32> pool_base;
+    bit<32> pool_mask;
+    bit<32> hash_offset;
+    bit<1>  priority_from_header;
+    bit<8>  table_priority;
+    bit<9>  server_port;
+    bit<16> bitmap_words;
+    // server_source
+    bit<1>  server_ok;
     // worker_source
     bit<1>  source_ok;
     // register actions
@@ -159,6 +242,34 @@ struct metadata_t {
     bit<1>  first;
     bit<32> lane_sum;
     bit<8>  exponent;
+    // ESA registers (AggregatorPool)
+    bit<32> agg_index;
+    bit<64> key;
+    bit<32> holder_seq;
+    bit<16> holder_job;
+    bit<8>  holder_prio;
+    bit<8>  holder_state;
+    bit<64> tomb;
+    bit<64> tomb_key;
+    bit<8>  effective_priority;
+    bit<32> block;
+    bit<32> holder;
+    bit<1>  read_out;
+    bit<2>  lane_op;
+    // ESA PARTIAL header, written in egress (EsaSwitch.sendPartial)
+    bit<16> p_job;
+    bit<16> p_count;
+    bit<16> p_slot_field;
+    bit<32> p_seq;
+    bit<16> p_lanes;
+    bit<8>  p_flags;
+    bit<8>  p_block_exp;
+    bit<8>  p_exp;
+    bit<8>  p_prio;
+    bit<8>  p_reason;
+    bit<16> p_words;
+    bit<1>  p_from_agg;
+    bit<3>  esa_out;
     // to egress
     bit<1>  is_multicast;
     bit<1>  reply_to_sender;
@@ -228,25 +339,76 @@ control InaggIngress(inout headers_t hdr, inout metadata_t meta, inout standard_
     REGISTER(bit<16>) (POOL_COPIES) width_reg;    // SlotPool.lanes: the round's lane count
     REGISTER(bit<8>)  (POOL_COPIES) exp_reg;      // SlotPool.exponent
     REGISTER(bit<32>) (POOL_COPIES * BITMAP_WORDS) seen_reg;   // SlotPool.seen, 32 workers per word
+    // ESA aggregators (org.inagg.p4.esa.AggregatorPool) live at copy indices of the same pool, in the ESA range; they
+    // also use count_reg (count), width_reg (lanes), exp_reg (max Next Exponent), seen_reg (bitmap) and the lanes.
+    REGISTER(bit<64>) (POOL_COPIES) key_reg;      // AggregatorPool.seq | job | prio | state (FREE, held, acked)
+    REGISTER(bit<64>) (POOL_COPIES) tomb_reg;     // AggregatorPool.tombJob / tombSeq: 1 (valid) | job | sequence
+    REGISTER(bit<32>) (POOL_COPIES) block_reg;    // AggregatorPool.slotField | flags (INT32) | blockExponent
+    REGISTER(bit<32>) (POOL_COPIES) holder_reg;   // the holder job's bitmap words | server port (jobs[holderJob])
 #include "generated/inagg_v1model_lane_registers.p4"
     COUNTER(32, CounterType.packets) inagg_counters;
+    COUNTER(32, CounterType.packets) esa_counters;
 
     action set_job(bit<16> workers, bit<16> slots, bit<16> slot_base, bit<16> lanes, bit<16> mcast_grp) {
         meta.job_found = 1;
+        meta.mode = MODE_SLOT;
         meta.workers = workers;
         meta.slots = slots;
         meta.slot_base = slot_base;
         meta.job_lanes = lanes;
         meta.mcast_grp = mcast_grp;
     }
+    // EsaJobConfig plus what EsaSwitchSettings says for the whole switch (docs/esa.md): window is what a JOIN_ACK
+    // offers; mcast_grp holds the workers (rid = worker id) and the server (SERVER_RID); flush_grp holds the server
+    // twice (FLUSH_RID, then SERVER_RID); the pool is [pool_base, pool_base + pool_mask]; hash_offset is
+    // job * 0x9E3779B1 & pool_mask (AggregatorPool.index); priority_from_header selects PriorityPolicy.HEADER, else
+    // job_priority is the job's (JOB_TABLE, or SHORTEST_REMAINING_FIRST as the control plane rewrites it).
+    action set_esa_job(bit<16> workers, bit<16> window, bit<16> lanes, bit<16> mcast_grp, bit<16> flush_grp,
+                       bit<8> mode, bit<32> pool_base, bit<32> pool_mask, bit<32> hash_offset,
+                       bit<1> priority_from_header, bit<8> job_priority, bit<9> server_port) {
+        meta.job_found = 1;
+        meta.mode = mode;
+        meta.workers = workers;
+        meta.slots = window;
+        meta.slot_base = 0;
+        meta.job_lanes = lanes;
+        meta.mcast_grp = mcast_grp;
+        meta.flush_grp = flush_grp;
+        meta.pool_base = pool_base;
+        meta.pool_mask = pool_mask;
+        meta.hash_offset = hash_offset;
+        meta.priority_from_header = priority_from_header;
+        meta.table_priority = job_priority;
+        meta.server_port = server_port;
+    }
     action unknown_job() {
         meta.job_found = 0;
+        meta.mode = MODE_SLOT;
     }
-    // The job table of SoftwareSwitch (SwitchJobConfig): exact match on the job id.
+    // The job table of SoftwareSwitch (SwitchJobConfig) and EsaSwitch (EsaJobConfig): exact match on the job id.
     table job_table {
         key = { hdr.inagg.job_id: exact; }
-        actions = { set_job; unknown_job; }
+        actions = { set_job; set_esa_job; unknown_job; }
         default_action = unknown_job();
+        size = 1024;
+    }
+
+    action server_ok() {
+        meta.server_ok = 1;
+    }
+    action server_mismatch() {
+        meta.server_ok = 0;
+    }
+    // The registered source of each ESA job's parameter server (EsaJobConfig.parameterServerPeer): only it may send
+    // results through the switch (EsaSwitch.fromServer).
+    table server_source {
+        key = {
+            hdr.inagg.job_id: exact;
+            hdr.ipv4.src_addr: exact;
+            hdr.udp.src_port: exact;
+        }
+        actions = { server_ok; server_mismatch; }
+        default_action = server_mismatch();
         size = 1024;
     }
 
@@ -273,6 +435,10 @@ control InaggIngress(inout headers_t hdr, inout metadata_t meta, inout standard_
         mark_to_drop(standard_metadata);
         meta.is_multicast = 0;
         meta.reply_to_sender = 0;
+        meta.esa_out = ESA_OUT_NONE;
+        meta.read_out = 0;
+        meta.lane_op = LANE_NONE;
+        meta.p_from_agg = 0;
         if (!hdr.inagg.isValid()) {
             // Not inagg traffic: this program only aggregates.
             return;
@@ -344,7 +510,9 @@ control InaggIngress(inout headers_t hdr, inout metadata_t meta, inout standard_
             standard_metadata.egress_spec = standard_metadata.ingress_port;
             return;
         }
-        if (hdr.inagg.msg_type != MSG_AGGREGATE || (hdr.inagg.flags & FLAG_RESULT) != 0) {
+        // A RESULT is malformed from a worker of the slot protocol; for an ESA job it may be its server's.
+        if (hdr.inagg.msg_type != MSG_AGGREGATE
+                || ((hdr.inagg.flags & FLAG_RESULT) != 0 && meta.mode == MODE_SLOT)) {
             inagg_counters.count(C_DROP_MALFORMED);
             return;
         }
@@ -352,6 +520,251 @@ control InaggIngress(inout headers_t hdr, inout metadata_t meta, inout standard_
         // Job table
         if (meta.job_found == 0) {
             inagg_counters.count(C_DROP_UNKNOWN_JOB);
+            return;
+        }
+
+        if (meta.mode != MODE_SLOT) {
+            // ---- ESA and ATP jobs: EsaSwitch.onMessage from the job table on (docs/esa.md). ----
+            meta.bitmap_words = (meta.workers + 31) >> 5;
+            // AggregatorPool.index: (sequence + job * 0x9E3779B1) mod N, the product taken mod N by the control plane.
+            meta.agg_index = meta.pool_base + ((hdr.inagg.sequence + meta.hash_offset) & meta.pool_mask);
+            // AggregatorPool.holds / isFree / holderJob / holderSequence / holderPriority / acked: one read of key_reg.
+            key_reg.read(meta.key, meta.agg_index);
+            meta.holder_seq = meta.key[63:32];
+            meta.holder_job = meta.key[31:16];
+            meta.holder_prio = meta.key[15:8];
+            meta.holder_state = meta.key[7:0];
+            bool holds = meta.holder_state != STATE_FREE && meta.holder_job == hdr.inagg.job_id
+                && meta.holder_seq == hdr.inagg.sequence;
+
+            if ((hdr.inagg.flags & FLAG_RESULT) != 0) {
+                // EsaSwitch.fromServer: from the job's server only; frees the block's aggregator if it holds it (ATP's
+                // acknowledgement, AggregatorPool.release) and multicasts the result as it came to the workers.
+                meta.server_ok = 0;
+                server_source.apply();
+                if (meta.server_ok == 0) {
+                    esa_counters.count(E_DROP_UNKNOWN_WORKER);
+                    return;
+                }
+                if (holds) {
+                    key_reg.write(meta.agg_index, 64w0);
+                }
+                esa_counters.count(E_ACKS);
+                meta.is_multicast = 1;
+                meta.esa_out = ESA_OUT_ACK;
+                standard_metadata.mcast_grp = meta.mcast_grp;
+                return;
+            }
+            // EsaSwitch.aggregate: worker id and source, then the job's lanes.
+            if (hdr.inagg.worker_id >= meta.workers || meta.source_ok == 0) {
+                esa_counters.count(E_DROP_UNKNOWN_WORKER);
+                return;
+            }
+            if (hdr.inagg.element_count > meta.job_lanes) {
+                esa_counters.count(E_DROP_BAD_SIZE);
+                return;
+            }
+            // EsaSwitch.effectivePriority
+            meta.effective_priority = meta.priority_from_header == 1 ? hdr.inagg.priority : meta.table_priority;
+            meta.tomb_key = 16w1 ++ hdr.inagg.job_id ++ hdr.inagg.sequence;
+            bool allocate = false;
+            bool contribute = false;
+
+            if ((hdr.inagg.flags & FLAG_RETRANSMIT) != 0) {
+                // A retransmission never allocates. If the aggregator holds its block, the partial is flushed to the
+                // server first (EsaSwitch.evict FLUSHED: tombstone, free); the packet follows it as a RAW. Two
+                // packets from one: the flush group replicates to the server twice, the PARTIAL replica first.
+                hdr.inagg.status = REASON_RETRANSMIT;
+                esa_counters.count(E_FALLBACK_RETRANSMIT);
+                if (holds && meta.holder_state == STATE_HELD) {
+                    esa_counters.count(E_FLUSHES);
+                    meta.read_out = 1;
+                    meta.p_reason = REASON_FLUSHED;
+                    meta.p_from_agg = 1;
+                    meta.esa_out = ESA_OUT_FLUSH;
+                    standard_metadata.mcast_grp = meta.flush_grp;
+                    // AggregatorPool.release(i, tombstone = true)
+                    tomb_reg.write(meta.agg_index, meta.tomb_key);
+                    key_reg.write(meta.agg_index, 64w0);
+                } else {
+                    meta.esa_out = ESA_OUT_RAW;
+                    standard_metadata.egress_spec = meta.server_port;
+                }
+            } else if (holds) {
+                if (meta.holder_state == STATE_ACKED) {
+                    // ATP: complete and waiting for the server's result
+                    esa_counters.count(E_DUPLICATES);
+                    return;
+                }
+                contribute = true;
+            } else {
+                // AggregatorPool.isTombstoned: the block was evicted from or diverted at this aggregator; its
+                // stragglers follow it to the server.
+                tomb_reg.read(meta.tomb, meta.agg_index);
+                if (meta.tomb == meta.tomb_key) {
+                    hdr.inagg.status = REASON_TOMBSTONE;
+                    esa_counters.count(E_FALLBACK_TOMBSTONE);
+                    meta.esa_out = ESA_OUT_RAW;
+                    standard_metadata.egress_spec = meta.server_port;
+                    return;
+                }
+                // EsaSwitch.preempts: a free aggregator is taken; a newer block of the holder's own job always takes
+                // it; another job's only under ESA and with a strictly higher priority.
+                bool takes = true;
+                if (meta.holder_state != STATE_FREE) {
+                    if (meta.holder_job == hdr.inagg.job_id) {
+                        bit<32> esa_age = hdr.inagg.sequence - meta.holder_seq;
+                        takes = esa_age != 0 && esa_age[31:31] == 0;
+                    } else {
+                        takes = meta.mode == MODE_ESA && meta.effective_priority > meta.holder_prio;
+                    }
+                }
+                if (!takes) {
+                    // Collision fallback: the packet to its job's server as it came (RAW, COLLISION);
+                    // AggregatorPool.tombstone remembers the block.
+                    hdr.inagg.status = REASON_COLLISION;
+                    esa_counters.count(E_FALLBACK_COLLISION);
+                    meta.esa_out = ESA_OUT_RAW;
+                    standard_metadata.egress_spec = meta.server_port;
+                    tomb_reg.write(meta.agg_index, meta.tomb_key);
+                    return;
+                }
+                if (meta.holder_state == STATE_HELD) {
+                    // EsaSwitch.evict (PREEMPTED, or STALE for an older block of the same job): the holder's partial
+                    // leaves in this packet, to the holder's server, while this packet's lanes take the aggregator.
+                    meta.read_out = 1;
+                    meta.p_from_agg = 1;
+                    meta.esa_out = ESA_OUT_PARTIAL;
+                    if (meta.holder_job == hdr.inagg.job_id) {
+                        meta.p_reason = REASON_STALE;
+                        esa_counters.count(E_STALE_EVICTIONS);
+                    } else {
+                        meta.p_reason = REASON_PREEMPTED;
+                        esa_counters.count(E_PREEMPTIONS);
+                    }
+                    // AggregatorPool.release(i, tombstone = true)
+                    tomb_reg.write(meta.agg_index, 16w1 ++ meta.holder_job ++ meta.holder_seq);
+                }
+                // An acknowledged holder (ATP) is released without a message: AggregatorPool.release(i, false).
+                allocate = true;
+            }
+
+            if (meta.read_out == 1) {
+                // EsaSwitch.sendPartial, read-out of the holder before anything overwrites it: count, lanes, max Next
+                // Exponent, slot field, flags, block exponent, bitmap words (B of the holder's job), server port.
+                count_reg.read(meta.p_count, meta.agg_index);
+                width_reg.read(meta.p_lanes, meta.agg_index);
+                exp_reg.read(meta.p_exp, meta.agg_index);
+                block_reg.read(meta.block, meta.agg_index);
+                holder_reg.read(meta.holder, meta.agg_index);
+                meta.p_job = meta.holder_job;
+                meta.p_seq = meta.holder_seq;
+                meta.p_prio = meta.holder_prio;
+                meta.p_slot_field = meta.block[31:16];
+                meta.p_flags = meta.block[15:8];
+                meta.p_block_exp = meta.block[7:0];
+                meta.p_words = meta.holder[31:16];
+                if (meta.esa_out == ESA_OUT_PARTIAL) {
+                    standard_metadata.egress_spec = meta.holder[8:0];
+                }
+#include "generated/inagg_v1model_esa_bitmap_read.p4"
+            }
+            if (allocate) {
+                // AggregatorPool.allocate: key (with the effective priority), count 1, bitmap {w}, the block's lane
+                // count, slot field, INT32 flag and block exponent, Next Exponent; lanes written below.
+                key_reg.write(meta.agg_index,
+                    hdr.inagg.sequence ++ hdr.inagg.job_id ++ meta.effective_priority ++ STATE_HELD);
+                count_reg.write(meta.agg_index, 16w1);
+                width_reg.write(meta.agg_index, hdr.inagg.element_count);
+                exp_reg.write(meta.agg_index, hdr.inagg.next_exponent);
+                block_reg.write(meta.agg_index,
+                    hdr.inagg.copy ++ hdr.inagg.slot ++ (hdr.inagg.flags & FLAG_INT32) ++ hdr.inagg.block_exponent);
+                holder_reg.write(meta.agg_index, meta.bitmap_words ++ 7w0 ++ meta.server_port);
+                meta.worker_bit = (bit<32>)1 << hdr.inagg.worker_id[4:0];
+                bit<16> own_word = hdr.inagg.worker_id >> 5;
+                seen_reg.write((meta.agg_index << 3) + 0, own_word == 0 ? meta.worker_bit : 32w0);
+                seen_reg.write((meta.agg_index << 3) + 1, own_word == 1 ? meta.worker_bit : 32w0);
+                seen_reg.write((meta.agg_index << 3) + 2, own_word == 2 ? meta.worker_bit : 32w0);
+                seen_reg.write((meta.agg_index << 3) + 3, own_word == 3 ? meta.worker_bit : 32w0);
+                seen_reg.write((meta.agg_index << 3) + 4, own_word == 4 ? meta.worker_bit : 32w0);
+                seen_reg.write((meta.agg_index << 3) + 5, own_word == 5 ? meta.worker_bit : 32w0);
+                seen_reg.write((meta.agg_index << 3) + 6, own_word == 6 ? meta.worker_bit : 32w0);
+                seen_reg.write((meta.agg_index << 3) + 7, own_word == 7 ? meta.worker_bit : 32w0);
+                meta.lane_op = LANE_WRITE;
+                esa_counters.count(E_ALLOCATIONS);
+                esa_counters.count(E_CONTRIBUTIONS);
+            }
+            if (contribute) {
+                // AggregatorPool.lanes(i) != laneCount: the block keeps its first packet's lane count.
+                width_reg.read(meta.round_lanes, meta.agg_index);
+                if (meta.round_lanes != hdr.inagg.element_count) {
+                    esa_counters.count(E_DROP_BAD_SIZE);
+                    return;
+                }
+                // AggregatorPool.seenAction: set the worker's bit; already set = a duplicate, nothing changes.
+                meta.seen_index = (meta.agg_index << 3) + (bit<32>)(hdr.inagg.worker_id >> 5);
+                meta.worker_bit = (bit<32>)1 << hdr.inagg.worker_id[4:0];
+                seen_reg.read(meta.seen_word, meta.seen_index);
+                if ((meta.seen_word & meta.worker_bit) != 0) {
+                    esa_counters.count(E_DUPLICATES);
+                    return;
+                }
+                seen_reg.write(meta.seen_index, meta.seen_word | meta.worker_bit);
+                // AggregatorPool.contribute: one more contributor; lanes below, exponent after them.
+                count_reg.read(meta.count, meta.agg_index);
+                meta.count = meta.count + 1;
+                count_reg.write(meta.agg_index, meta.count);
+                meta.lane_op = LANE_ADD;
+                esa_counters.count(E_CONTRIBUTIONS);
+            }
+
+#include "generated/inagg_v1model_esa_lanes.p4"
+
+            if (contribute) {
+                // AggregatorPool.contribute: max Next Exponent (signed).
+                exp_reg.read(meta.exponent, meta.agg_index);
+                if ((int<8>)hdr.inagg.next_exponent > (int<8>)meta.exponent) {
+                    meta.exponent = hdr.inagg.next_exponent;
+                    exp_reg.write(meta.agg_index, meta.exponent);
+                }
+                if (meta.count == meta.workers) {
+                    // EsaSwitch.complete: the COMPLETE PARTIAL carries the sums in the header lanes, the stored slot
+                    // field, flags and block exponent, the allocation's priority and the full bitmap.
+                    esa_counters.count(E_COMPLETIONS);
+                    esa_counters.count(E_RESULT_COPIES);
+                    block_reg.read(meta.block, meta.agg_index);
+                    meta.p_job = hdr.inagg.job_id;
+                    meta.p_count = meta.count;
+                    meta.p_seq = hdr.inagg.sequence;
+                    meta.p_prio = meta.holder_prio;
+                    meta.p_lanes = meta.round_lanes;
+                    meta.p_exp = meta.exponent;
+                    meta.p_slot_field = meta.block[31:16];
+                    meta.p_flags = meta.block[15:8];
+                    meta.p_block_exp = meta.block[7:0];
+                    meta.p_words = meta.bitmap_words;
+                    meta.p_reason = REASON_COMPLETE;
+#include "generated/inagg_v1model_esa_bitmap_read.p4"
+                    if (meta.mode == MODE_ESA) {
+                        // EsaSwitch.multicastFromPool: the request's header with the stored flags, the block's lanes
+                        // and max Next Exponent, one replica per worker (worker id = rid) and the server's replica
+                        // (SERVER_RID, rewritten into the COMPLETE PARTIAL in egress); the aggregator is free at once.
+                        hdr.inagg.flags = meta.p_flags | FLAG_RESULT;
+                        hdr.inagg.element_count = meta.round_lanes;
+                        hdr.inagg.next_exponent = meta.exponent;
+                        meta.is_multicast = 1;
+                        meta.esa_out = ESA_OUT_COMPLETE;
+                        standard_metadata.mcast_grp = meta.mcast_grp;
+                        key_reg.write(meta.agg_index, 64w0);
+                    } else {
+                        // ATP: the sum to the server only (AggregatorPool.markAcked); the aggregator stays held until
+                        // the server's result comes back through the switch (EsaSwitch.fromServer).
+                        meta.esa_out = ESA_OUT_PARTIAL;
+                        standard_metadata.egress_spec = meta.server_port;
+                        key_reg.write(meta.agg_index, meta.key[63:8] ++ STATE_ACKED);
+                    }
+                }
+            }
             return;
         }
         // Worker check: id below the job's workers, source equal to the registered one.
@@ -493,22 +906,89 @@ control InaggEgress(inout headers_t hdr, inout metadata_t meta, inout standard_m
         size = 65536;
     }
 
+    // Where each ESA job's parameter server is (EsaJobConfig.parameterServerPeer); its port comes from the job table
+    // (RAW), the holder's holder_reg (evicted PARTIAL) or the multicast node (COMPLETE, flush).
+    table server_endpoint {
+        key = { hdr.inagg.job_id: exact; }
+        actions = { set_endpoint; no_endpoint; }
+        default_action = no_endpoint();
+        size = 1024;
+    }
+
     apply {
         if (!hdr.inagg.isValid()) {
             return;
         }
-        if (meta.is_multicast == 1) {
-            // One replica per worker, replication id = worker id: rewrite the worker id per copy.
-            meta.dst_worker = standard_metadata.egress_rid;
-            hdr.inagg.worker_id = standard_metadata.egress_rid;
-            egress_counters.count(C_RESULTS_SENT);
+        // ESA: which replicas go to the parameter server, and which of them become a PARTIAL.
+        bool to_server = false;
+        bool partial = false;
+        if (meta.esa_out == ESA_OUT_RAW) {
+            to_server = true;
+        } else if (meta.esa_out == ESA_OUT_PARTIAL) {
+            to_server = true;
+            partial = true;
+        } else if (meta.esa_out == ESA_OUT_COMPLETE && standard_metadata.egress_rid == SERVER_RID) {
+            to_server = true;
+            partial = true;
+        } else if (meta.esa_out == ESA_OUT_FLUSH) {
+            to_server = true;
+            if (standard_metadata.egress_rid == SERVER_RID) {
+                // the RAW retransmission, after the flushed PARTIAL: the aggregator's read-out stays out of it
+#include "generated/inagg_v1model_agg_invalidate.p4"
+            } else {
+                partial = true;
+            }
+        } else if (meta.esa_out == ESA_OUT_ACK && standard_metadata.egress_rid == SERVER_RID) {
+            // the server's own result is not sent back to it
+            mark_to_drop(standard_metadata);
+            return;
         }
-        if (meta.reply_to_sender == 1) {
-            hdr.ethernet.dst_addr = meta.sender_mac;
-            hdr.ipv4.dst_addr = meta.sender_ip;
-            hdr.udp.dst_port = meta.sender_port;
+        if (partial) {
+            // EsaSwitch.sendPartial: Type 5, Worker Id = contributors, Element Count = lanes + bitmap words,
+            // Reserved = bitmap words, Status = reason; lanes from the read-out (evicted, flushed) or the sums.
+            hdr.inagg.msg_type = MSG_PARTIAL;
+            hdr.inagg.flags = meta.p_flags;
+            hdr.inagg.job_id = meta.p_job;
+            hdr.inagg.worker_id = meta.p_count;
+            hdr.inagg.copy = meta.p_slot_field[15:15];
+            hdr.inagg.slot = meta.p_slot_field[14:0];
+            hdr.inagg.sequence = meta.p_seq;
+            hdr.inagg.element_count = meta.p_lanes + meta.p_words;
+            hdr.inagg.block_exponent = meta.p_block_exp;
+            hdr.inagg.next_exponent = meta.p_exp;
+            hdr.inagg.priority = meta.p_prio;
+            hdr.inagg.status = meta.p_reason;
+            hdr.inagg.reserved = meta.p_words;
+            if (meta.p_from_agg == 1) {
+#include "generated/inagg_v1model_lane_invalidate.p4"
+            }
         } else {
-            worker_endpoint.apply();
+            // Only a PARTIAL carries bitmap words.
+            hdr.bitmap[0].setInvalid();
+            hdr.bitmap[1].setInvalid();
+            hdr.bitmap[2].setInvalid();
+            hdr.bitmap[3].setInvalid();
+            hdr.bitmap[4].setInvalid();
+            hdr.bitmap[5].setInvalid();
+            hdr.bitmap[6].setInvalid();
+            hdr.bitmap[7].setInvalid();
+        }
+        if (to_server) {
+            server_endpoint.apply();
+        } else {
+            if (meta.is_multicast == 1) {
+                // One replica per worker, replication id = worker id: rewrite the worker id per copy.
+                meta.dst_worker = standard_metadata.egress_rid;
+                hdr.inagg.worker_id = standard_metadata.egress_rid;
+                egress_counters.count(C_RESULTS_SENT);
+            }
+            if (meta.reply_to_sender == 1) {
+                hdr.ethernet.dst_addr = meta.sender_mac;
+                hdr.ipv4.dst_addr = meta.sender_ip;
+                hdr.udp.dst_port = meta.sender_port;
+            } else {
+                worker_endpoint.apply();
+            }
         }
         switch_address.apply();
         hdr.ethernet.src_addr = meta.switch_mac;
@@ -542,6 +1022,8 @@ control InaggDeparser(packet_out packet, in headers_t hdr) {
         packet.emit(hdr.udp);
         packet.emit(hdr.inagg);
         packet.emit(hdr.lanes);
+        packet.emit(hdr.agg);
+        packet.emit(hdr.bitmap);
     }
 }
 

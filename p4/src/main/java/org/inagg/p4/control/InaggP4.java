@@ -16,8 +16,12 @@ public final class InaggP4
     public static final int BITMAP_WORDS = MAX_WORKERS / 32;
     /** Lanes the v1model program aggregates in one pass. */
     public static final int V1MODEL_MAX_LANES = 256;
-    /** Lanes the TNA program aggregates in one pass (four stateful ALUs in each of eight MAU stages). */
-    public static final int TNA_MAX_LANES = 32;
+    /** Lanes the TNA program aggregates in one pass (one stateful ALU per lane: four in each of eight MAU stages). */
+    public static final int TNA_LANES_PER_PASS = 32;
+    /** Lanes per packet the TNA program aggregates: up to 8 chunks of 32, one recirculated pass each. */
+    public static final int TNA_MAX_LANES = 256;
+    /** Rows of each TNA lane register; a slot job of P chunks takes {@code 2 * slots * 2^ceil(log2 P)} of them. */
+    public static final int TNA_LANE_ROWS = 32768;
 
     private InaggP4()
     {

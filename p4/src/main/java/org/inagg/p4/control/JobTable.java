@@ -5,11 +5,19 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import org.inagg.p4.esa.AllocationMode;
+import org.inagg.p4.esa.EsaSwitch;
+import org.inagg.p4.esa.EsaSwitchSettings;
+import org.inagg.p4.esa.PriorityPolicy;
 import org.inagg.p4.softswitch.SoftwareSwitch;
 
 /**
  * The jobs of one switch and the switch's own address: validated together (job ids, multicast groups and slot ranges
  * never shared, ranges inside the pool), then applied to a {@link SoftwareSwitch} or written out for the P4 programs.
+ * <p>
+ * Slot-protocol jobs ({@link JobSpec}) and jobs of the shared ESA pool ({@link EsaJobSpec}, after
+ * {@link #esaPool(EsaPool)}) can share one v1model switch: the pool takes a slot range of its own. In software they
+ * run on two switches: slot jobs on a {@link SoftwareSwitch}, ESA jobs on an {@link EsaSwitch}.
  * <p>
  * The written configurations assume a switch freshly started with the program: bmv2 numbers multicast nodes from 0 in
  * creation order, and the TNA script numbers its nodes from 1. Adding a job to a switch that has run other jobs on the
@@ -19,9 +27,21 @@ public final class JobTable
 {
     /** Registers that must start at zero for a job's first round: the used flags and the seen bitmaps. */
     static final List<String> V1MODEL_REGISTERS_TO_RESET = List.of("InaggIngress.used_reg", "InaggIngress.seen_reg");
+    /** With ESA jobs also: the aggregators' keys (all free) and tombstones (none). */
+    static final List<String> V1MODEL_ESA_REGISTERS_TO_RESET =
+        List.of("InaggIngress.key_reg", "InaggIngress.tomb_reg");
+    /** Multicast replication id of the parameter server's node (worker ids stay below {@link InaggP4#MAX_WORKERS}). */
+    public static final int SERVER_RID = 0xFFFF;
+    /** Replication id of the flush group's first node, the flushed PARTIAL (the RAW follows on {@link #SERVER_RID}). */
+    public static final int FLUSH_RID = 0xFFFE;
+    /** Job modes of the v1model job table's {@code set_esa_job}. */
+    static final int MODE_ESA = 1;
+    static final int MODE_ATP = 2;
 
     private final SwitchAddress switchAddress;
     private final Map<Integer, JobSpec> jobs = new LinkedHashMap<>();
+    private final Map<Integer, EsaJobSpec> esaJobs = new LinkedHashMap<>();
+    private EsaPool esaPool;
 
     public JobTable(final SwitchAddress switchAddress)
     {
@@ -36,6 +56,91 @@ public final class JobTable
     public List<JobSpec> jobs()
     {
         return List.copyOf(jobs.values());
+    }
+
+    public List<EsaJobSpec> esaJobs()
+    {
+        return List.copyOf(esaJobs.values());
+    }
+
+    /** The ESA pool, or null. */
+    public EsaPool esaPool()
+    {
+        return esaPool;
+    }
+
+    /**
+     * Sets the shared ESA pool, once, before any ESA job.
+     *
+     * @throws IllegalArgumentException if its slots overlap a slot-protocol job's.
+     * @throws IllegalStateException    if the pool is already set.
+     */
+    public JobTable esaPool(final EsaPool pool)
+    {
+        if (esaPool != null)
+        {
+            throw new IllegalStateException("the ESA pool is already set");
+        }
+        for (final JobSpec other : jobs.values())
+        {
+            checkDisjoint(pool.slotBase(), pool.slots(), "the ESA pool", other);
+        }
+        esaPool = pool;
+        return this;
+    }
+
+    /**
+     * Adds a job of the shared ESA pool.
+     *
+     * @throws IllegalArgumentException if its id or one of its multicast groups is taken, or it does not fit the
+     *                                  v1model program.
+     * @throws IllegalStateException    if no pool is set.
+     */
+    public JobTable add(final EsaJobSpec job)
+    {
+        if (esaPool == null)
+        {
+            throw new IllegalStateException("job " + job.jobId() + ": set the ESA pool first");
+        }
+        checkFits(job.jobId(), job.lanes(), job.workerCount(), InaggP4.V1MODEL_MAX_LANES, "v1model");
+        checkNew(job.jobId(), job.multicastGroup());
+        checkNew(job.jobId(), job.flushGroup());
+        esaJobs.put(job.jobId(), job);
+        return this;
+    }
+
+    private void checkNew(final int jobId, final int group)
+    {
+        if (jobs.containsKey(jobId) || esaJobs.containsKey(jobId))
+        {
+            throw new IllegalArgumentException("job " + jobId + " is already in the table");
+        }
+        for (final JobSpec other : jobs.values())
+        {
+            if (other.multicastGroup() == group)
+            {
+                throw new IllegalArgumentException("job " + jobId + ": multicast group " + group + " is job "
+                    + other.jobId() + "'s");
+            }
+        }
+        for (final EsaJobSpec other : esaJobs.values())
+        {
+            if (other.multicastGroup() == group || other.flushGroup() == group)
+            {
+                throw new IllegalArgumentException("job " + jobId + ": multicast group " + group + " is job "
+                    + other.jobId() + "'s");
+            }
+        }
+    }
+
+    private static void checkDisjoint(final int base, final int slots, final String what, final JobSpec other)
+    {
+        if (base < other.slotBase() + other.slots() && other.slotBase() < base + slots)
+        {
+            throw new IllegalArgumentException(what + ": slots " + base + ".." + (base + slots - 1)
+                + " overlap job " + other.jobId() + "'s slots " + other.slotBase() + ".."
+                + (other.slotBase() + other.slots() - 1));
+        }
     }
 
     /**
@@ -69,11 +174,19 @@ public final class JobTable
                     + other.slotBase() + ".." + (other.slotBase() + other.slots() - 1));
             }
         }
+        if (esaPool != null)
+        {
+            checkDisjoint(esaPool.slotBase(), esaPool.slots(), "the ESA pool", job);
+        }
+        if (!esaJobs.isEmpty())
+        {
+            checkNew(job.jobId(), job.multicastGroup());
+        }
         jobs.put(job.jobId(), job);
         return this;
     }
 
-    /** Installs every job in a software switch, with each worker's peer registered. */
+    /** Installs every slot-protocol job in a software switch, with each worker's peer registered. */
     public void applyTo(final SoftwareSwitch softwareSwitch)
     {
         for (final JobSpec job : jobs.values())
@@ -82,11 +195,35 @@ public final class JobTable
         }
     }
 
+    /** Installs every ESA job in an ESA switch built with {@link #esaSwitchSettings(int)}. */
+    public void applyTo(final EsaSwitch esaSwitch)
+    {
+        for (final EsaJobSpec job : esaJobs.values())
+        {
+            esaSwitch.addJob(job.toEsaJobConfig());
+        }
+    }
+
+    /** The settings of an {@link EsaSwitch} that behaves as the v1model program configured with this table. */
+    public EsaSwitchSettings esaSwitchSettings(final int receiveBurst)
+    {
+        if (esaPool == null)
+        {
+            throw new IllegalStateException("no ESA pool");
+        }
+        return new EsaSwitchSettings(esaPool.aggregators(), InaggP4.MAX_WORKERS, InaggP4.V1MODEL_MAX_LANES,
+            esaPool.mode(), esaPool.policy(), receiveBurst);
+    }
+
     /**
      * {@code simple_switch_CLI} commands that configure {@code inagg_v1model.p4} on a freshly started bmv2: clear the
      * registers a first round relies on, set the switch address, then per job its job table row, the registered source
      * of each worker, each worker's endpoint for egress, and its multicast group with one node per worker (replication
-     * id = worker id).
+     * id = worker id). ESA jobs follow the slot jobs: also the keys and tombstones reset, and per job its
+     * {@code set_esa_job} row (workers, window, lanes, result group, flush group, mode, first copy of the pool, pool
+     * mask, hash offset, priority from the header, table priority, server port), its server's source and endpoint, its
+     * result group with the server's node last ({@link #SERVER_RID}) and its flush group (the server twice:
+     * {@link #FLUSH_RID}, then {@link #SERVER_RID}).
      *
      * @throws IllegalArgumentException if a job needs more lanes or workers than the v1model program covers.
      */
@@ -96,6 +233,13 @@ public final class JobTable
         for (final String register : V1MODEL_REGISTERS_TO_RESET)
         {
             commands.add("register_reset " + register);
+        }
+        if (!esaJobs.isEmpty())
+        {
+            for (final String register : V1MODEL_ESA_REGISTERS_TO_RESET)
+            {
+                commands.add("register_reset " + register);
+            }
         }
         commands.add("table_set_default InaggEgress.switch_address InaggEgress.set_switch_address "
             + WorkerEndpoint.formatMac(switchAddress.mac()) + " " + WorkerEndpoint.formatIpv4(switchAddress.ipv4()));
@@ -126,18 +270,73 @@ public final class JobTable
                 commands.add("mc_node_associate " + job.multicastGroup() + " " + nodeHandle++);
             }
         }
+        for (final EsaJobSpec job : esaJobs.values())
+        {
+            nodeHandle = esaCommands(job, commands, nodeHandle);
+        }
         return commands;
+    }
+
+    private int esaCommands(final EsaJobSpec job, final List<String> commands, final int firstNodeHandle)
+    {
+        int nodeHandle = firstNodeHandle;
+        final WorkerEndpoint server = job.server();
+        commands.add("table_add InaggIngress.job_table InaggIngress.set_esa_job " + job.jobId() + " => "
+            + job.workerCount() + " " + job.window() + " " + job.lanes() + " " + job.multicastGroup() + " "
+            + job.flushGroup() + " " + (esaPool.mode() == AllocationMode.PREEMPTIVE ? MODE_ESA : MODE_ATP) + " "
+            + esaPool.firstCopy() + " " + (esaPool.aggregators() - 1) + " " + esaPool.hashOffset(job.jobId()) + " "
+            + (esaPool.policy() == PriorityPolicy.HEADER ? 1 : 0) + " " + job.tablePriority(esaPool.policy()) + " "
+            + server.port());
+        for (int worker = 0; worker < job.workerCount(); worker++)
+        {
+            final WorkerEndpoint endpoint = job.workers().get(worker);
+            commands.add("table_add InaggIngress.worker_source InaggIngress.source_ok " + job.jobId() + " " + worker
+                + " " + WorkerEndpoint.formatIpv4(endpoint.ipv4()) + " " + endpoint.udpPort() + " =>");
+        }
+        commands.add("table_add InaggIngress.server_source InaggIngress.server_ok " + job.jobId() + " "
+            + WorkerEndpoint.formatIpv4(server.ipv4()) + " " + server.udpPort() + " =>");
+        for (int worker = 0; worker < job.workerCount(); worker++)
+        {
+            final WorkerEndpoint endpoint = job.workers().get(worker);
+            commands.add("table_add InaggEgress.worker_endpoint InaggEgress.set_endpoint " + job.jobId() + " "
+                + worker + " => " + WorkerEndpoint.formatMac(endpoint.mac()) + " "
+                + WorkerEndpoint.formatIpv4(endpoint.ipv4()) + " " + endpoint.udpPort());
+        }
+        commands.add("table_add InaggEgress.server_endpoint InaggEgress.set_endpoint " + job.jobId() + " => "
+            + WorkerEndpoint.formatMac(server.mac()) + " " + WorkerEndpoint.formatIpv4(server.ipv4()) + " "
+            + server.udpPort());
+        commands.add("mc_mgrp_create " + job.multicastGroup());
+        for (int worker = 0; worker < job.workerCount(); worker++)
+        {
+            commands.add("mc_node_create " + worker + " " + job.workers().get(worker).port());
+            commands.add("mc_node_associate " + job.multicastGroup() + " " + nodeHandle++);
+        }
+        commands.add("mc_node_create " + SERVER_RID + " " + server.port());
+        commands.add("mc_node_associate " + job.multicastGroup() + " " + nodeHandle++);
+        commands.add("mc_mgrp_create " + job.flushGroup());
+        commands.add("mc_node_create " + FLUSH_RID + " " + server.port());
+        commands.add("mc_node_associate " + job.flushGroup() + " " + nodeHandle++);
+        commands.add("mc_node_create " + SERVER_RID + " " + server.port());
+        commands.add("mc_node_associate " + job.flushGroup() + " " + nodeHandle++);
+        return nodeHandle;
     }
 
     /**
      * A BF Runtime Python script (run in {@code bfshell -b}) that configures {@code inagg_tna.p4} on a freshly started
      * Tofino: the same rows as {@link #simpleSwitchCommands()}, and the multicast groups in the packet replication
-     * engine's {@code node} and {@code mgid} tables.
+     * engine's {@code node} and {@code mgid} tables. Each job's lane rows are packed in table order from row 0 of the
+     * lane registers: {@code 2 * slots * 2^chunk_shift} rows, where a packet of more than 32 lanes is aggregated in
+     * {@code chunks = lanes / 32} recirculated passes (docs/p4.md).
      *
-     * @throws IllegalArgumentException if a job needs more lanes or workers than the TNA program covers.
+     * @throws IllegalArgumentException if a job needs more lanes or workers than the TNA program covers, or there are
+     *                                  ESA jobs (not in the TNA program).
      */
     public String bfrtPython()
     {
+        if (!esaJobs.isEmpty())
+        {
+            throw new IllegalArgumentException("ESA jobs are not in the TNA program (see docs/esa.md)");
+        }
         final StringBuilder py = new StringBuilder();
         py.append("# Generated by org.inagg.p4.control.JobTable for inagg_tna.p4; run with: bfshell -b <this file>\n")
             .append("p4 = bfrt.inagg_tna.pipe\n")
@@ -149,15 +348,29 @@ public final class JobTable
             .append("egress.switch_address.set_default_with_set_switch_address(mac=").append(hexMac(switchAddress.mac()))
             .append(", ipv4=").append(hexIpv4(switchAddress.ipv4())).append(")\n");
         int nodeId = 1;
+        int laneBase = 0;
         for (final JobSpec job : jobs.values())
         {
             checkFits(job, InaggP4.TNA_MAX_LANES, "TNA");
+            final int chunks = tnaChunks(job);
+            final int chunkShift = 32 - Integer.numberOfLeadingZeros(chunks - 1);
+            final int rows = 2 * job.slots() << chunkShift;
+            if (laneBase + rows > InaggP4.TNA_LANE_ROWS)
+            {
+                throw new IllegalArgumentException("job " + job.jobId() + ": " + rows + " lane rows (" + job.slots()
+                    + " slots x 2 copies x " + (1 << chunkShift) + " chunks) leave the TNA lane registers ("
+                    + (InaggP4.TNA_LANE_ROWS - laneBase) + " of " + InaggP4.TNA_LANE_ROWS + " rows left)");
+            }
             py.append("ingress.job_table.add_with_set_job(job_id=").append(job.jobId())
                 .append(", workers=").append(job.workerCount())
                 .append(", slots=").append(job.slots())
                 .append(", slot_base=").append(job.slotBase())
                 .append(", lanes=").append(job.lanes())
-                .append(", mcast_grp=").append(job.multicastGroup()).append(")\n");
+                .append(", mcast_grp=").append(job.multicastGroup())
+                .append(", lane_base=").append(laneBase)
+                .append(", chunks=").append(chunks)
+                .append(", chunk_shift=").append(chunkShift).append(")\n");
+            laneBase += rows;
             final StringBuilder nodes = new StringBuilder();
             for (int worker = 0; worker < job.workerCount(); worker++)
             {
@@ -185,16 +398,42 @@ public final class JobTable
         return py.toString();
     }
 
+    /**
+     * Passes (32-lane chunks) a packet of the job takes through the TNA program: one up to 32 lanes, else lanes / 32.
+     *
+     * @throws IllegalArgumentException if a job of more than 32 lanes does not carry whole chunks.
+     */
+    static int tnaChunks(final JobSpec job)
+    {
+        if (job.lanes() <= InaggP4.TNA_LANES_PER_PASS)
+        {
+            return 1;
+        }
+        if (job.lanes() % InaggP4.TNA_LANES_PER_PASS != 0)
+        {
+            throw new IllegalArgumentException("job " + job.jobId() + ": " + job.lanes() + " lanes per packet; the TNA"
+                + " program aggregates up to " + InaggP4.TNA_LANES_PER_PASS + " lanes or a multiple of "
+                + InaggP4.TNA_LANES_PER_PASS + " (one recirculated pass each)");
+        }
+        return job.lanes() / InaggP4.TNA_LANES_PER_PASS;
+    }
+
     private static void checkFits(final JobSpec job, final int maxLanes, final String program)
     {
-        if (job.lanes() > maxLanes)
+        checkFits(job.jobId(), job.lanes(), job.workerCount(), maxLanes, program);
+    }
+
+    private static void checkFits(
+        final int jobId, final int lanes, final int workers, final int maxLanes, final String program)
+    {
+        if (lanes > maxLanes)
         {
-            throw new IllegalArgumentException("job " + job.jobId() + ": " + job.lanes()
+            throw new IllegalArgumentException("job " + jobId + ": " + lanes
                 + " lanes per packet; the " + program + " program aggregates at most " + maxLanes);
         }
-        if (job.workerCount() > InaggP4.MAX_WORKERS)
+        if (workers > InaggP4.MAX_WORKERS)
         {
-            throw new IllegalArgumentException("job " + job.jobId() + ": " + job.workerCount()
+            throw new IllegalArgumentException("job " + jobId + ": " + workers
                 + " workers; the P4 seen bitmaps cover at most " + InaggP4.MAX_WORKERS);
         }
     }

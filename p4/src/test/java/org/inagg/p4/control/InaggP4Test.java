@@ -42,7 +42,9 @@ class InaggP4Test
                 .containsEntry("BITMAP_WORDS", InaggP4.BITMAP_WORDS);
         }
         assertThat(defines("inagg_v1model.p4")).containsEntry("MAX_LANES", InaggP4.V1MODEL_MAX_LANES);
-        assertThat(defines("inagg_tna.p4")).containsEntry("TNA_LANES", InaggP4.TNA_MAX_LANES);
+        assertThat(defines("inagg_tna.p4")).containsEntry("TNA_LANES", InaggP4.TNA_LANES_PER_PASS)
+            .containsEntry("TNA_MAX_CHUNKS", InaggP4.TNA_MAX_LANES / InaggP4.TNA_LANES_PER_PASS)
+            .containsEntry("TNA_LANE_ROWS", InaggP4.TNA_LANE_ROWS);
     }
 
     @Test
@@ -52,8 +54,8 @@ class InaggP4Test
         assertThat(v1model.lines().filter(l -> l.startsWith("REGISTER(bit<32>) (POOL_COPIES) lane_")))
             .hasSize(InaggP4.V1MODEL_MAX_LANES);
         final String tna = Files.readString(P4.resolve("generated/inagg_tna_lane_registers.p4"));
-        assertThat(tna.lines().filter(l -> l.startsWith("Register<bit<32>, bit<32>>(POOL_COPIES) lane_")))
-            .hasSize(InaggP4.TNA_MAX_LANES);
+        assertThat(tna.lines().filter(l -> l.startsWith("Register<bit<32>, bit<32>>(TNA_LANE_ROWS) lane_")))
+            .hasSize(InaggP4.TNA_LANES_PER_PASS);
     }
 
     @Test
@@ -71,7 +73,8 @@ class InaggP4Test
         }
         final String tna = Files.readString(P4.resolve("inagg_tna.p4"));
         assertThat(tna).contains("control InaggIngress(", "control InaggEgress(", "table job_table",
-            "action set_job(bit<16> workers, bit<16> slots, bit<16> slot_base, bit<16> lanes, bit<16> mcast_grp)",
+            "action set_job(bit<16> workers, bit<16> slots, bit<16> slot_base, bit<16> lanes, bit<16> mcast_grp,\n"
+                + "                   bit<32> lane_base, bit<8> chunks, bit<2> chunk_shift)",
             "@name(\"job_id\")", "@name(\"worker_id\")", "@name(\"src_addr\")", "@name(\"src_port\")",
             "@name(\"worker\")", "action set_endpoint(bit<48> mac, bit<32> ipv4, bit<16> udp_port)",
             "action set_switch_address(bit<48> mac, bit<32> ipv4)", ") round_reg;", ") seen0_reg;", ") seen1_reg;");

@@ -2,6 +2,9 @@ package org.inagg.p4.control;
 
 import java.util.List;
 
+import org.inagg.p4.esa.AllocationMode;
+import org.inagg.p4.esa.EsaJobConfig;
+import org.inagg.p4.esa.PriorityPolicy;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -48,6 +51,102 @@ class JobTableTest
             "mc_node_associate 7 2");
     }
 
+    private static JobTable slotJobAndEsaJob(final AllocationMode mode, final PriorityPolicy policy)
+    {
+        return new JobTable(SWITCH)
+            .add(new JobSpec(1, 4, 0, 32, 1, List.of(worker(0), worker(1))))
+            .esaPool(new EsaPool(16, 8, mode, policy))
+            .add(new EsaJobSpec(3, 64, 256, 5, 6, 9, 1L << 20, List.of(worker(2), worker(3)), worker(8)));
+    }
+
+    @Test
+    void shouldEmitEsaJobsAfterTheSlotJobs()
+    {
+        assertThat(slotJobAndEsaJob(AllocationMode.PREEMPTIVE, PriorityPolicy.HEADER).simpleSwitchCommands())
+            .containsExactly(
+            "register_reset InaggIngress.used_reg",
+            "register_reset InaggIngress.seen_reg",
+            "register_reset InaggIngress.key_reg",
+            "register_reset InaggIngress.tomb_reg",
+            "table_set_default InaggEgress.switch_address InaggEgress.set_switch_address 02:00:00:00:00:fe 10.0.0.254",
+            "table_add InaggIngress.job_table InaggIngress.set_job 1 => 2 4 0 32 1",
+            "table_add InaggIngress.worker_source InaggIngress.source_ok 1 0 10.0.0.1 40001 =>",
+            "table_add InaggIngress.worker_source InaggIngress.source_ok 1 1 10.0.0.2 40002 =>",
+            "table_add InaggEgress.worker_endpoint InaggEgress.set_endpoint 1 0 => 02:00:00:00:00:01 10.0.0.1 40001",
+            "table_add InaggEgress.worker_endpoint InaggEgress.set_endpoint 1 1 => 02:00:00:00:00:02 10.0.0.2 40002",
+            "mc_mgrp_create 1",
+            "mc_node_create 0 1",
+            "mc_node_associate 1 0",
+            "mc_node_create 1 2",
+            "mc_node_associate 1 1",
+            // workers window lanes group flush-group mode first-copy mask hash-offset from-header priority port;
+            // 3 * 0x9E3779B1 = 0xDAA66D13 (mod 2^32), & 7 = 3
+            "table_add InaggIngress.job_table InaggIngress.set_esa_job 3 => 2 64 256 5 6 1 32 7 3 1 9 9",
+            "table_add InaggIngress.worker_source InaggIngress.source_ok 3 0 10.0.0.3 40003 =>",
+            "table_add InaggIngress.worker_source InaggIngress.source_ok 3 1 10.0.0.4 40004 =>",
+            "table_add InaggIngress.server_source InaggIngress.server_ok 3 10.0.0.9 40009 =>",
+            "table_add InaggEgress.worker_endpoint InaggEgress.set_endpoint 3 0 => 02:00:00:00:00:03 10.0.0.3 40003",
+            "table_add InaggEgress.worker_endpoint InaggEgress.set_endpoint 3 1 => 02:00:00:00:00:04 10.0.0.4 40004",
+            "table_add InaggEgress.server_endpoint InaggEgress.set_endpoint 3 => 02:00:00:00:00:09 10.0.0.9 40009",
+            "mc_mgrp_create 5",
+            "mc_node_create 0 3",
+            "mc_node_associate 5 2",
+            "mc_node_create 1 4",
+            "mc_node_associate 5 3",
+            "mc_node_create 65535 9",
+            "mc_node_associate 5 4",
+            "mc_mgrp_create 6",
+            "mc_node_create 65534 9",
+            "mc_node_associate 6 5",
+            "mc_node_create 65535 9",
+            "mc_node_associate 6 6");
+    }
+
+    @Test
+    void shouldWriteModeAndPolicyIntoEveryEsaRow()
+    {
+        assertThat(slotJobAndEsaJob(AllocationMode.DEALLOCATE_ON_ACK, PriorityPolicy.JOB_TABLE).simpleSwitchCommands())
+            .contains("table_add InaggIngress.job_table InaggIngress.set_esa_job 3 => 2 64 256 5 6 2 32 7 3 0 9 9");
+        // SRF: the control plane writes the priority of the job's remaining bytes (1 MiB at setup)
+        assertThat(slotJobAndEsaJob(AllocationMode.PREEMPTIVE, PriorityPolicy.SHORTEST_REMAINING_FIRST)
+            .simpleSwitchCommands())
+            .contains("table_add InaggIngress.job_table InaggIngress.set_esa_job 3 => 2 64 256 5 6 1 32 7 3 0 175 9");
+    }
+
+    @Test
+    void shouldConfigureAnEsaSwitchAsTheV1modelProgram()
+    {
+        final JobTable table = slotJobAndEsaJob(AllocationMode.PREEMPTIVE, PriorityPolicy.HEADER);
+        assertThat(table.esaSwitchSettings(16).aggregators()).isEqualTo(8);
+        assertThat(table.esaSwitchSettings(16).mode()).isEqualTo(AllocationMode.PREEMPTIVE);
+        assertThat(table.esaJobs().getFirst().toEsaJobConfig())
+            .isEqualTo(new EsaJobConfig(3, 2, 256, 64, 9, new int[] {2, 3}, 8, 1L << 20));
+    }
+
+    @Test
+    void shouldRefuseEsaPoolsAndJobsThatCollide()
+    {
+        final JobTable table = new JobTable(SWITCH).add(new JobSpec(1, 4, 0, 32, 1, List.of(worker(0))));
+        assertThatThrownBy(() -> table.esaPool(new EsaPool(2, 8, AllocationMode.PREEMPTIVE, PriorityPolicy.HEADER)))
+            .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("overlap job 1's slots 0..3");
+        assertThatThrownBy(() -> new EsaPool(4, 6, AllocationMode.PREEMPTIVE, PriorityPolicy.HEADER))
+            .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("power of two");
+        assertThatThrownBy(() -> table.add(new EsaJobSpec(3, 8, 4, 5, 6, 0, 0, List.of(worker(2), worker(3)),
+            worker(8)))).isInstanceOf(IllegalStateException.class);
+        table.esaPool(new EsaPool(4, 8, AllocationMode.PREEMPTIVE, PriorityPolicy.HEADER));
+        assertThatThrownBy(() -> table.add(new JobSpec(2, 4, 6, 32, 2, List.of(worker(1)))))
+            .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("the ESA pool: slots 4..7");
+        assertThatThrownBy(() -> table.add(new EsaJobSpec(1, 8, 4, 5, 6, 0, 0, List.of(worker(2), worker(3)),
+            worker(8)))).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("already in the table");
+        assertThatThrownBy(() -> table.add(new EsaJobSpec(3, 8, 4, 5, 1, 0, 0, List.of(worker(2), worker(3)),
+            worker(8)))).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("multicast group 1");
+        assertThatThrownBy(() -> new EsaJobSpec(3, 8, 4, 5, 6, 0, 0, List.of(worker(2)), worker(8)))
+            .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at least 2 workers");
+        table.add(new EsaJobSpec(3, 8, 4, 5, 6, 0, 0, List.of(worker(2), worker(3)), worker(8)));
+        assertThatThrownBy(table::bfrtPython).isInstanceOf(IllegalArgumentException.class)
+            .hasMessageContaining("not in the TNA program");
+    }
+
     @Test
     void shouldEmitBfRuntimeScript()
     {
@@ -60,7 +159,7 @@ class JobTableTest
             for register in (ingress.round_reg, ingress.seen0_reg, ingress.seen1_reg):
                 register.clear()
             egress.switch_address.set_default_with_set_switch_address(mac=0x0200000000fe, ipv4=0x0a0000fe)
-            ingress.job_table.add_with_set_job(job_id=1, workers=2, slots=4, slot_base=0, lanes=32, mcast_grp=1)
+            ingress.job_table.add_with_set_job(job_id=1, workers=2, slots=4, slot_base=0, lanes=32, mcast_grp=1, lane_base=0, chunks=1, chunk_shift=0)
             ingress.worker_source.add_with_source_ok(job_id=1, worker_id=0, src_addr=0x0a000001, src_port=40001)
             egress.worker_endpoint.add_with_set_endpoint(job_id=1, worker=0, mac=0x020000000001, ipv4=0x0a000001, udp_port=40001)
             pre.node.add(MULTICAST_NODE_ID=1, MULTICAST_RID=0, MULTICAST_LAG_ID=[], DEV_PORT=[1])
@@ -68,7 +167,7 @@ class JobTableTest
             egress.worker_endpoint.add_with_set_endpoint(job_id=1, worker=1, mac=0x020000000002, ipv4=0x0a000002, udp_port=40002)
             pre.node.add(MULTICAST_NODE_ID=2, MULTICAST_RID=1, MULTICAST_LAG_ID=[], DEV_PORT=[2])
             pre.mgid.add(MGID=1, MULTICAST_NODE_ID=[1, 2], MULTICAST_NODE_L1_XID_VALID=[False] * 2, MULTICAST_NODE_L1_XID=[0] * 2)
-            ingress.job_table.add_with_set_job(job_id=2, workers=1, slots=8, slot_base=4, lanes=16, mcast_grp=7)
+            ingress.job_table.add_with_set_job(job_id=2, workers=1, slots=8, slot_base=4, lanes=16, mcast_grp=7, lane_base=8, chunks=1, chunk_shift=0)
             ingress.worker_source.add_with_source_ok(job_id=2, worker_id=0, src_addr=0x0a000003, src_port=40003)
             egress.worker_endpoint.add_with_set_endpoint(job_id=2, worker=0, mac=0x020000000003, ipv4=0x0a000003, udp_port=40003)
             pre.node.add(MULTICAST_NODE_ID=3, MULTICAST_RID=0, MULTICAST_LAG_ID=[], DEV_PORT=[3])
@@ -100,11 +199,32 @@ class JobTableTest
     }
 
     @Test
+    void shouldPackRecirculatedJobsIntoTheTnaLaneRows()
+    {
+        final String python = new JobTable(SWITCH)
+            .add(new JobSpec(1, 4, 0, 256, 1, List.of(worker(0))))
+            .add(new JobSpec(2, 2, 4, 96, 2, List.of(worker(1))))
+            .add(new JobSpec(3, 1, 6, 64, 3, List.of(worker(2))))
+            .bfrtPython();
+        assertThat(python).contains(
+            "add_with_set_job(job_id=1, workers=1, slots=4, slot_base=0, lanes=256, mcast_grp=1, lane_base=0, chunks=8,"
+                + " chunk_shift=3)",
+            "add_with_set_job(job_id=2, workers=1, slots=2, slot_base=4, lanes=96, mcast_grp=2, lane_base=64, chunks=3,"
+                + " chunk_shift=2)",
+            "add_with_set_job(job_id=3, workers=1, slots=1, slot_base=6, lanes=64, mcast_grp=3, lane_base=80, chunks=2,"
+                + " chunk_shift=1)");
+    }
+
+    @Test
     void shouldRefuseJobsTheProgramsCannotCarry()
     {
-        final JobTable wide = new JobTable(SWITCH).add(new JobSpec(1, 4, 0, 64, 1, List.of(worker(0))));
-        assertThat(wide.simpleSwitchCommands()).isNotEmpty();
-        assertThatThrownBy(wide::bfrtPython).hasMessageContaining("the TNA program aggregates at most 32");
+        final JobTable ragged = new JobTable(SWITCH).add(new JobSpec(1, 4, 0, 48, 1, List.of(worker(0))));
+        assertThat(ragged.simpleSwitchCommands()).isNotEmpty();
+        assertThatThrownBy(ragged::bfrtPython).hasMessageContaining("up to 32 lanes or a multiple of 32");
+        final JobTable tooWide = new JobTable(SWITCH).add(new JobSpec(1, 4, 0, 288, 1, List.of(worker(0))));
+        assertThatThrownBy(tooWide::bfrtPython).hasMessageContaining("the TNA program aggregates at most 256");
+        final JobTable tooMany = new JobTable(SWITCH).add(new JobSpec(1, 2049, 0, 256, 1, List.of(worker(0))));
+        assertThatThrownBy(tooMany::bfrtPython).hasMessageContaining("leave the TNA lane registers");
         final JobTable wider = new JobTable(SWITCH).add(new JobSpec(1, 4, 0, 363, 1, List.of(worker(0))));
         assertThatThrownBy(wider::simpleSwitchCommands).hasMessageContaining("the v1model program aggregates at most 256");
     }

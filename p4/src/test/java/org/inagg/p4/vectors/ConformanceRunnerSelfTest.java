@@ -40,6 +40,39 @@ class ConformanceRunnerSelfTest
     }
 
     @Test
+    void shouldFailWhenAnEsaPartialsBitmapDiffers() throws Exception
+    {
+        final ConformanceVector vector =
+            ConformanceVector.read(ConformanceVectorTest.VECTORS.resolve("esa_preemption.stf"));
+        final ConformanceVector.Step preempting = vector.steps().get(2);
+        final byte[] frame = preempting.expected().getFirst().frame().clone();
+        frame[frame.length - 1] ^= 0b010; // bitmap 0b101 -> 0b111
+        preempting.expected().set(0, new ConformanceVector.Expected(preempting.expected().getFirst().port(), frame));
+        assertThatThrownBy(() -> ConformanceVectorTest.run(vector)).isInstanceOf(AssertionError.class)
+            .hasMessageContaining("frames out after packet 3");
+    }
+
+    @Test
+    void shouldFailWhenTheFlushedPartialAndTheRetransmissionSwap() throws Exception
+    {
+        final ConformanceVector vector =
+            ConformanceVector.read(ConformanceVectorTest.VECTORS.resolve("esa_retransmit_flush.stf"));
+        final List<ConformanceVector.Expected> flush = vector.steps().get(2).expected();
+        flush.add(flush.removeFirst());
+        assertThatThrownBy(() -> ConformanceVectorTest.run(vector)).isInstanceOf(AssertionError.class)
+            .hasMessageContaining("frames out after packet 3");
+    }
+
+    @Test
+    void shouldFailWhenAnEsaCounterDiffers() throws Exception
+    {
+        final ConformanceVector vector = ConformanceVector.read(ConformanceVectorTest.VECTORS.resolve("esa_atp.stf"));
+        vector.softswitchCounters().put("ACKS", 1L);
+        assertThatThrownBy(() -> ConformanceVectorTest.run(vector)).isInstanceOf(AssertionError.class)
+            .hasMessageContaining("ACKS");
+    }
+
+    @Test
     void shouldFailWhenACounterDiffers() throws Exception
     {
         final ConformanceVector vector = ConformanceVector.read(ConformanceVectorTest.VECTORS.resolve("spoofing.stf"));

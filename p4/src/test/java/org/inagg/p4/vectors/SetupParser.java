@@ -6,19 +6,36 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import org.inagg.p4.control.EsaJobSpec;
+import org.inagg.p4.control.EsaPool;
 import org.inagg.p4.control.JobSpec;
 import org.inagg.p4.control.JobTable;
 import org.inagg.p4.control.SwitchAddress;
 import org.inagg.p4.control.WorkerEndpoint;
+import org.inagg.p4.esa.AllocationMode;
+import org.inagg.p4.esa.PriorityPolicy;
 
 /**
- * Reads a vector's simple_switch_CLI setup back into the control plane's {@link JobTable}: job rows, worker sources,
- * worker endpoints and multicast nodes (whose port is the worker's). Peers are numbered by the frame transport.
+ * Reads a vector's simple_switch_CLI setup back into the control plane's {@link JobTable}: job rows (slot protocol or
+ * ESA), worker and server sources, worker and server endpoints and multicast nodes (whose port is the worker's).
+ * Peers are numbered by the frame transport. ESA rows also give the pool (first copy, mask, mode, priority policy),
+ * which every row must agree on; the round trip through {@link JobTable#simpleSwitchCommands()} checks the rest.
  */
 final class SetupParser
 {
     private record JobRow(int jobId, int workers, int slots, int base, int lanes, int group)
     {
+    }
+
+    private record EsaRow(int jobId, int workers, int window, int lanes, int group, int flushGroup, int mode,
+        int firstCopy, int mask, int priorityFromHeader, int priority, int serverPort)
+    {
+        EsaPool pool()
+        {
+            return new EsaPool(firstCopy / 2, mask + 1,
+                mode == 1 ? AllocationMode.PREEMPTIVE : AllocationMode.DEALLOCATE_ON_ACK,
+                priorityFromHeader == 1 ? PriorityPolicy.HEADER : PriorityPolicy.JOB_TABLE);
+        }
     }
 
     private record Endpoint(long mac, int ipv4, int udpPort)
@@ -27,6 +44,17 @@ final class SetupParser
 
     private SetupParser()
     {
+    }
+
+    /** The words of a table_add line as numbers where they are (the rest 0). */
+    private static int[] numbers(final String[] words)
+    {
+        final int[] n = new int[words.length];
+        for (int i = 0; i < words.length; i++)
+        {
+            n[i] = words[i].matches("\\d+") ? Integer.parseInt(words[i]) : 0;
+        }
+        return n;
     }
 
     static SwitchAddress switchAddress(final List<String> setup)
@@ -45,6 +73,9 @@ final class SetupParser
     static JobTable jobTable(final List<String> setup, final FrameTransport transport)
     {
         final Map<Integer, JobRow> rows = new LinkedHashMap<>();
+        final Map<Integer, EsaRow> esaRows = new LinkedHashMap<>();
+        final Map<String, int[]> serverSources = new HashMap<>();
+        final Map<String, Endpoint> serverEndpoints = new HashMap<>();
         final Map<String, int[]> sources = new HashMap<>();
         final Map<String, Endpoint> endpoints = new HashMap<>();
         final List<int[]> nodes = new ArrayList<>();
@@ -58,9 +89,23 @@ final class SetupParser
                 {
                     switch (w[1])
                     {
-                        case "InaggIngress.job_table" -> rows.put(Integer.parseInt(w[3]), new JobRow(
-                            Integer.parseInt(w[3]), Integer.parseInt(w[5]), Integer.parseInt(w[6]),
-                            Integer.parseInt(w[7]), Integer.parseInt(w[8]), Integer.parseInt(w[9])));
+                        case "InaggIngress.job_table" ->
+                        {
+                            final int[] n = numbers(w);
+                            if (w[2].equals("InaggIngress.set_esa_job"))
+                            {
+                                esaRows.put(n[3], new EsaRow(n[3], n[5], n[6], n[7], n[8], n[9], n[10], n[11], n[12],
+                                    n[14], n[15], n[16]));
+                            }
+                            else
+                            {
+                                rows.put(n[3], new JobRow(n[3], n[5], n[6], n[7], n[8], n[9]));
+                            }
+                        }
+                        case "InaggIngress.server_source" -> serverSources.put(w[3],
+                            new int[]{WorkerEndpoint.parseIpv4(w[4]), Integer.parseInt(w[5])});
+                        case "InaggEgress.server_endpoint" -> serverEndpoints.put(w[3], new Endpoint(
+                            WorkerEndpoint.parseMac(w[5]), WorkerEndpoint.parseIpv4(w[6]), Integer.parseInt(w[7])));
                         case "InaggIngress.worker_source" -> sources.put(w[3] + "/" + w[4],
                             new int[]{WorkerEndpoint.parseIpv4(w[5]), Integer.parseInt(w[6])});
                         case "InaggEgress.worker_endpoint" -> endpoints.put(w[3] + "/" + w[4], new Endpoint(
@@ -105,6 +150,58 @@ final class SetupParser
             }
             table.add(new JobSpec(row.jobId(), row.slots(), row.base(), row.lanes(), row.group(), workers));
         }
+        for (final EsaRow row : esaRows.values())
+        {
+            if (table.esaPool() == null)
+            {
+                table.esaPool(row.pool());
+            }
+            else if (!table.esaPool().equals(row.pool()))
+            {
+                throw new IllegalArgumentException("job " + row.jobId() + ": its ESA pool differs from the others'");
+            }
+            final List<WorkerEndpoint> workers = new ArrayList<>();
+            for (int worker = 0; worker < row.workers(); worker++)
+            {
+                workers.add(endpoint(row.jobId(), worker, row.group(), endpoints, sources, portOfGroupRid,
+                    transport));
+            }
+            final String job = Integer.toString(row.jobId());
+            final Endpoint endpoint = serverEndpoints.get(job);
+            final int[] source = serverSources.get(job);
+            if (endpoint == null || source == null || source[0] != endpoint.ipv4() || source[1] != endpoint.udpPort())
+            {
+                throw new IllegalArgumentException("job " + row.jobId() + ": server source and endpoint missing or"
+                    + " different");
+            }
+            final int peer = transport.peer(endpoint.ipv4(), endpoint.udpPort(), row.serverPort(), endpoint.mac());
+            final WorkerEndpoint server =
+                new WorkerEndpoint(peer, row.serverPort(), endpoint.mac(), endpoint.ipv4(), endpoint.udpPort());
+            table.add(new EsaJobSpec(row.jobId(), row.window(), row.lanes(), row.group(), row.flushGroup(),
+                row.priority(), 0, workers, server));
+        }
         return table;
+    }
+
+    private static WorkerEndpoint endpoint(
+        final int jobId, final int worker, final int group, final Map<String, Endpoint> endpoints,
+        final Map<String, int[]> sources, final Map<String, Integer> portOfGroupRid, final FrameTransport transport)
+    {
+        final String key = jobId + "/" + worker;
+        final Endpoint endpoint = endpoints.get(key);
+        final int[] source = sources.get(key);
+        final Integer port = portOfGroupRid.get(group + "/" + worker);
+        if (endpoint == null || source == null || port == null)
+        {
+            throw new IllegalArgumentException("job " + jobId + " worker " + worker
+                + " lacks a source, an endpoint or a multicast node");
+        }
+        if (source[0] != endpoint.ipv4() || source[1] != endpoint.udpPort())
+        {
+            throw new IllegalArgumentException("job " + jobId + " worker " + worker
+                + ": registered source differs from its endpoint");
+        }
+        final int peer = transport.peer(endpoint.ipv4(), endpoint.udpPort(), port, endpoint.mac());
+        return new WorkerEndpoint(peer, port, endpoint.mac(), endpoint.ipv4(), endpoint.udpPort());
     }
 }
