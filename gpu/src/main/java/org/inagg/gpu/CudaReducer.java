@@ -1,8 +1,11 @@
 package org.inagg.gpu;
 
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 import jcuda.NativePointerObject;
 import jcuda.Pointer;
@@ -41,6 +44,8 @@ public final class CudaReducer implements ReductionDevice
     private final KernelModule kernels;
     private final int maxGrid;
     private final ArrayDeque<PendingFree> pendingPointerArrays = new ArrayDeque<>();
+    /** Ordinals of the devices whose memory this context may access (cuCtxEnablePeerAccess done). */
+    private final Set<Integer> peers = new HashSet<>();
     private String lastKernel = "(none)";
     private boolean closed;
 
@@ -233,10 +238,19 @@ public final class CudaReducer implements ReductionDevice
         }
         else
         {
-            // A heap segment may move: copy synchronously once the stream's earlier work is done.
-            check(JCudaDriver.cuStreamSynchronize(stream), "cuStreamSynchronize (after kernel " + lastKernel + ")");
-            check(JCudaDriver.cuMemcpyHtoD(pointer(destination), Pointer.to(source.asByteBuffer()), source.byteSize()),
-                "cuMemcpyHtoD");
+            // A heap segment (e.g. MemorySegment.ofArray(float[])) has no address for the driver, and asByteBuffer()
+            // refuses arrays other than byte[]: stage it in native memory. The copy goes on this stream (a synchronous
+            // cuMemcpyHtoD runs on the legacy default stream, which a non-blocking stream does not wait for, and may
+            // return before its DMA is done), and the staging memory is freed once the stream has passed it.
+            try (Arena arena = Arena.ofConfined())
+            {
+                final MemorySegment staging = arena.allocate(Math.max(1, source.byteSize()), 64)
+                    .asSlice(0, source.byteSize());
+                MemorySegment.copy(source, 0, staging, 0, source.byteSize());
+                check(JCudaDriver.cuMemcpyHtoDAsync(pointer(destination), Pointer.to(staging.asByteBuffer()),
+                    staging.byteSize(), stream), "cuMemcpyHtoDAsync");
+                check(JCudaDriver.cuStreamSynchronize(stream), "cuStreamSynchronize (after kernel " + lastKernel + ")");
+            }
         }
     }
 
@@ -251,9 +265,16 @@ public final class CudaReducer implements ReductionDevice
         }
         else
         {
-            check(JCudaDriver.cuStreamSynchronize(stream), "cuStreamSynchronize (after kernel " + lastKernel + ")");
-            check(JCudaDriver.cuMemcpyDtoH(Pointer.to(destination.asByteBuffer()), pointer(source),
-                destination.byteSize()), "cuMemcpyDtoH");
+            // As copyFromHost: through native memory, on this stream, then into the heap segment.
+            try (Arena arena = Arena.ofConfined())
+            {
+                final MemorySegment staging = arena.allocate(Math.max(1, destination.byteSize()), 64)
+                    .asSlice(0, destination.byteSize());
+                check(JCudaDriver.cuMemcpyDtoHAsync(Pointer.to(staging.asByteBuffer()), pointer(source),
+                    staging.byteSize(), stream), "cuMemcpyDtoHAsync");
+                check(JCudaDriver.cuStreamSynchronize(stream), "cuStreamSynchronize (after kernel " + lastKernel + ")");
+                MemorySegment.copy(staging, 0, destination, 0, destination.byteSize());
+            }
         }
     }
 
@@ -263,8 +284,8 @@ public final class CudaReducer implements ReductionDevice
     {
         final long blocks = (count + blockSize - 1) / blockSize;
         launch("inagg_block_exponents", (int)Math.min(blocks, 65_535L * 16),
-            Pointer.to(pointer(floats)), Pointer.to(new long[] {count}), Pointer.to(new int[] {blockSize}),
-            Pointer.to(pointer(exponents)));
+            Pointer.to(kernelPointer(floats)), Pointer.to(new long[] {count}), Pointer.to(new int[] {blockSize}),
+            Pointer.to(kernelPointer(exponents)));
     }
 
     @Override
@@ -272,7 +293,7 @@ public final class CudaReducer implements ReductionDevice
     {
         final CUdeviceptr array = pointerArray(sources);
         launch("inagg_max_k", grid(count), Pointer.to(array), Pointer.to(new int[] {sources.size()}),
-            Pointer.to(new long[] {count}), Pointer.to(pointer(out)));
+            Pointer.to(new long[] {count}), Pointer.to(kernelPointer(out)));
         releaseAfterQueuedWork(array);
     }
 
@@ -282,10 +303,10 @@ public final class CudaReducer implements ReductionDevice
         final DeviceBuffer lanes)
     {
         scaling.requireCovers(count);
-        launch("inagg_quantize", grid(count), Pointer.to(pointer(floats)), Pointer.to(new long[] {count}),
-            Pointer.to(new int[] {scaling.blockSize()}), Pointer.to(pointer(scaling.exponents())),
+        launch("inagg_quantize", grid(count), Pointer.to(kernelPointer(floats)), Pointer.to(new long[] {count}),
+            Pointer.to(new int[] {scaling.blockSize()}), Pointer.to(kernelPointer(scaling.exponents())),
             Pointer.to(new int[] {scaling.headroomBits()}), Pointer.to(new int[] {bigEndian(order)}),
-            Pointer.to(pointer(lanes)));
+            Pointer.to(kernelPointer(lanes)));
     }
 
     @Override
@@ -294,10 +315,10 @@ public final class CudaReducer implements ReductionDevice
         final DeviceBuffer floats)
     {
         scaling.requireCovers(count);
-        launch("inagg_dequantize", grid(count), Pointer.to(pointer(lanes)), Pointer.to(new long[] {count}),
-            Pointer.to(new int[] {scaling.blockSize()}), Pointer.to(pointer(scaling.exponents())),
+        launch("inagg_dequantize", grid(count), Pointer.to(kernelPointer(lanes)), Pointer.to(new long[] {count}),
+            Pointer.to(new int[] {scaling.blockSize()}), Pointer.to(kernelPointer(scaling.exponents())),
             Pointer.to(new int[] {scaling.headroomBits()}), Pointer.to(new int[] {bigEndian(order)}),
-            Pointer.to(pointer(floats)));
+            Pointer.to(kernelPointer(floats)));
     }
 
     @Override
@@ -316,7 +337,7 @@ public final class CudaReducer implements ReductionDevice
     {
         final CUdeviceptr array = pointerArray(sources);
         launch(kernel, grid(count), Pointer.to(array), Pointer.to(new int[] {sources.size()}),
-            Pointer.to(new long[] {count}), Pointer.to(pointer(out)));
+            Pointer.to(new long[] {count}), Pointer.to(kernelPointer(out)));
         releaseAfterQueuedWork(array);
     }
 
@@ -329,8 +350,8 @@ public final class CudaReducer implements ReductionDevice
         final CUdeviceptr array = pointerArray(sources);
         launch("inagg_reduce_quantize", grid(count), Pointer.to(array), Pointer.to(new int[] {sources.size()}),
             Pointer.to(new long[] {count}), Pointer.to(new int[] {scaling.blockSize()}),
-            Pointer.to(pointer(scaling.exponents())), Pointer.to(new int[] {scaling.headroomBits()}),
-            Pointer.to(new int[] {bigEndian(order)}), Pointer.to(pointer(lanes)));
+            Pointer.to(kernelPointer(scaling.exponents())), Pointer.to(new int[] {scaling.headroomBits()}),
+            Pointer.to(new int[] {bigEndian(order)}), Pointer.to(kernelPointer(lanes)));
         releaseAfterQueuedWork(array);
     }
 
@@ -441,12 +462,15 @@ public final class CudaReducer implements ReductionDevice
         final CUdeviceptr[] pointers = new CUdeviceptr[sources.size()];
         for (int j = 0; j < pointers.length; j++)
         {
-            pointers[j] = pointer(sources.get(j));
+            pointers[j] = kernelPointer(sources.get(j));
         }
         final CUdeviceptr array = new CUdeviceptr();
         check(JCudaDriver.cuMemAlloc(array, (long)pointers.length * Sizeof.POINTER), "cuMemAlloc(pointer array)");
-        check(JCudaDriver.cuMemcpyHtoD(array, Pointer.to(pointers), (long)pointers.length * Sizeof.POINTER),
-            "cuMemcpyHtoD(pointer array)");
+        // On this stream, so the kernel reading the array is ordered after the copy: a synchronous cuMemcpyHtoD from
+        // pageable memory may return before its DMA is done, on the legacy stream our non-blocking stream ignores.
+        // From pageable memory the call returns once the (JCuda-owned, temporary) source has been staged.
+        check(JCudaDriver.cuMemcpyHtoDAsync(array, Pointer.to(pointers), (long)pointers.length * Sizeof.POINTER,
+            stream), "cuMemcpyHtoDAsync(pointer array)");
         return array;
     }
 
@@ -472,6 +496,35 @@ public final class CudaReducer implements ReductionDevice
             JCudaDriver.cuEventDestroy(pending.event());
             JCudaDriver.cuMemFree(pending.pointer());
         }
+    }
+
+    /**
+     * A buffer's device pointer for a kernel argument: memory of another device (PASSING's device c reads chunk c of
+     * every local GPU's gradient) needs peer access from this context, which is enabled here on first use. Pinned
+     * host memory is allocated PORTABLE and is mapped in every context already.
+     */
+    private CUdeviceptr kernelPointer(final DeviceBuffer buffer)
+    {
+        final CUdeviceptr pointer = pointer(buffer);
+        final CudaReducer owner = ((CudaBuffer)buffer).owner();
+        if (owner.ordinal != ordinal && buffer.hostSegment().isEmpty() && !peers.contains(owner.ordinal))
+        {
+            current();
+            final int[] canAccess = new int[1];
+            check(JCudaDriver.cuDeviceCanAccessPeer(canAccess, device, owner.device), "cuDeviceCanAccessPeer");
+            if (canAccess[0] == 0)
+            {
+                throw new CudaException(describe() + " cannot access the memory of " + owner.describe() + " (no peer "
+                    + "access between these GPUs), which a kernel on it was given; copy the buffer over first");
+            }
+            final int result = JCudaDriver.cuCtxEnablePeerAccess(owner.context, 0);
+            if (result != CUresult.CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED)
+            {
+                check(result, "cuCtxEnablePeerAccess(" + owner.describe() + ")");
+            }
+            peers.add(owner.ordinal);
+        }
+        return pointer;
     }
 
     private CUdeviceptr pointer(final DeviceBuffer buffer)

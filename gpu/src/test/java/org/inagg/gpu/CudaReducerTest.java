@@ -173,6 +173,8 @@ class CudaReducerTest
             assertThat(segment.byteSize()).isEqualTo(1 << 20);
             segment.setAtIndex(Gradients.INT, 12345, 0x1234_5678);
             gpu.copy(pinned, device, 1 << 20);
+            // The copy is asynchronous (DMA from pinned memory): wait before overwriting its source.
+            gpu.fence().await();
             segment.setAtIndex(Gradients.INT, 12345, 0);
             gpu.copy(device, pinned, 1 << 20);
             gpu.fence().await();
