@@ -16,7 +16,6 @@ import org.inagg.p4.softswitch.SoftwareSwitch;
 import org.inagg.p4.softswitch.SwitchCounter;
 import org.inagg.p4.softswitch.SwitchJobConfig;
 import org.inagg.transport.InProcessNetwork;
-import org.inagg.transport.Transport;
 import org.inagg.wire.InaggHeader;
 
 /**
@@ -26,9 +25,6 @@ import org.inagg.wire.InaggHeader;
  */
 public final class InProcessFabric implements AutoCloseable
 {
-    /** Whether the switch writes through {@link StagedTransport} (default true; see there for the bug it avoids). */
-    public static final String STAGING_PROP_NAME = "inagg.gpu.fabric.staging";
-
     /** Retransmission timeout of the fabric's workers in microseconds; the datapath's default when unset. */
     public static final String RETRANSMIT_PROP_NAME = "inagg.gpu.fabric.retransmit.us";
 
@@ -54,9 +50,7 @@ public final class InProcessFabric implements AutoCloseable
         inboxes[0] = powerOfTwo((endpoints - 1L) * slots * maxMessage * 2);
         final InProcessNetwork network = new InProcessNetwork(inboxes, maxMessage);
         final CounterRegistry counters = new CounterRegistry(64 + 16 * endpoints);
-        final Transport switchTransport = Boolean.parseBoolean(System.getProperty(STAGING_PROP_NAME, "true"))
-            ? new StagedTransport(network.endpoint(0)) : network.endpoint(0);
-        softwareSwitch = new SoftwareSwitch(switchTransport, counters, 256);
+        softwareSwitch = new SoftwareSwitch(network.endpoint(0), counters, 256);
         jobs = new AllReduceJob[jobIds.length][];
         final List<Agent> agents = new ArrayList<>();
         int endpoint = 1;
