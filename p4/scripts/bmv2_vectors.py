@@ -90,6 +90,8 @@ def run_vector(path, json_file, start_delay, keep):
     # Every port a packet, an expect or a multicast node names (a server's port too): a frame the switch sends to a
     # port nobody expects must show up in that port's pcap, not vanish for want of an interface.
     node_ports = {int(line.split()[2]) for line in setup if line.startswith("mc_node_create ")}
+    # an upstream job's server port (set_upstream_job: ... => workers slots base lanes contributors server_port ...)
+    node_ports |= {int(line.split()[10]) for line in setup if " InaggIngress.set_upstream_job " in line}
     ports = sorted({port for port, _ in packets} | set(expected) | node_ports)
     folder = tempfile.mkdtemp(prefix="inagg-bmv2-")
     try:

@@ -673,11 +673,158 @@ workers as it came (worker id rewritten) and frees the aggregator if it still ho
     return v
 
 
+# ---------------------------------------------------------------------------------------------------------------------
+# Two-level (upstream) aggregation: a slot-protocol job in SoftwareSwitch's UpstreamAggregation mode
+# (set_upstream_job rows of inagg_v1model.p4). The switch sums its local workers only and sends the sum to the job's
+# parameter server as one PARTIAL (reason SUBTREE, Worker Id = contributors, the local bitmap's words after the lanes);
+# a packet of a complete round goes to the server as it came (Status RETRANSMIT); other workers are not served here.
+
+SUBTREE = 8
+
+
+class UpstreamJob:
+    """W workers of which this switch serves `local` ({worker id: host}); the server is a host; no multicast group."""
+
+    def __init__(self, job_id, workers, local, server, slots, base, lanes):
+        self.job_id, self.workers, self.local, self.server = job_id, workers, dict(sorted(local.items())), server
+        self.slots, self.base, self.lanes = slots, base, lanes
+
+    def words(self):
+        """The local bitmap: bit w % 32 of word w / 32, ceil(W / 32) words (the PARTIAL's)."""
+        words = [0] * ((self.workers + 31) // 32)
+        for w in self.local:
+            words[w // 32] |= 1 << (w % 32)
+        return words
+
+
+def upstream_setup(v, job):
+    v.lines.append("")
+    v.lines.append("# setup (simple_switch_CLI; the same lines org.inagg.p4.control.JobTable emits)")
+    v.lines.append("register_reset InaggIngress.used_reg")
+    v.lines.append("register_reset InaggIngress.seen_reg")
+    v.lines.append("table_set_default InaggEgress.switch_address InaggEgress.set_switch_address %s %s"
+                   % (SWITCH_MAC, SWITCH_IP))
+    words = job.words() + [0] * (8 - len(job.words()))
+    v.lines.append("table_add InaggIngress.job_table InaggIngress.set_upstream_job %d => %d %d %d %d %d %d %s"
+                   % (job.job_id, job.workers, job.slots, job.base, job.lanes, len(job.local), job.server.port,
+                      " ".join(str(word) for word in words)))
+    for w, h in job.local.items():
+        v.lines.append("table_add InaggIngress.worker_source InaggIngress.source_ok %d %d %s %d =>"
+                       % (job.job_id, w, h.ip, h.udp))
+    v.lines.append("table_add InaggEgress.server_endpoint InaggEgress.set_endpoint %d => %s %s %d"
+                   % (job.job_id, job.server.mac, job.server.ip, job.server.udp))
+
+
+def upstream_partial(job, slot, copy, seq, sums, flags, block_exp, max_exp, priority):
+    """SoftwareSwitch.sendPartialUpstream: the completing request's header fields, the local workers' count and
+    bitmap, the round's sums and max Next Exponent."""
+    return partial(job, len(job.local), slot, copy, seq, sums, job.words(), flags, block_exp, max_exp, priority,
+                   SUBTREE)
+
+
+def upstream_completion():
+    v = Vector("upstream_completion", """
+Two-level aggregation: job 20 has 40 workers, of which this switch serves 1, 2 and 33 (bitmap words 0b110, 0b10);
+the others send elsewhere. A JOIN is answered with all 40 workers. Nothing leaves before the third local contribution
+(a repeat is a duplicate); the third sends ONE PARTIAL to the parameter server (host 9) instead of a multicast: Type 5,
+Status SUBTREE, Worker Id = 3 contributors, Element Count = 4 lanes + 2 bitmap words, Reserved = 2, the completing
+request's flags (INT32), block exponent and Priority, the max Next Exponent, the sums (0x7FFFFFFF + 1 wraps), then the
+local bitmap. Round 8 on copy 1 with 2 lanes: the PARTIAL carries 2 lanes + 2 words.""")
+    w = {1: host(1), 2: host(2), 33: host(33)}
+    job = UpstreamJob(20, 40, w, host(9), 4, 0, 4)
+    upstream_setup(v, job)
+    v.comment("JOIN of worker 33: JOIN_ACK with the job's 40 workers, slots 4, lanes 4")
+    v.send(w[33], inagg(JOIN, 0, 20, 33, seq=40))
+    v.expect(w[33], inagg(JOIN_ACK, FLAG_RESULT, 20, 33, slot=4, seq=40, reserved=4))
+    a = [1, -2, 0x7FFFFFFF, 100]
+    b = [10, -20, 1, -100]
+    c = [100, 30, 0, 7]
+    v.comment("round 7 on slot 1, copy 0: workers 1 and 33 are absorbed, worker 1's repeat is a duplicate")
+    v.send(w[1], contribution(job, 1, 1, 0, 7, a, next_exp=3, block_exp=2, flags=FLAG_INT32, priority=5))
+    v.send(w[1], contribution(job, 1, 1, 0, 7, [9, 9, 9, 9], next_exp=9, block_exp=2,
+                              flags=FLAG_INT32 | FLAG_RETRANSMIT, priority=5))
+    v.send(w[33], contribution(job, 33, 1, 0, 7, b, next_exp=5, block_exp=2, flags=FLAG_INT32, priority=5))
+    v.comment("worker 2 completes the local sum: one PARTIAL (SUBTREE) to the server, nothing to the workers")
+    v.send(w[2], contribution(job, 2, 1, 0, 7, c, next_exp=-1, block_exp=3, flags=FLAG_INT32, priority=6))
+    v.expect(job.server, upstream_partial(job, 1, 0, 7, [111, 8, wrap(0x7FFFFFFF + 1), 7], FLAG_INT32, 3, 5, 6))
+    v.comment("round 8 on copy 1 with 2 lanes")
+    v.send(w[33], contribution(job, 33, 1, 1, 8, [5, 6], next_exp=-3))
+    v.send(w[2], contribution(job, 2, 1, 1, 8, [7, 8], next_exp=-7))
+    v.send(w[1], contribution(job, 1, 1, 1, 8, [9, 10], next_exp=-5))
+    v.expect(job.server, upstream_partial(job, 1, 1, 8, [21, 24], 0, 0, -3, 0))
+    v.counters(UPSTREAM_PARTIALS=2, CONTRIBUTIONS=6, DUPLICATES=1, RESULTS_SENT=0, JOINS=1)
+    return v
+
+
+def upstream_retransmit_forward():
+    v = Vector("upstream_retransmit_forward", """
+Two-level aggregation: job 21 has 4 workers, this switch serves 0 and 1. After the local sum of round 3 has gone up,
+the switch holds only that partial sum, not the result: a retransmission of round 3 is forwarded to the parameter
+server exactly as it came (its own lanes, also when it carries fewer) with Status RETRANSMIT, never answered here.
+Round 4 goes on copy 0 and round 5 reuses copy 1; round 3 is stale from then on and dropped.""")
+    w = {0: host(1), 1: host(2)}
+    job = UpstreamJob(21, 4, w, host(9), 2, 8, 4)
+    upstream_setup(v, job)
+    v.send(w[0], contribution(job, 0, 0, 1, 3, [1, 2, 3, 4], next_exp=1, priority=2))
+    v.send(w[1], contribution(job, 1, 0, 1, 3, [10, 20, 30, 40], next_exp=2, priority=2))
+    v.expect(job.server, upstream_partial(job, 0, 1, 3, [11, 22, 33, 44], 0, 0, 2, 2))
+    v.comment("worker 1 retransmits round 3: to the server as it came, Status RETRANSMIT")
+    v.send(w[1], contribution(job, 1, 0, 1, 3, [10, 20, 30, 40], next_exp=2, flags=FLAG_RETRANSMIT, priority=2))
+    v.expect(job.server, agg(job, 1, 0, 1, 3, [10, 20, 30, 40], next_exp=2, flags=FLAG_RETRANSMIT, priority=2,
+                             status=RETRANSMIT))
+    v.comment("worker 0 retransmits round 3 with 2 lanes: forwarded with its 2 lanes")
+    v.send(w[0], contribution(job, 0, 0, 1, 3, [1, 2], next_exp=1, block_exp=1, flags=FLAG_RETRANSMIT | FLAG_INT32))
+    v.expect(job.server, agg(job, 0, 0, 1, 3, [1, 2], next_exp=1, block_exp=1, flags=FLAG_RETRANSMIT | FLAG_INT32,
+                             status=RETRANSMIT))
+    v.comment("round 4 on copy 0, then round 5 reuses copy 1; a late round-3 packet is now stale, dropped")
+    v.send(w[1], contribution(job, 1, 0, 0, 4, [1, 1, 1, 1], next_exp=-1))
+    v.send(w[0], contribution(job, 0, 0, 0, 4, [2, 2, 2, 2], next_exp=-2))
+    v.expect(job.server, upstream_partial(job, 0, 0, 4, [3, 3, 3, 3], 0, 0, -1, 0))
+    v.send(w[1], contribution(job, 1, 0, 1, 5, [5, 5, 5, 5]))
+    v.send(w[0], contribution(job, 0, 0, 1, 3, [1, 2, 3, 4], next_exp=1, flags=FLAG_RETRANSMIT))
+    v.send(w[0], contribution(job, 0, 0, 1, 5, [6, 6, 6, 6]))
+    v.expect(job.server, upstream_partial(job, 0, 1, 5, [11, 11, 11, 11], 0, 0, 0, 0))
+    v.counters(UPSTREAM_PARTIALS=3, UPSTREAM_FORWARDS=2, RETRANSMIT_REPLIES=0, DROP_STALE=1, CONTRIBUTIONS=6)
+    return v
+
+
+def upstream_foreign_worker():
+    v = Vector("upstream_foreign_worker", """
+Two-level aggregation: job 22 has 4 workers, this switch serves 1 and 3 (bitmap 0b1010). Workers 0 and 2 are served
+elsewhere: their contributions are dropped (DROP_UNKNOWN_WORKER, as for an id out of range) and their JOINs rejected
+with WORKER_ID_OUT_OF_RANGE. A local worker id from another source is spoofed (dropped); a local worker's JOIN is
+answered with W = 4. Workers 1 and 3 complete the local sum.""")
+    w = {1: host(2), 3: host(4)}
+    foreign = {0: host(1), 2: host(3)}
+    job = UpstreamJob(22, 4, w, host(9), 2, 0, 2)
+    upstream_setup(v, job)
+    v.comment("workers 0 and 2 are not served here: dropped; worker 0's JOIN: REJECT worker id out of range")
+    v.send(foreign[0], contribution(job, 0, 0, 0, 0, [100, 100]))
+    v.send(foreign[0], inagg(JOIN, 0, 22, 0, seq=4))
+    v.expect(foreign[0], inagg(REJECT, FLAG_RESULT, 22, 0, status=WORKER_ID_OUT_OF_RANGE))
+    v.send(foreign[2], contribution(job, 2, 0, 0, 0, [200, 200]))
+    v.send(foreign[0], contribution(job, 4, 0, 0, 0, [300, 300]))
+    v.comment("worker 3's host claims worker 1: spoofed, dropped")
+    v.send(w[3], contribution(job, 1, 0, 0, 0, [400, 400]))
+    v.comment("worker 3's JOINs: a wrong worker count is rejected, the right one answered with W = 4")
+    v.send(w[3], inagg(JOIN, 0, 22, 3, seq=2))
+    v.expect(w[3], inagg(REJECT, FLAG_RESULT, 22, 3, status=WORKER_COUNT_MISMATCH))
+    v.send(w[3], inagg(JOIN, 0, 22, 3, seq=4))
+    v.expect(w[3], inagg(JOIN_ACK, FLAG_RESULT, 22, 3, slot=2, seq=4, reserved=2))
+    v.send(w[1], contribution(job, 1, 0, 0, 0, [1, 2]))
+    v.send(w[3], contribution(job, 3, 0, 0, 0, [3, 4]))
+    v.expect(job.server, upstream_partial(job, 0, 0, 0, [4, 6], 0, 0, 0, 0))
+    v.counters(DROP_UNKNOWN_WORKER=3, DROP_SOURCE_MISMATCH=1, REJECTS=2, JOINS=1, UPSTREAM_PARTIALS=1,
+               CONTRIBUTIONS=2)
+    return v
+
+
 def main():
     for make in (aggregate_to_completion, duplicates, retransmission_after_completion, shadow_copy_reuse,
                  stale_late_duplicates, multi_job_isolation, spoofing, unknown_job_and_worker, bad_sizes,
                  esa_completion, esa_preemption, esa_collision_fallback, esa_tombstone, esa_retransmit_flush,
-                 esa_same_job_newer_block, esa_job_table_priority, esa_atp):
+                 esa_same_job_newer_block, esa_job_table_priority, esa_atp, upstream_completion,
+                 upstream_retransmit_forward, upstream_foreign_worker):
         make().write()
 
 if __name__ == "__main__":

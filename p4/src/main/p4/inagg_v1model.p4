@@ -5,6 +5,10 @@
  *
  *   slot protocol (set_job)   the pipeline of org.inagg.p4.softswitch.SoftwareSwitch: a job owns slots
  *                             [slot_base, slot_base + slots) of the pool, two shadow copies each
+ *   upstream (set_upstream_job)  the same, in SoftwareSwitch's two-level mode (UpstreamAggregation): the switch sums
+ *                             its local workers only and sends the sum to the job's parameter server as one PARTIAL
+ *                             (reason SUBTREE, the local bitmap appended); a packet of a complete round goes there
+ *                             too (RAW, RETRANSMIT)
  *   ESA / ATP (set_esa_job)   the pipeline of org.inagg.p4.esa.EsaSwitch: every ESA job shares one pool of
  *                             N = pool_mask + 1 aggregators (copies [pool_base, pool_base + N)), indexed by
  *                             (sequence + hash_offset) & pool_mask; preemption by priority, a parameter server
@@ -79,6 +83,7 @@ const bit<8> REASON_PREEMPTED = 4;
 const bit<8> REASON_FLUSHED = 5;
 const bit<8> REASON_COMPLETE = 6;
 const bit<8> REASON_STALE = 7;
+const bit<8> REASON_SUBTREE = 8;    // two-level aggregation: a switch's sum of its local workers
 
 // key_reg state byte (AggregatorPool.job == FREE, AggregatorPool.acked)
 const bit<8> STATE_FREE = 0;
@@ -126,6 +131,8 @@ const bit<32> C_DROP_STALE = 12;
 const bit<32> C_DROP_VIOLATION = 13;
 const bit<32> C_JOINS = 15;
 const bit<32> C_REJECTS = 16;
+const bit<32> C_UPSTREAM_PARTIALS = 17;
+const bit<32> C_UPSTREAM_FORWARDS = 18;
 
 // Indices of esa_counters: org.inagg.p4.esa.EsaCounter type id - 300 (packets; the byte counters are not kept)
 const bit<32> E_CONTRIBUTIONS = 2;
@@ -184,7 +191,7 @@ header inagg_t {
     bit<16> element_count;
     bit<8>  block_exponent;
     bit<8>  next_exponent;
-    bit<8>  priority;
+    bit<8>  prio;           // Priority; not named "priority", a keyword of P4_16 (p4c's lexer: table entry priorities)
     bit<8>  status;
     bit<16> reserved;
 }
@@ -215,6 +222,19 @@ struct metadata_t {
     bit<16> job_lanes;
     bit<16> mcast_grp;
     bit<8>  mode;
+    // job_table: fresh contributions that complete a round (W, or the local workers of an upstream job)
+    bit<16> contributors;
+    // job_table, upstream jobs (set_upstream_job): the local workers' bitmap words; local = the worker is one of them
+    bit<1>  upstream;
+    bit<32> local_0;
+    bit<32> local_1;
+    bit<32> local_2;
+    bit<32> local_3;
+    bit<32> local_4;
+    bit<32> local_5;
+    bit<32> local_6;
+    bit<32> local_7;
+    bit<1>  local;
     // job_table, ESA jobs (set_esa_job)
     bit<16> flush_grp;
     bit<32> pool_base;
@@ -357,6 +377,34 @@ control InaggIngress(inout headers_t hdr, inout metadata_t meta, inout standard_
         meta.slot_base = slot_base;
         meta.job_lanes = lanes;
         meta.mcast_grp = mcast_grp;
+        meta.contributors = workers;
+        meta.upstream = 0;
+    }
+    // SwitchJobConfig with UpstreamAggregation (two-level aggregation): W = workers (JOIN_ACK, the bitmap's words),
+    // a round completes at contributors = the number of local workers, whose bit is set in local_0..local_7 (bit
+    // w % 32 of word w / 32); complete sums and packets of complete rounds go to the server on server_port
+    // (server_endpoint in egress), nothing is multicast.
+    action set_upstream_job(bit<16> workers, bit<16> slots, bit<16> slot_base, bit<16> lanes, bit<16> contributors,
+                            bit<9> server_port, bit<32> local_0, bit<32> local_1, bit<32> local_2, bit<32> local_3,
+                            bit<32> local_4, bit<32> local_5, bit<32> local_6, bit<32> local_7) {
+        meta.job_found = 1;
+        meta.mode = MODE_SLOT;
+        meta.workers = workers;
+        meta.slots = slots;
+        meta.slot_base = slot_base;
+        meta.job_lanes = lanes;
+        meta.mcast_grp = 0;
+        meta.contributors = contributors;
+        meta.upstream = 1;
+        meta.server_port = server_port;
+        meta.local_0 = local_0;
+        meta.local_1 = local_1;
+        meta.local_2 = local_2;
+        meta.local_3 = local_3;
+        meta.local_4 = local_4;
+        meta.local_5 = local_5;
+        meta.local_6 = local_6;
+        meta.local_7 = local_7;
     }
     // EsaJobConfig plus what EsaSwitchSettings says for the whole switch (docs/esa.md): window is what a JOIN_ACK
     // offers; mcast_grp holds the workers (rid = worker id) and the server (SERVER_RID); flush_grp holds the server
@@ -380,15 +428,18 @@ control InaggIngress(inout headers_t hdr, inout metadata_t meta, inout standard_
         meta.priority_from_header = priority_from_header;
         meta.table_priority = job_priority;
         meta.server_port = server_port;
+        meta.contributors = workers;
+        meta.upstream = 0;
     }
     action unknown_job() {
         meta.job_found = 0;
         meta.mode = MODE_SLOT;
+        meta.upstream = 0;
     }
     // The job table of SoftwareSwitch (SwitchJobConfig) and EsaSwitch (EsaJobConfig): exact match on the job id.
     table job_table {
         key = { hdr.inagg.job_id: exact; }
-        actions = { set_job; set_esa_job; unknown_job; }
+        actions = { set_job; set_upstream_job; set_esa_job; unknown_job; }
         default_action = unknown_job();
         size = 1024;
     }
@@ -458,8 +509,24 @@ control InaggIngress(inout headers_t hdr, inout metadata_t meta, inout standard_
         // every message whose job exists and whose worker id is in range.
         job_table.apply();
         meta.source_ok = 0;
+        meta.local = 0;
         if (meta.job_found == 1 && hdr.inagg.worker_id < meta.workers) {
             worker_source.apply();
+            // Is the worker one this switch serves (SoftwareSwitch: local[worker])? Every worker of a job, unless the
+            // job is upstream: then its bit in the local bitmap (worker < workers <= MAX_WORKERS = 256: 8 words).
+            meta.local = 1;
+            if (meta.upstream == 1) {
+                bit<3> local_index = hdr.inagg.worker_id[7:5];
+                bit<32> local_word = meta.local_0;
+                if (local_index == 1) { local_word = meta.local_1; }
+                if (local_index == 2) { local_word = meta.local_2; }
+                if (local_index == 3) { local_word = meta.local_3; }
+                if (local_index == 4) { local_word = meta.local_4; }
+                if (local_index == 5) { local_word = meta.local_5; }
+                if (local_index == 6) { local_word = meta.local_6; }
+                if (local_index == 7) { local_word = meta.local_7; }
+                meta.local = (bit<1>)(local_word >> hdr.inagg.worker_id[4:0]);
+            }
         }
 
         if (hdr.inagg.msg_type == MSG_JOIN) {
@@ -472,7 +539,8 @@ control InaggIngress(inout headers_t hdr, inout metadata_t meta, inout standard_
             bit<32> announced_workers = hdr.inagg.sequence;
             if (meta.job_found == 0) {
                 reason = REJECT_UNKNOWN_JOB;
-            } else if (hdr.inagg.worker_id >= meta.workers) {
+            } else if (hdr.inagg.worker_id >= meta.workers || meta.local == 0) {
+                // out of range, or (upstream job) a worker another switch or the server serves
                 reason = REJECT_WORKER_ID_OUT_OF_RANGE;
             } else {
                 if (meta.source_ok == 0) {
@@ -492,7 +560,7 @@ control InaggIngress(inout headers_t hdr, inout metadata_t meta, inout standard_
             hdr.inagg.element_count = 0;
             hdr.inagg.block_exponent = 0;
             hdr.inagg.next_exponent = NO_EXPONENT;
-            hdr.inagg.priority = 0;
+            hdr.inagg.prio = 0;
             hdr.inagg.status = 0;
             hdr.inagg.reserved = 0;
             if (reason == 0) {
@@ -565,7 +633,11 @@ control InaggIngress(inout headers_t hdr, inout metadata_t meta, inout standard_
                 return;
             }
             // EsaSwitch.effectivePriority
-            meta.effective_priority = meta.priority_from_header == 1 ? hdr.inagg.priority : meta.table_priority;
+            if (meta.priority_from_header == 1) {
+                meta.effective_priority = hdr.inagg.prio;
+            } else {
+                meta.effective_priority = meta.table_priority;
+            }
             meta.tomb_key = 16w1 ++ hdr.inagg.job_id ++ hdr.inagg.sequence;
             bool allocate = false;
             bool contribute = false;
@@ -682,14 +754,16 @@ control InaggIngress(inout headers_t hdr, inout metadata_t meta, inout standard_
                 holder_reg.write(meta.agg_index, meta.bitmap_words ++ 7w0 ++ meta.server_port);
                 meta.worker_bit = (bit<32>)1 << hdr.inagg.worker_id[4:0];
                 bit<16> own_word = hdr.inagg.worker_id >> 5;
-                seen_reg.write((meta.agg_index << 3) + 0, own_word == 0 ? meta.worker_bit : 32w0);
-                seen_reg.write((meta.agg_index << 3) + 1, own_word == 1 ? meta.worker_bit : 32w0);
-                seen_reg.write((meta.agg_index << 3) + 2, own_word == 2 ? meta.worker_bit : 32w0);
-                seen_reg.write((meta.agg_index << 3) + 3, own_word == 3 ? meta.worker_bit : 32w0);
-                seen_reg.write((meta.agg_index << 3) + 4, own_word == 4 ? meta.worker_bit : 32w0);
-                seen_reg.write((meta.agg_index << 3) + 5, own_word == 5 ? meta.worker_bit : 32w0);
-                seen_reg.write((meta.agg_index << 3) + 6, own_word == 6 ? meta.worker_bit : 32w0);
-                seen_reg.write((meta.agg_index << 3) + 7, own_word == 7 ? meta.worker_bit : 32w0);
+                // Every word cleared, then the worker's bit in its own word (no ?: in extern arguments).
+                seen_reg.write((meta.agg_index << 3) + 0, 32w0);
+                seen_reg.write((meta.agg_index << 3) + 1, 32w0);
+                seen_reg.write((meta.agg_index << 3) + 2, 32w0);
+                seen_reg.write((meta.agg_index << 3) + 3, 32w0);
+                seen_reg.write((meta.agg_index << 3) + 4, 32w0);
+                seen_reg.write((meta.agg_index << 3) + 5, 32w0);
+                seen_reg.write((meta.agg_index << 3) + 6, 32w0);
+                seen_reg.write((meta.agg_index << 3) + 7, 32w0);
+                seen_reg.write((meta.agg_index << 3) + (bit<32>)own_word, meta.worker_bit);
                 meta.lane_op = LANE_WRITE;
                 esa_counters.count(E_ALLOCATIONS);
                 esa_counters.count(E_CONTRIBUTIONS);
@@ -767,8 +841,9 @@ control InaggIngress(inout headers_t hdr, inout metadata_t meta, inout standard_
             }
             return;
         }
-        // Worker check: id below the job's workers, source equal to the registered one.
-        if (hdr.inagg.worker_id >= meta.workers) {
+        // Worker check: id below the job's workers and served here (upstream jobs: local), source equal to the
+        // registered one.
+        if (hdr.inagg.worker_id >= meta.workers || meta.local == 0) {
             inagg_counters.count(C_DROP_UNKNOWN_WORKER);
             return;
         }
@@ -794,7 +869,7 @@ control InaggIngress(inout headers_t hdr, inout metadata_t meta, inout standard_
         width_reg.read(meta.round_lanes, meta.copy_index);
         bit<32> age = hdr.inagg.sequence - meta.round_seq;
         bool newer = age != 0 && age[31:31] == 0;
-        if (meta.used == 0 || (newer && meta.count == meta.workers)) {
+        if (meta.used == 0 || (newer && meta.count == meta.contributors)) {
             used_reg.write(meta.copy_index, 1);
             seq_reg.write(meta.copy_index, hdr.inagg.sequence);
             count_reg.write(meta.copy_index, 0);
@@ -803,7 +878,7 @@ control InaggIngress(inout headers_t hdr, inout metadata_t meta, inout standard_
             meta.round_lanes = hdr.inagg.element_count;
             meta.round = ROUND_NEW;
         } else if (age == 0) {
-            if (meta.count == meta.workers) {
+            if (meta.count == meta.contributors) {
                 meta.round = ROUND_COMPLETE;
             } else if (meta.round_lanes == hdr.inagg.element_count) {
                 meta.round = ROUND_OPEN;
@@ -822,6 +897,13 @@ control InaggIngress(inout headers_t hdr, inout metadata_t meta, inout standard_
             inagg_counters.count(C_DROP_VIOLATION);
         } else if (meta.round == ROUND_BAD_SIZE) {
             inagg_counters.count(C_DROP_BAD_SIZE);
+        } else if (meta.round == ROUND_COMPLETE && meta.upstream == 1) {
+            // SoftwareSwitch.forwardUpstream: the switch holds only its workers' sum, not the result; the packet goes
+            // to the job's server as it came, Status = RETRANSMIT (the server adds it or answers it).
+            hdr.inagg.status = REASON_RETRANSMIT;
+            meta.esa_out = ESA_OUT_RAW;
+            standard_metadata.egress_spec = meta.server_port;
+            inagg_counters.count(C_UPSTREAM_FORWARDS);
         } else if (meta.round == ROUND_COMPLETE) {
             // SoftwareSwitch.sendResult: the stored result back to this worker alone, never added again.
             exp_reg.read(meta.exponent, meta.copy_index);
@@ -850,7 +932,11 @@ control InaggIngress(inout headers_t hdr, inout metadata_t meta, inout standard_
             count_reg.read(meta.count, meta.copy_index);
             meta.count = meta.count + 1;
             count_reg.write(meta.copy_index, meta.count);
-            meta.first = meta.count == 1 ? 1w1 : 1w0;
+            if (meta.count == 1) {
+                meta.first = 1;
+            } else {
+                meta.first = 0;
+            }
 
 #include "generated/inagg_v1model_lane_add.p4"
 
@@ -863,7 +949,33 @@ control InaggIngress(inout headers_t hdr, inout metadata_t meta, inout standard_
             inagg_counters.count(C_CONTRIBUTIONS);
 
             // Decision: the W-th contribution multicasts the sum (SoftwareSwitch.multicastResult); others are absorbed.
-            if (meta.count == meta.workers) {
+            // Upstream jobs: the contributors-th sends it to the server instead (SoftwareSwitch.sendPartialUpstream):
+            // the PARTIAL header from metadata in egress (as for ESA), the running sums in the header lanes, then the
+            // local bitmap's words.
+            if (meta.count == meta.contributors && meta.upstream == 1) {
+                meta.p_job = hdr.inagg.job_id;
+                meta.p_count = meta.contributors;
+                meta.p_slot_field = hdr.inagg.copy ++ hdr.inagg.slot;
+                meta.p_seq = hdr.inagg.sequence;
+                meta.p_lanes = meta.round_lanes;
+                meta.p_flags = hdr.inagg.flags & FLAG_INT32;
+                meta.p_block_exp = hdr.inagg.block_exponent;
+                meta.p_exp = meta.exponent;
+                meta.p_prio = hdr.inagg.prio;
+                meta.p_reason = REASON_SUBTREE;
+                meta.p_words = (meta.workers + 31) >> 5;
+                if (meta.p_words > 0) { hdr.bitmap[0].setValid(); hdr.bitmap[0].value = meta.local_0; }
+                if (meta.p_words > 1) { hdr.bitmap[1].setValid(); hdr.bitmap[1].value = meta.local_1; }
+                if (meta.p_words > 2) { hdr.bitmap[2].setValid(); hdr.bitmap[2].value = meta.local_2; }
+                if (meta.p_words > 3) { hdr.bitmap[3].setValid(); hdr.bitmap[3].value = meta.local_3; }
+                if (meta.p_words > 4) { hdr.bitmap[4].setValid(); hdr.bitmap[4].value = meta.local_4; }
+                if (meta.p_words > 5) { hdr.bitmap[5].setValid(); hdr.bitmap[5].value = meta.local_5; }
+                if (meta.p_words > 6) { hdr.bitmap[6].setValid(); hdr.bitmap[6].value = meta.local_6; }
+                if (meta.p_words > 7) { hdr.bitmap[7].setValid(); hdr.bitmap[7].value = meta.local_7; }
+                meta.esa_out = ESA_OUT_PARTIAL;
+                standard_metadata.egress_spec = meta.server_port;
+                inagg_counters.count(C_UPSTREAM_PARTIALS);
+            } else if (meta.count == meta.contributors) {
                 hdr.inagg.flags = (hdr.inagg.flags & FLAG_INT32) | FLAG_RESULT;
                 hdr.inagg.element_count = meta.round_lanes;
                 hdr.inagg.next_exponent = meta.exponent;
@@ -906,8 +1018,9 @@ control InaggEgress(inout headers_t hdr, inout metadata_t meta, inout standard_m
         size = 65536;
     }
 
-    // Where each ESA job's parameter server is (EsaJobConfig.parameterServerPeer); its port comes from the job table
-    // (RAW), the holder's holder_reg (evicted PARTIAL) or the multicast node (COMPLETE, flush).
+    // Where each ESA or upstream job's parameter server is (EsaJobConfig.parameterServerPeer,
+    // UpstreamAggregation.parameterServerPeer); its port comes from the job table (RAW; upstream PARTIAL and RAW), the
+    // holder's holder_reg (evicted PARTIAL) or the multicast node (COMPLETE, flush).
     table server_endpoint {
         key = { hdr.inagg.job_id: exact; }
         actions = { set_endpoint; no_endpoint; }
@@ -956,7 +1069,7 @@ control InaggEgress(inout headers_t hdr, inout metadata_t meta, inout standard_m
             hdr.inagg.element_count = meta.p_lanes + meta.p_words;
             hdr.inagg.block_exponent = meta.p_block_exp;
             hdr.inagg.next_exponent = meta.p_exp;
-            hdr.inagg.priority = meta.p_prio;
+            hdr.inagg.prio = meta.p_prio;
             hdr.inagg.status = meta.p_reason;
             hdr.inagg.reserved = meta.p_words;
             if (meta.p_from_agg == 1) {

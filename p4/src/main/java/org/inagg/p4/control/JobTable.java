@@ -162,7 +162,7 @@ public final class JobTable
         }
         for (final JobSpec other : jobs.values())
         {
-            if (other.multicastGroup() == job.multicastGroup())
+            if (!job.isUpstream() && other.multicastGroup() == job.multicastGroup())
             {
                 throw new IllegalArgumentException("job " + job.jobId() + ": multicast group " + job.multicastGroup()
                     + " is job " + other.jobId() + "'s");
@@ -180,18 +180,22 @@ public final class JobTable
         }
         if (!esaJobs.isEmpty())
         {
-            checkNew(job.jobId(), job.multicastGroup());
+            checkNew(job.jobId(), job.multicastGroup()); // an upstream job's group 0 is never an ESA job's
         }
         jobs.put(job.jobId(), job);
         return this;
     }
 
-    /** Installs every slot-protocol job in a software switch, with each worker's peer registered. */
+    /**
+     * Installs every slot-protocol job in a software switch, with each worker's peer registered; an upstream job with
+     * its {@link org.inagg.p4.softswitch.UpstreamAggregation}.
+     */
     public void applyTo(final SoftwareSwitch softwareSwitch)
     {
         for (final JobSpec job : jobs.values())
         {
-            softwareSwitch.addJob(job.toSwitchJobConfig());
+            softwareSwitch.addJob(job.toSwitchJobConfig(),
+                job.isUpstream() ? job.upstream().toUpstreamAggregation() : null);
         }
     }
 
@@ -223,7 +227,10 @@ public final class JobTable
      * {@code set_esa_job} row (workers, window, lanes, result group, flush group, mode, first copy of the pool, pool
      * mask, hash offset, priority from the header, table priority, server port), its server's source and endpoint, its
      * result group with the server's node last ({@link #SERVER_RID}) and its flush group (the server twice:
-     * {@link #FLUSH_RID}, then {@link #SERVER_RID}).
+     * {@link #FLUSH_RID}, then {@link #SERVER_RID}). An upstream job ({@link JobSpec#upstream()}) has a
+     * {@code set_upstream_job} row instead (workers, slots, slot base, lanes, contributors, server port, the local
+     * workers' 8 bitmap words as unsigned decimals), the registered source of each local worker, and its server's
+     * endpoint; no worker endpoints and no multicast group (the switch sends only to the server).
      *
      * @throws IllegalArgumentException if a job needs more lanes or workers than the v1model program covers.
      */
@@ -247,6 +254,11 @@ public final class JobTable
         for (final JobSpec job : jobs.values())
         {
             checkFits(job, InaggP4.V1MODEL_MAX_LANES, "v1model");
+            if (job.isUpstream())
+            {
+                upstreamCommands(job, commands);
+                continue;
+            }
             commands.add("table_add InaggIngress.job_table InaggIngress.set_job " + job.jobId() + " => "
                 + job.workerCount() + " " + job.slots() + " " + job.slotBase() + " " + job.lanes() + " "
                 + job.multicastGroup());
@@ -275,6 +287,30 @@ public final class JobTable
             nodeHandle = esaCommands(job, commands, nodeHandle);
         }
         return commands;
+    }
+
+    private static void upstreamCommands(final JobSpec job, final List<String> commands)
+    {
+        final JobSpec.Upstream upstream = job.upstream();
+        final StringBuilder row = new StringBuilder("table_add InaggIngress.job_table InaggIngress.set_upstream_job ")
+            .append(job.jobId()).append(" => ").append(job.workerCount()).append(' ').append(job.slots()).append(' ')
+            .append(job.slotBase()).append(' ').append(job.lanes()).append(' ').append(job.contributors()).append(' ')
+            .append(upstream.server().port());
+        for (final int word : upstream.bitmapWords(InaggP4.BITMAP_WORDS))
+        {
+            row.append(' ').append(Integer.toUnsignedString(word));
+        }
+        commands.add(row.toString());
+        for (final int worker : upstream.localWorkers())
+        {
+            final WorkerEndpoint endpoint = job.workers().get(worker);
+            commands.add("table_add InaggIngress.worker_source InaggIngress.source_ok " + job.jobId() + " " + worker
+                + " " + WorkerEndpoint.formatIpv4(endpoint.ipv4()) + " " + endpoint.udpPort() + " =>");
+        }
+        final WorkerEndpoint server = upstream.server();
+        commands.add("table_add InaggEgress.server_endpoint InaggEgress.set_endpoint " + job.jobId() + " => "
+            + WorkerEndpoint.formatMac(server.mac()) + " " + WorkerEndpoint.formatIpv4(server.ipv4()) + " "
+            + server.udpPort());
     }
 
     private int esaCommands(final EsaJobSpec job, final List<String> commands, final int firstNodeHandle)
@@ -329,13 +365,21 @@ public final class JobTable
      * {@code chunks = lanes / 32} recirculated passes (docs/p4.md).
      *
      * @throws IllegalArgumentException if a job needs more lanes or workers than the TNA program covers, or there are
-     *                                  ESA jobs (not in the TNA program).
+     *                                  ESA jobs or upstream jobs (neither is in the TNA program).
      */
     public String bfrtPython()
     {
         if (!esaJobs.isEmpty())
         {
             throw new IllegalArgumentException("ESA jobs are not in the TNA program (see docs/esa.md)");
+        }
+        for (final JobSpec job : jobs.values())
+        {
+            if (job.isUpstream())
+            {
+                throw new IllegalArgumentException("job " + job.jobId()
+                    + ": upstream (two-level) jobs are not in the TNA program (see docs/p4.md)");
+            }
         }
         final StringBuilder py = new StringBuilder();
         py.append("# Generated by org.inagg.p4.control.JobTable for inagg_tna.p4; run with: bfshell -b <this file>\n")

@@ -229,6 +229,55 @@ class JobTableTest
         assertThatThrownBy(wider::simpleSwitchCommands).hasMessageContaining("the v1model program aggregates at most 256");
     }
 
+    private static List<WorkerEndpoint> workers(final int count)
+    {
+        return java.util.stream.IntStream.range(0, count).mapToObj(JobTableTest::worker).toList();
+    }
+
+    @Test
+    void shouldEmitUpstreamJobsWithTheLocalBitmapAndTheServerInsteadOfAMulticastGroup()
+    {
+        final JobTable table = new JobTable(SWITCH)
+            .add(new JobSpec(1, 4, 0, 32, 1, List.of(worker(0), worker(1))))
+            .add(JobSpec.upstream(5, 8, 4, 64, workers(40), worker(49), 33, 2, 1))
+            .add(JobSpec.upstream(6, 2, 12, 16, workers(32), worker(48), 31));
+        assertThat(table.jobs().get(1).contributors()).isEqualTo(3);
+        assertThat(table.simpleSwitchCommands()).containsExactly(
+            "register_reset InaggIngress.used_reg",
+            "register_reset InaggIngress.seen_reg",
+            "table_set_default InaggEgress.switch_address InaggEgress.set_switch_address 02:00:00:00:00:fe 10.0.0.254",
+            "table_add InaggIngress.job_table InaggIngress.set_job 1 => 2 4 0 32 1",
+            "table_add InaggIngress.worker_source InaggIngress.source_ok 1 0 10.0.0.1 40001 =>",
+            "table_add InaggIngress.worker_source InaggIngress.source_ok 1 1 10.0.0.2 40002 =>",
+            "table_add InaggEgress.worker_endpoint InaggEgress.set_endpoint 1 0 => 02:00:00:00:00:01 10.0.0.1 40001",
+            "table_add InaggEgress.worker_endpoint InaggEgress.set_endpoint 1 1 => 02:00:00:00:00:02 10.0.0.2 40002",
+            "mc_mgrp_create 1",
+            "mc_node_create 0 1",
+            "mc_node_associate 1 0",
+            "mc_node_create 1 2",
+            "mc_node_associate 1 1",
+            "table_add InaggIngress.job_table InaggIngress.set_upstream_job 5 => 40 8 4 64 3 50 6 2 0 0 0 0 0 0",
+            "table_add InaggIngress.worker_source InaggIngress.source_ok 5 1 10.0.0.2 40002 =>",
+            "table_add InaggIngress.worker_source InaggIngress.source_ok 5 2 10.0.0.3 40003 =>",
+            "table_add InaggIngress.worker_source InaggIngress.source_ok 5 33 10.0.0.34 40034 =>",
+            "table_add InaggEgress.server_endpoint InaggEgress.set_endpoint 5 => 02:00:00:00:00:32 10.0.0.50 40050",
+            "table_add InaggIngress.job_table InaggIngress.set_upstream_job 6 => 32 2 12 16 1 49 2147483648 0 0 0 0 0 0 0",
+            "table_add InaggIngress.worker_source InaggIngress.source_ok 6 31 10.0.0.32 40032 =>",
+            "table_add InaggEgress.server_endpoint InaggEgress.set_endpoint 6 => 02:00:00:00:00:31 10.0.0.49 40049");
+        assertThatThrownBy(table::bfrtPython).hasMessageContaining("upstream (two-level) jobs are not in the TNA program");
+    }
+
+    @Test
+    void shouldRefuseUpstreamJobsWithForeignLocalWorkersOrAMulticastGroup()
+    {
+        assertThatThrownBy(() -> JobSpec.upstream(5, 8, 0, 64, workers(4), worker(9), 1, 4))
+            .hasMessageContaining("local worker 4 is not a worker id of a job of 4 workers");
+        assertThatThrownBy(() -> JobSpec.upstream(5, 8, 0, 64, workers(4), worker(9), 1, 1))
+            .hasMessageContaining("distinct");
+        assertThatThrownBy(() -> new JobSpec(5, 8, 0, 64, 3, workers(4), new JobSpec.Upstream(worker(9), new int[]{1})))
+            .hasMessageContaining("multicast group must be 0");
+    }
+
     @Test
     void shouldRoundTripAddresses()
     {

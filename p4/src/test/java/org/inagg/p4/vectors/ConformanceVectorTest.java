@@ -25,7 +25,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Runs every conformance vector of p4/src/test/vectors against the software switch its setup describes (slot-protocol
- * jobs: {@link SoftwareSwitch}; ESA jobs, {@code set_esa_job} rows: {@link EsaSwitch}), through a transport that turns
+ * jobs: {@link SoftwareSwitch}, upstream ones ({@code set_upstream_job}) with their
+ * {@link org.inagg.p4.softswitch.UpstreamAggregation}; ESA jobs, {@code set_esa_job} rows: {@link EsaSwitch}), through a transport that turns
  * frames into peers and peers into frames, and asserts the exact bytes: per packet, the frames it causes, in order per
  * port; per vector, the switch's counters ({@link SwitchCounter} or {@link EsaCounter} names). The same vectors run on
  * bmv2 with p4/scripts/run-vectors-bmv2.sh.
@@ -51,7 +52,8 @@ class ConformanceVectorTest
             "shadow_copy_reuse.stf", "stale_late_duplicates.stf", "multi_job_isolation.stf", "spoofing.stf",
             "unknown_job_and_worker.stf", "bad_sizes.stf", "esa_completion.stf", "esa_preemption.stf",
             "esa_collision_fallback.stf", "esa_tombstone.stf", "esa_retransmit_flush.stf",
-            "esa_same_job_newer_block.stf", "esa_job_table_priority.stf", "esa_atp.stf");
+            "esa_same_job_newer_block.stf", "esa_job_table_priority.stf", "esa_atp.stf",
+            "upstream_completion.stf", "upstream_retransmit_forward.stf", "upstream_foreign_worker.stf");
     }
 
     @TestFactory

@@ -51,15 +51,32 @@ final class FrameTransport implements Transport
         this.switchAddress = switchAddress;
     }
 
-    /** The peer of a source: the registered one, or a new one answered where it came from. */
+    /**
+     * The peer of a source: the registered one, or a new one answered where it came from. A source registered by
+     * {@link #sourceOnly} learns its port and MAC here, from its first frame.
+     */
     int peer(final int ipv4, final int udpPort, final int port, final long mac)
     {
         final long source = ((long)ipv4 << 16) | udpPort;
-        return peerBySource.computeIfAbsent(source, s ->
+        final int peer = peerBySource.computeIfAbsent(source, s ->
         {
             peers.add(new PeerAddress(port, mac, ipv4, udpPort));
             return peers.size() - 1;
         });
+        if (peers.get(peer).port() < 0 && port >= 0)
+        {
+            peers.set(peer, new PeerAddress(port, mac, ipv4, udpPort));
+        }
+        return peer;
+    }
+
+    /**
+     * Registers a source the setup names only by IPv4 address and UDP port (an upstream job's local worker: no
+     * endpoint or multicast node tells its port and MAC); replies go where its first frame came from.
+     */
+    int sourceOnly(final int ipv4, final int udpPort)
+    {
+        return peer(ipv4, udpPort, -1, 0);
     }
 
     /**

@@ -27,6 +27,35 @@ final class SetupParser
     {
     }
 
+    /** A set_upstream_job row: the bitmap words are unsigned 32-bit decimals. */
+    private record UpstreamRow(int jobId, int workers, int slots, int base, int lanes, int contributors, int serverPort,
+        int[] words)
+    {
+        static UpstreamRow parse(final String[] w)
+        {
+            final int[] words = new int[w.length - 11];
+            for (int i = 0; i < words.length; i++)
+            {
+                words[i] = (int)Long.parseLong(w[11 + i]);
+            }
+            return new UpstreamRow(Integer.parseInt(w[3]), Integer.parseInt(w[5]), Integer.parseInt(w[6]),
+                Integer.parseInt(w[7]), Integer.parseInt(w[8]), Integer.parseInt(w[9]), Integer.parseInt(w[10]), words);
+        }
+
+        int[] localWorkers()
+        {
+            final List<Integer> local = new ArrayList<>();
+            for (int worker = 0; worker < 32 * words.length; worker++)
+            {
+                if ((words[worker >>> 5] >>> (worker & 31) & 1) != 0)
+                {
+                    local.add(worker);
+                }
+            }
+            return local.stream().mapToInt(Integer::intValue).toArray();
+        }
+    }
+
     private record EsaRow(int jobId, int workers, int window, int lanes, int group, int flushGroup, int mode,
         int firstCopy, int mask, int priorityFromHeader, int priority, int serverPort)
     {
@@ -52,7 +81,7 @@ final class SetupParser
         final int[] n = new int[words.length];
         for (int i = 0; i < words.length; i++)
         {
-            n[i] = words[i].matches("\\d+") ? Integer.parseInt(words[i]) : 0;
+            n[i] = words[i].matches("\\d+") ? (int)Long.parseLong(words[i]) : 0; // bitmap words: unsigned 32-bit
         }
         return n;
     }
@@ -73,6 +102,8 @@ final class SetupParser
     static JobTable jobTable(final List<String> setup, final FrameTransport transport)
     {
         final Map<Integer, JobRow> rows = new LinkedHashMap<>();
+        final Map<Integer, UpstreamRow> upstreamRows = new LinkedHashMap<>();
+        final List<Integer> jobOrder = new ArrayList<>();
         final Map<Integer, EsaRow> esaRows = new LinkedHashMap<>();
         final Map<String, int[]> serverSources = new HashMap<>();
         final Map<String, Endpoint> serverEndpoints = new HashMap<>();
@@ -92,7 +123,12 @@ final class SetupParser
                         case "InaggIngress.job_table" ->
                         {
                             final int[] n = numbers(w);
-                            if (w[2].equals("InaggIngress.set_esa_job"))
+                            if (w[2].equals("InaggIngress.set_upstream_job"))
+                            {
+                                upstreamRows.put(n[3], UpstreamRow.parse(w));
+                                jobOrder.add(n[3]);
+                            }
+                            else if (w[2].equals("InaggIngress.set_esa_job"))
                             {
                                 esaRows.put(n[3], new EsaRow(n[3], n[5], n[6], n[7], n[8], n[9], n[10], n[11], n[12],
                                     n[14], n[15], n[16]));
@@ -100,6 +136,7 @@ final class SetupParser
                             else
                             {
                                 rows.put(n[3], new JobRow(n[3], n[5], n[6], n[7], n[8], n[9]));
+                                jobOrder.add(n[3]);
                             }
                         }
                         case "InaggIngress.server_source" -> serverSources.put(w[3],
@@ -126,8 +163,15 @@ final class SetupParser
             }
         }
         final JobTable table = new JobTable(switchAddress(setup));
-        for (final JobRow row : rows.values())
+        for (final int jobId : jobOrder)
         {
+            final UpstreamRow upstream = upstreamRows.get(jobId);
+            if (upstream != null)
+            {
+                table.add(upstreamJob(upstream, sources, serverEndpoints, transport));
+                continue;
+            }
+            final JobRow row = rows.get(jobId);
             final List<WorkerEndpoint> workers = new ArrayList<>();
             for (int worker = 0; worker < row.workers(); worker++)
             {
@@ -181,6 +225,44 @@ final class SetupParser
                 row.priority(), 0, workers, server));
         }
         return table;
+    }
+
+    /**
+     * An upstream job: its local workers from the bitmap words, each with its registered source (port and MAC are
+     * learnt from its first frame: the setup has no worker endpoint or multicast node for them); the others, which this
+     * switch never serves, share a placeholder peer; the server from its endpoint row and the row's server port.
+     */
+    private static JobSpec upstreamJob(
+        final UpstreamRow row, final Map<String, int[]> sources, final Map<String, Endpoint> serverEndpoints,
+        final FrameTransport transport)
+    {
+        final int[] local = row.localWorkers();
+        if (local.length != row.contributors())
+        {
+            throw new IllegalArgumentException("job " + row.jobId() + ": " + row.contributors()
+                + " contributors but " + local.length + " local workers in the bitmap");
+        }
+        final WorkerEndpoint nobody = new WorkerEndpoint(transport.sourceOnly(0, 0), 0, 0, 0, 0);
+        final List<WorkerEndpoint> workers = new ArrayList<>(java.util.Collections.nCopies(row.workers(), nobody));
+        for (final int worker : local)
+        {
+            final int[] source = sources.get(row.jobId() + "/" + worker);
+            if (source == null)
+            {
+                throw new IllegalArgumentException("job " + row.jobId() + ": local worker " + worker + " lacks a source");
+            }
+            workers.set(worker, new WorkerEndpoint(transport.sourceOnly(source[0], source[1]), 0, 0, source[0],
+                source[1]));
+        }
+        final Endpoint endpoint = serverEndpoints.get(Integer.toString(row.jobId()));
+        if (endpoint == null)
+        {
+            throw new IllegalArgumentException("job " + row.jobId() + ": no server endpoint");
+        }
+        final WorkerEndpoint server = new WorkerEndpoint(
+            transport.peer(endpoint.ipv4(), endpoint.udpPort(), row.serverPort(), endpoint.mac()), row.serverPort(),
+            endpoint.mac(), endpoint.ipv4(), endpoint.udpPort());
+        return JobSpec.upstream(row.jobId(), row.slots(), row.base(), row.lanes(), workers, server, local);
     }
 
     private static WorkerEndpoint endpoint(
