@@ -4,6 +4,8 @@ import org.inagg.control.deploy.InProcessPlanCluster;
 import org.inagg.control.deploy.PlanDeployment;
 import org.inagg.control.plan.InaPlan;
 import org.inagg.control.plan.PlanJson;
+import org.inagg.control.topology.TopologyJson;
+import org.inagg.p4.control.JobTable;
 import org.inagg.p4.esa.ServerCounter;
 import org.inagg.p4.softswitch.SwitchCounter;
 import picocli.CommandLine.Command;
@@ -13,6 +15,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.Callable;
 
@@ -47,6 +50,15 @@ final class DeployCommand implements Callable<Integer> {
     @Option(names = "--seed", defaultValue = "1", description = "seed of gradients and faults (default 1)")
     private long seed;
 
+    @Option(names = "--topology",
+        description = "the plan's topology file; with --p4-config, gives the switches' ports and addresses")
+    private Path topologyFile;
+
+    @Option(names = "--p4-config",
+        description = "write each aggregating switch's bmv2 configuration (job tables with two-level rows, then its"
+            + " multicast trees) as simple_switch_CLI commands to <dir>/<switch>.bmv2.txt; needs --topology")
+    private Path p4ConfigDir;
+
     @Option(names = "--multicast-commands",
         description = "also write each switch's multicast trees as simple_switch_CLI commands to <dir>/<switch>.txt")
     private Path multicastDir;
@@ -60,6 +72,20 @@ final class DeployCommand implements Callable<Integer> {
         PlanDeployment.Settings settings = new PlanDeployment.Settings(slots, lanes);
         PlanDeployment deployment = PlanDeployment.of(plan, settings);
         System.out.print(deployment);
+        if (p4ConfigDir != null) {
+            if (topologyFile == null) {
+                throw new IllegalArgumentException("--p4-config needs --topology (the switches' ports come from it)");
+            }
+            Files.createDirectories(p4ConfigDir);
+            Map<String, JobTable> tables = deployment.p4JobTables(TopologyJson.read(topologyFile));
+            for (Map.Entry<String, JobTable> table : tables.entrySet()) {
+                List<String> commands = new java.util.ArrayList<>(table.getValue().simpleSwitchCommands());
+                int nodes = (int)commands.stream().filter(c -> c.startsWith("mc_node_create ")).count();
+                commands.addAll(deployment.multicastCommands(table.getKey(), 1000, nodes));
+                Files.write(p4ConfigDir.resolve(table.getKey() + ".bmv2.txt"), commands);
+            }
+            System.out.printf("bmv2 configuration written for %d switches to %s%n", tables.size(), p4ConfigDir);
+        }
         if (multicastDir != null) {
             Files.createDirectories(multicastDir);
             java.util.Set<String> nodes = new java.util.TreeSet<>();

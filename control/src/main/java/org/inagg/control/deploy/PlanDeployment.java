@@ -2,6 +2,12 @@ package org.inagg.control.deploy;
 
 import org.inagg.control.plan.InaPlan;
 import org.inagg.control.plan.PlanJson;
+import org.inagg.control.topology.Topology;
+import org.inagg.p4.control.InaggP4;
+import org.inagg.p4.control.JobSpec;
+import org.inagg.p4.control.JobTable;
+import org.inagg.p4.control.SwitchAddress;
+import org.inagg.p4.control.WorkerEndpoint;
 import org.inagg.p4.esa.ServerJobConfig;
 import org.inagg.p4.softswitch.SwitchJobConfig;
 import org.inagg.p4.softswitch.UpstreamAggregation;
@@ -324,6 +330,110 @@ public final class PlanDeployment {
             commands.add("mc_node_associate " + group + " " + handle++);
         }
         return commands;
+    }
+
+    /**
+     * The plan's switch job tables for {@code inagg_v1model.p4}: per switch that aggregates anything, a
+     * {@link JobTable} of upstream jobs ({@link JobSpec#upstream}), one per PS it serves (slot ranges packed from 0,
+     * {@link Settings#slots()} each), whose {@link JobTable#simpleSwitchCommands()} configure a freshly started bmv2.
+     * <p>
+     * Ports are the topology's (a switch's port for a link = the link's position among the switch's links in file
+     * order; a local worker is reached on the port towards the previous hop of its path, the PS on the row's
+     * {@code upstreamPort}). Addresses follow {@link #mac(int)} / {@link #ipv4(int)} of each node's position in the
+     * topology file; worker endpoints of shard j use UDP port {@code 40000 + j}, the PS {@link InaggP4#UDP_PORT}.
+     * A PS more than one hop away is reached through the fabric: the switches between must route the PARTIAL by IP
+     * (this program aggregates and does not forward).
+     *
+     * @throws IllegalArgumentException if the topology is not the plan's (a node or link of the plan missing).
+     */
+    public Map<String, JobTable> p4JobTables(Topology topology) {
+        Map<String, JobTable> tables = new LinkedHashMap<>();
+        for (Map.Entry<String, List<SwitchRow>> entry : switchRows.entrySet()) {
+            String sw = entry.getKey();
+            int switchIndex = nodeIndex(topology, sw);
+            JobTable table = new JobTable(new SwitchAddress(mac(switchIndex), ipv4(switchIndex)));
+            int slotBase = 0;
+            for (SwitchRow row : entry.getValue()) {
+                int j = shardOfJob(row.config().jobId());
+                String ps = shards.get(j).ps();
+                List<WorkerEndpoint> endpoints = new ArrayList<>();
+                for (int w = 0; w < workers.size(); w++) {
+                    int node = nodeIndex(topology, workers.get(w));
+                    boolean local = workerShards.get(w).get(j).aggregateAt().equals(sw);
+                    int port = local ? portTowards(topology, switchIndex, previousHop(w, j, sw)) : 0;
+                    endpoints.add(new WorkerEndpoint(workerShards.get(w).get(j).peer(), port, mac(node), ipv4(node),
+                        40_000 + j));
+                }
+                int psNode = nodeIndex(topology, ps);
+                WorkerEndpoint server = new WorkerEndpoint(serverPeers.get(ps), upstreamPort(sw, ps), mac(psNode),
+                    ipv4(psNode), InaggP4.UDP_PORT);
+                table.add(JobSpec.upstream(row.config().jobId(), settings.slots(), slotBase,
+                    settings.lanesPerPacket(), endpoints, server, row.upstream().localWorkers()));
+                slotBase += settings.slots();
+            }
+            tables.put(sw, table);
+        }
+        return tables;
+    }
+
+    /** MAC of the node at {@code index} in the topology file: {@code 02:00:00:00:hh:ll}. */
+    public static long mac(int index) {
+        return 0x0200_0000_0000L | (index & 0xFFFF);
+    }
+
+    /** IPv4 of the node at {@code index} in the topology file: {@code 10.0.hh.ll}, + 1 so that none ends in .0. */
+    public static int ipv4(int index) {
+        return (10 << 24) | ((index + 1) & 0xFFFF);
+    }
+
+    private static int nodeIndex(Topology topology, String id) {
+        if (!topology.contains(id)) {
+            throw new IllegalArgumentException("node '" + id + "' of the plan is not in topology '" + topology.name()
+                + "'");
+        }
+        return topology.index(id);
+    }
+
+    private static int portTowards(Topology topology, int from, String neighbour) {
+        int arc = topology.arcBetween(from, nodeIndex(topology, neighbour));
+        if (arc < 0) {
+            throw new IllegalArgumentException("no link between '" + topology.node(from).id() + "' and '" + neighbour
+                + "' in topology '" + topology.name() + "'");
+        }
+        return topology.port(arc);
+    }
+
+    private int shardOfJob(int jobId) {
+        for (int j = 0; j < shards.size(); j++) {
+            if (shards.get(j).jobId() == jobId) {
+                return j;
+            }
+        }
+        throw new IllegalStateException("no shard for job " + jobId);
+    }
+
+    /** The node before {@code sw} on worker {@code w}'s path for shard {@code j}. */
+    private String previousHop(int w, int j, String sw) {
+        for (InaPlan.Share share : plan.workers().get(w).shares()) {
+            if (share.ps().equals(shards.get(j).ps())) {
+                List<String> path = share.path();
+                if (path == null || path.size() < 2 || !path.getLast().equals(sw)) {
+                    throw new IllegalArgumentException("worker '" + workers.get(w) + "': path " + path
+                        + " for PS '" + share.ps() + "' does not end at '" + sw + "'");
+                }
+                return path.get(path.size() - 2);
+            }
+        }
+        throw new IllegalStateException("worker " + workers.get(w) + " has no share for " + shards.get(j).ps());
+    }
+
+    private int upstreamPort(String sw, String ps) {
+        for (InaPlan.SwitchJobEntry row : plan.switchJobTables().get(sw)) {
+            if (row.ps().equals(ps)) {
+                return row.upstreamPort();
+            }
+        }
+        throw new IllegalStateException("switch " + sw + " has no row for " + ps);
     }
 
     /** Transport peers in all: switches, PSs and the workers' endpoints. */

@@ -159,6 +159,37 @@ class PlanDeploymentTest {
     }
 
     @Test
+    void shouldWriteTheGridPlansSwitchTablesAsV1modelUpstreamJobsOnTheTopologysPorts() {
+        org.inagg.control.topology.Topology topology = Topologies.gridExample();
+        PlanDeployment deployment = PlanDeployment.of(gridPlan(), SETTINGS);
+
+        Map<String, org.inagg.p4.control.JobTable> tables = deployment.p4JobTables(topology);
+
+        assertThat(tables.keySet()).containsExactlyInAnyOrderElementsOf(deployment.switchPeers().keySet());
+        for (Map.Entry<String, org.inagg.p4.control.JobTable> table : tables.entrySet()) {
+            List<String> commands = table.getValue().simpleSwitchCommands();
+            PlanDeployment.SwitchRow row = deployment.switchRows(table.getKey()).getFirst();
+            int local = row.upstream().localWorkers().length;
+            // set_upstream_job <job> => workers slots slot_base lanes contributors server_port words...
+            assertThat(commands).filteredOn(c -> c.contains("set_upstream_job")).singleElement().asString()
+                .startsWith("table_add InaggIngress.job_table InaggIngress.set_upstream_job 1 => 8 16 0 64 " + local
+                    + " ");
+            assertThat(commands).filteredOn(c -> c.contains("worker_source")).hasSize(local);
+            for (int w : row.upstream().localWorkers()) {
+                String worker = deployment.workers().get(w);
+                int node = topology.index(worker);
+                assertThat(commands).contains("table_add InaggIngress.worker_source InaggIngress.source_ok 1 " + w
+                    + " " + org.inagg.p4.control.WorkerEndpoint.formatIpv4(PlanDeployment.ipv4(node)) + " 40000 =>");
+            }
+            assertThat(commands).filteredOn(c -> c.contains("server_endpoint")).singleElement().asString()
+                .endsWith(org.inagg.p4.control.WorkerEndpoint.formatIpv4(PlanDeployment.ipv4(topology.index("PS")))
+                    + " 47000");
+        }
+        assertThatIllegalArgumentException().isThrownBy(() -> deployment.p4JobTables(Topologies.inartExample()))
+            .withMessageContaining("topology 'inart-example'");
+    }
+
+    @Test
     void shouldNameWhatIsInconsistentInABadPlan() {
         InaPlan plan = gridPlan();
         String sw = plan.switchJobTables().keySet().iterator().next();
