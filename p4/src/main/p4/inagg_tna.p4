@@ -73,16 +73,10 @@ const bit<8> REASON_PREEMPTED = 4;
 const bit<8> REASON_FLUSHED = 5;
 const bit<8> REASON_COMPLETE = 6;
 
-// Answers of the seen stage
-const bit<32> SEEN_FRESH = 0;
-const bit<32> SEEN_DUPLICATE = 1;
-const bit<32> SEEN_STALE = 2;
-
-// Answers of the round+count stage (besides a count 1..W)
-const bit<32> ROUND_COMPLETE = 0x10000;
-const bit<32> ROUND_VIOLATION = 0x20000;
-const bit<32> ROUND_STALE = 0x30000;
-const bit<32> ROUND_OPEN_DUPLICATE = 0x40000;
+// Which round_reg action a slot packet ran (meta.round_path), chosen by round_dispatch from the seen answer
+const bit<2> PATH_NEWER = 1;                // seen started the word afresh: round_contribute (may start a round)
+const bit<2> PATH_FRESH = 2;                // the worker's bit was clear in the word: round_count
+const bit<2> PATH_DUP = 3;                  // the worker's bit was set in the word: round_inspect
 
 // What the lane registers do in this pass
 const bit<3> LANE_NONE = 0;
@@ -184,7 +178,7 @@ header inagg_t {
     bit<16> element_count;
     bit<8>  block_exponent;
     bit<8>  next_exponent;
-    bit<8>  priority;
+    bit<8>  prio;           // Priority; not named "priority", a keyword of P4_16 (p4c's lexer)
     bit<8>  status;
     bit<16> reserved;
 }
@@ -228,7 +222,7 @@ header recirc_t {
     bit<16>  mcast_grp;
     bit<7>   _pad1;
     PortId_t reply_port;     // the worker's port (OUTCOME_UNICAST)
-    bit<32>  esa_index;      // PHASE_RELEASE: the aggregator and its key
+    bit<32>  esa_index;      // PHASE_RELEASE: the aggregator (its key at ESA_KEY_BASE + esa_index)
     bit<32>  esa_tag;
     bit<32>  full_mask;
     bit<16>  contributors;
@@ -269,8 +263,15 @@ struct ingress_metadata_t {
     bit<32>  key_index;          // seen1_reg: the seen word (slot jobs) or ESA_KEY_BASE + aggregator (ESA key)
     bit<32>  seen_index;
     bit<32>  worker_bit;
-    bit<32>  seen;
-    bit<32>  round;
+    bit<32>  seen;               // the seen word's old bits (0: the word was started afresh)
+    bit<2>   round_path;         // PATH_*
+    bit<32>  round;              // the round_reg answer (see round_contribute, round_count, round_inspect)
+    // Signed copies for the seq-tagged seen words / ESA keys (seen_word_t is int<32>: the seen stage compares
+    // sequences in a signed or an unsigned frame, see SEEN_ACTION)
+    int<32>  seq_s;
+    int<32>  worker_bit_s;
+    int<32>  esa_tag_s;
+    int<32>  rank_s;
     bit<3>   lane_op;
     bit<32>  lane_row;
     bit<8>   exponent;
@@ -302,13 +303,14 @@ struct egress_metadata_t {
 
 // Bit-pair layouts of the stateful registers
 struct seen_word_t {
-    bit<32> seq;     // slot jobs: round the word's bits belong to.      ESA key: the holder's tag
-    bit<32> bits;    // slot jobs: workers 32*word .. 32*word+31.        ESA key: the holder's rank, 0 = free
+    int<32> seq;     // slot jobs: round the word's bits belong to.      ESA key: the holder's tag
+    int<32> bits;    // slot jobs: workers 32*word .. 32*word+31.        ESA key: the holder's rank, 0 = free
 }
 
 struct round_t {
     bit<32> seq;     // slot jobs: SlotPool.round.                       ESA: unused
-    bit<32> count;   // slot jobs: SlotPool.count, 0 = never used.       ESA: the aggregator's worker bitmap
+    bit<32> state;   // slot jobs: W - SlotPool.count + 1 while the round is open (2..W), 1 = complete, 0 = never
+                     // used.                                            ESA: the aggregator's worker bitmap
 }
 
 struct tomb_t {
@@ -454,6 +456,7 @@ control InaggIngress(inout headers_t hdr, inout ingress_metadata_t meta,
     // The worker's bit in its bitmap word: a table instead of a variable shift, which a MAU cannot do.
     action set_worker_bit(bit<32> bit_mask) {
         meta.worker_bit = bit_mask;
+        meta.worker_bit_s = (int<32>)bit_mask;
     }
     table worker_bit {
         key = { hdr.inagg.worker_id: exact; }
@@ -493,139 +496,229 @@ control InaggIngress(inout headers_t hdr, inout ingress_metadata_t meta,
     // TNA: the software switch sets the worker's bit in this copy and clears it in the other copy; here the round
     // decision (next stage) needs to know freshness first, and a register is touched once per pass. So each copy's
     // bitmap word is tagged with the round its bits belong to: a packet of a newer round starts the word afresh,
-    // which is what clearing the other copy achieves in software, and a packet older than the word's round is
-    // stale. One register per shadow copy, indexed by (slot_base + slot) * BITMAP_WORDS + worker / 32; the answer
-    // is the worker's old bit (0 = fresh), or all ones for stale.
+    // which is what clearing the other copy achieves in software, and a packet older than the word's round leaves
+    // it alone. One register per shadow copy, indexed by (slot_base + slot) * BITMAP_WORDS + worker / 32.
+    // TNA: a pair register's action answers one source (Tofino 1 stateful ALU: mem_lo/mem_hi/alu_lo/alu_hi/phv or a
+    // predicate constant, else 0) and compares at most two things. So the answer is the word's OLD bits (mem_hi)
+    // when the packet is of the word's round or older (the word untouched then), and 0 when it started the word
+    // afresh; the worker's bit is tested by round_dispatch (a ternary match on the answer and meta.worker_bit, so
+    // no AND of two PHV fields is needed), and staleness is told by round_reg (next stage), whose sequence an
+    // older packet does not match. A word that holds a round always has a bit set, so 0 means "started afresh"
+    // (or a never-used word, which the round stage treats alike: its first contributor).
+    // Sequences compare as serial numbers (SlotPool.roundAction: sequence - round as an int), which a 34-bit
+    // stateful ALU cannot do in one comparison. So there are two variants: the packet's sequence q and the word's
+    // are compared unsigned when q is in [2^30, 2^32 - 2^24), and signed (int<32>) when q is in [2^32 - 2^24, 2^32)
+    // or [0, 2^30) (around the wraparound, where the unsigned order breaks). Either is the serial order as long as
+    // the word's round and q are less than 2^24 sequences apart across the wrap, resp. 2^30 elsewhere
+    // (docs/p4.md, "Compile status / known risks", for the two corner cases).
     // TNA: seen1_reg also holds the ESA pool's keys, at ESA_KEY_BASE + aggregator: both are read before anything
-    // else of their mode, so they share one stateful ALU (and its stage) instead of taking two.
+    // else of their mode, so they share one stateful ALU (and its stage) instead of taking two; its four register
+    // actions are seen1_unsigned, seen1_signed, esa_key_claim and esa_key_free.
     Register<seen_word_t, bit<32>>(POOL_SLOTS * BITMAP_WORDS) seen0_reg;
     Register<seen_word_t, bit<32>>(POOL_SLOTS * BITMAP_WORDS + ESA_AGGREGATORS) seen1_reg;
 #define ESA_KEY_BASE (POOL_SLOTS * BITMAP_WORDS)
-#define SEEN_ACTION(reg, name)                                                              \
-    RegisterAction<seen_word_t, bit<32>, bit<32>>(reg) name = {                               \
-        void apply(inout seen_word_t word, out bit<32> answer) {                              \
-            if (word.seq == hdr.inagg.sequence) {                                             \
-                answer = word.bits & meta.worker_bit;                                         \
-                word.bits = word.bits | meta.worker_bit;                                      \
-            } else if (hdr.inagg.sequence - word.seq < 0x80000000) {                          \
-                answer = SEEN_FRESH;                                                          \
-                word.seq = hdr.inagg.sequence;                                                \
-                word.bits = meta.worker_bit;                                                  \
-            } else {                                                                          \
-                answer = 0xFFFFFFFF;                                                          \
-            }                                                                                 \
-        }                                                                                     \
+// Two comparisons (word.seq == q, NEWER), one output source (mem_hi under a predicate), hi half written two ways
+// (| worker bit, = worker bit), lo half one way. The answer is assigned first, before the word is written, so that
+// it is the old value (mem_hi) in every branch.
+#define SEEN_ACTION(reg, name, NEWER)                                                                   \
+    RegisterAction<seen_word_t, bit<32>, bit<32>>(reg) name = {                                          \
+        void apply(inout seen_word_t word, out bit<32> old_bits) {                                       \
+            if (word.seq == meta.seq_s || !(NEWER)) {                                                    \
+                old_bits = (bit<32>)word.bits;                                                           \
+            }                                                                                            \
+            if (word.seq == meta.seq_s) {                                                                \
+                word.bits = word.bits | meta.worker_bit_s;                                               \
+            } else if (NEWER) {                                                                          \
+                word.seq = meta.seq_s;                                                                   \
+                word.bits = meta.worker_bit_s;                                                           \
+            }                                                                                            \
+        }                                                                                                \
     }
-    SEEN_ACTION(seen0_reg, seen0_action);
-    SEEN_ACTION(seen1_reg, seen1_action);
+#define SEEN_NEWER_UNSIGNED ((bit<32>)word.seq < (bit<32>)meta.seq_s)
+#define SEEN_NEWER_SIGNED (word.seq < meta.seq_s)
+    SEEN_ACTION(seen0_reg, seen0_unsigned, SEEN_NEWER_UNSIGNED);
+    SEEN_ACTION(seen0_reg, seen0_signed, SEEN_NEWER_SIGNED);
+    SEEN_ACTION(seen1_reg, seen1_unsigned, SEEN_NEWER_UNSIGNED);
+    SEEN_ACTION(seen1_reg, seen1_signed, SEEN_NEWER_SIGNED);
 
     // ---- ESA key: AggregatorPool.holds / isFree / EsaSwitch.preempts in one stateful ALU (docs/esa.md item 3) ----
     // TNA: the key is {tag, rank}. tag = 1 | esa job (7 bits) | sequence[31:8]: at aggregator i = (sequence +
     // hash_offset) mod ESA_AGGREGATORS the low bits of the sequence follow from i and the job's offset, so the tag
     // names the block (job, sequence) exactly in 32 bits (ESA_AGGREGATORS >= 256, offsets distinct per job). rank =
-    // priority + 1, 0 = free. Two comparisons (tag equal, rank greater), as a Tofino 1 stateful ALU allows:
-    //   tag equal                 -> HELD: answer = the tag (>= 2^31). A completed or flushed block keeps its tag
-    //                                with rank 0, so its late duplicates still meet their own bitmap (all bits set
-    //                                after completion: dropped as duplicates; EsaSwitch re-allocates instead).
-    //   rank > holder's rank      -> TAKE: the key becomes this block's; answer = the holder's old rank (0: it was
-    //                                free, else the holder is evicted: PREEMPTED).
-    //   otherwise                 -> COLLIDE: answer = the holder's rank (>= this packet's rank).
+    // priority + 1, 0 = free. Two comparisons (tag equal, rank greater), as a Tofino 1 stateful ALU allows, and one
+    // output source, the holder's old tag (mem_lo), driven except on TAKE:
+    //   tag equal                 -> HELD: answer = the tag (this packet's own). A completed or flushed block keeps
+    //                                its tag with rank 0, so its late duplicates still meet their own bitmap (all
+    //                                bits set after completion: dropped as duplicates; EsaSwitch re-allocates).
+    //   rank > holder's rank      -> TAKE: the key becomes this block's; answer 0 (no tag is 0: tags have bit 31
+    //                                set). Whether the aggregator was free (allocation) or held (eviction:
+    //                                PREEMPTED) is told by the holder's esa_fmt_reg word (its low byte is 1 while a
+    //                                block holds the aggregator), swapped in the next stage anyway.
+    //   otherwise                 -> COLLIDE: answer = the holder's tag (not 0: a holder with rank >= 1 was
+    //                                written by a TAKE).
     // TNA: EsaSwitch also lets a newer block of the holder's own job evict it (STALE); that third comparison does not
     // fit, and is not needed for liveness here: completed blocks never leak (they keep their tag), and a stuck block
     // is flushed by its workers' retransmissions.
     RegisterAction<seen_word_t, bit<32>, bit<32>>(seen1_reg) esa_key_claim = {
-        void apply(inout seen_word_t key, out bit<32> answer) {
-            if (key.seq == meta.esa_tag) {
-                answer = key.seq;
-            } else if (meta.rank > key.bits) {
-                answer = key.bits;
-                key.seq = meta.esa_tag;
-                key.bits = meta.rank;
-            } else {
-                answer = key.bits;
+        void apply(inout seen_word_t key, out bit<32> holder_tag) {
+            if (key.seq == meta.esa_tag_s || !(meta.rank_s > key.bits)) {
+                holder_tag = (bit<32>)key.seq;
+            }
+            if (key.seq != meta.esa_tag_s && meta.rank_s > key.bits) {
+                key.seq = meta.esa_tag_s;
+                key.bits = meta.rank_s;
             }
         }
     };
-    // A retransmission: if the aggregator holds its block (rank != 0), free it for others (answer 1: flush it).
-    RegisterAction<seen_word_t, bit<32>, bit<32>>(seen1_reg) esa_key_flush = {
-        void apply(inout seen_word_t key, out bit<32> answer) {
-            if (key.seq == meta.esa_tag && key.bits != 0) {
+    // AggregatorPool.release: a retransmission's flush (EsaSwitch, docs/esa.md item 5) and the completion's release
+    // pass (PHASE_RELEASE) free the aggregator if it holds meta.esa_tag's block with a rank (answer 1: freed, the
+    // predicate output as the constant 1; else 0). TNA: one action for both (the register holds four, two of them
+    // the slot path's); a completion whose block was flushed meanwhile finds rank 0 and frees nothing, as before.
+    RegisterAction<seen_word_t, bit<32>, bit<32>>(seen1_reg) esa_key_free = {
+        void apply(inout seen_word_t key, out bit<32> freed) {
+            if (key.seq == meta.esa_tag_s && key.bits != 0) {
                 key.bits = 0;
-                answer = 1;
-            } else {
-                answer = 0;
-            }
-        }
-    };
-    // Completion (the recirculated PHASE_RELEASE pass): free the aggregator if it still holds the block.
-    RegisterAction<seen_word_t, bit<32>, bit<32>>(seen1_reg) esa_key_release = {
-        void apply(inout seen_word_t key) {
-            if (key.seq == hdr.recirc.esa_tag) {
-                key.bits = 0;
+                freed = 1;
             }
         }
     };
 
     // ---- SlotPool.roundAction + SlotPool.countAction ---------------------------------------------------------
-    // TNA: (seq, count) in one register pair so the round decision and the count update happen in one stateful
-    // ALU; count 0 means never used. Stale packets were stopped by the seen stage. Three comparisons (seq equal,
-    // count zero, count = W) may exceed one Tofino 1 stateful ALU; bf-p4c will say, and the fix is to store
-    // W - count so that "complete" and "unused" share the zero test (docs/p4.md). For a fresh contribution: same
-    // round and incomplete -> count + 1 (returned); newer round on a complete or unused copy -> new round with count
-    // 1; newer on an incomplete copy -> violation; older -> stale. For a duplicate: complete -> ROUND_COMPLETE (answer
-    // it) else ROUND_OPEN_DUPLICATE.
-    // TNA: round_reg also holds the ESA aggregators' worker bitmaps (count half, at POOL_COPIES + aggregator): the
-    // stage after the key, as the slot path's round comes after its seen word.
+    // TNA: (seq, state) in one register pair so the round decision and the count update happen in one stateful
+    // ALU. state counts down: W - count + 1 while the round is open (2..W), 1 = complete, 0 = never used (what a
+    // cleared register holds), so "complete or unused" is one comparison (state < 2). Which action runs is decided
+    // by round_dispatch from the seen answer; each compares at most two things and answers one source, and only
+    // round_contribute may start a round, so a stale packet (which never starts a seen word afresh) cannot restart
+    // a copy:
+    //   round_contribute (the seen word was started afresh, or never used): a complete or never-used copy starts a
+    //     new round with this packet (SlotPool ROUND_NEW + countAction: state = W); the copy's open round takes it
+    //     (ROUND_OPEN + countAction: state - 1); a different sequence on an open copy is ROUND_VIOLATION (unchanged).
+    //     Answer: the NEW state (alu_hi), 0 for a violation. W: the first contribution; 1: it completes the round.
+    //     TNA: a packet of the copy's own (complete) round cannot arrive here in normal operation (a complete round
+    //     has every word tagged with it), and would start the round again.
+    //   round_count (the worker's bit was clear in a word of this round or a newer one): same sequence and open ->
+    //     state - 1 (ROUND_OPEN + countAction); same sequence and complete -> ROUND_COMPLETE (answered from the
+    //     registers); another sequence -> ROUND_STALE. Answer: the OLD state (mem_hi) if the sequence matches, else
+    //     0. 0: stale; 1: complete; 2: this contribution completes the round; 3..W: a contribution.
+    //   round_inspect (the worker's bit was set): ROUND_COMPLETE (1), the open round's duplicate (2..W) or stale (0),
+    //     same answer as round_count, nothing written.
+    // TNA: a newer sequence on an incomplete copy is a violation only if the worker's seen word was started afresh;
+    // one older than the copy's round whose word had not moved past it yet is counted as a violation, not stale
+    // (both are dropped; only the counter differs from SlotPool).
+    // TNA: round_reg also holds the ESA aggregators' worker bitmaps (state half, at POOL_COPIES + aggregator): the
+    // stage after the key, as the slot path's round comes after its seen word; esa_bits is its fourth action.
     Register<round_t, bit<32>>(POOL_COPIES + ESA_AGGREGATORS) round_reg;
     RegisterAction<round_t, bit<32>, bit<32>>(round_reg) round_contribute = {
-        void apply(inout round_t r, out bit<32> answer) {
-            if (r.seq == hdr.inagg.sequence && r.count != 0 && r.count != (bit<32>)meta.workers) {
-                r.count = r.count + 1;
-                answer = r.count;
-            } else if (r.count == 0 || (r.count == (bit<32>)meta.workers && r.seq != hdr.inagg.sequence)) {
+        void apply(inout round_t r, out bit<32> state) {
+            if (r.state < 2) {
                 r.seq = hdr.inagg.sequence;
-                r.count = 1;
-                answer = 1;
+                r.state = (bit<32>)meta.workers;
+                state = r.state;
             } else if (r.seq == hdr.inagg.sequence) {
-                answer = ROUND_COMPLETE;
-            } else {
-                answer = ROUND_VIOLATION;
+                r.state = r.state - 1;
+                state = r.state;
+            }
+        }
+    };
+    RegisterAction<round_t, bit<32>, bit<32>>(round_reg) round_count = {
+        void apply(inout round_t r, out bit<32> state) {
+            if (r.seq == hdr.inagg.sequence) {
+                state = r.state;
+                if (r.state > 1) {
+                    r.state = r.state - 1;
+                }
             }
         }
     };
     RegisterAction<round_t, bit<32>, bit<32>>(round_reg) round_inspect = {
-        void apply(inout round_t r, out bit<32> answer) {
-            if (r.seq == hdr.inagg.sequence && r.count == (bit<32>)meta.workers) {
-                answer = ROUND_COMPLETE;
-            } else {
-                answer = ROUND_OPEN_DUPLICATE;
+        void apply(inout round_t r, out bit<32> state) {
+            if (r.seq == hdr.inagg.sequence) {
+                state = r.state;
             }
         }
     };
-    // AggregatorPool.seenAction (HELD): set the worker's bit, answer the old word (the bit: duplicate).
-    RegisterAction<round_t, bit<32>, bit<32>>(round_reg) esa_bits_add = {
-        void apply(inout round_t r, out bit<32> answer) {
-            answer = r.count;
-            r.count = r.count | meta.worker_bit;
+    // AggregatorPool.seenAction (HELD) / allocate (TAKE, swap semantics): answers the old bitmap word (the worker's
+    // bit: a duplicate; on TAKE the evicted holder's bitmap) and sets the worker's bit (HELD) or makes the word this
+    // worker's alone (TAKE: meta.claim == 0, the key's answer). The flush path reads the word with it, with
+    // meta.worker_bit = 0. TNA: one action for both (a stateful ALU holds at most 4, and round_reg has three
+    // others); one comparison on a PHV field, the old word (mem_hi) as the one output.
+    RegisterAction<round_t, bit<32>, bit<32>>(round_reg) esa_bits = {
+        void apply(inout round_t r, out bit<32> old_bits) {
+            old_bits = r.state;
+            if (meta.claim == 0) {
+                r.state = meta.worker_bit;
+            } else {
+                r.state = r.state | meta.worker_bit;
+            }
         }
     };
-    // AggregatorPool.allocate (TAKE), with swap semantics: the old word is the evicted holder's bitmap.
-    RegisterAction<round_t, bit<32>, bit<32>>(round_reg) esa_bits_swap = {
-        void apply(inout round_t r, out bit<32> answer) {
-            answer = r.count;
-            r.count = meta.worker_bit;
+    // Picks the round action from the seen answer (SoftwareSwitch.onMessage's order: round, then seen): 0 -> the
+    // word was started afresh; the worker's bit set -> a duplicate; else the worker is fresh in the word's round.
+    // TNA: a ternary table instead of "(seen & worker_bit) != 0", which would need an AND of two PHV fields (an
+    // action, i.e. one more stage) before the round stage.
+    action round_newer() {
+        meta.round_path = PATH_NEWER;
+        meta.round = round_contribute.execute(meta.pool_index);
+    }
+    action round_fresh() {
+        meta.round_path = PATH_FRESH;
+        meta.round = round_count.execute(meta.pool_index);
+    }
+    action round_duplicate() {
+        meta.round_path = PATH_DUP;
+        meta.round = round_inspect.execute(meta.pool_index);
+    }
+    table round_dispatch {
+        key = {
+            meta.seen: ternary;
+            meta.worker_bit: ternary;
         }
-    };
-    RegisterAction<round_t, bit<32>, bit<32>>(round_reg) esa_bits_read = {
-        void apply(inout round_t r, out bit<32> answer) {
-            answer = r.count;
+        actions = { round_newer; round_fresh; round_duplicate; }
+        const entries = {
+            (0, _): round_newer();
+            (32w0x00000001 &&& 32w0x00000001, 32w0x00000001 &&& 32w0x00000001): round_duplicate();
+            (32w0x00000002 &&& 32w0x00000002, 32w0x00000002 &&& 32w0x00000002): round_duplicate();
+            (32w0x00000004 &&& 32w0x00000004, 32w0x00000004 &&& 32w0x00000004): round_duplicate();
+            (32w0x00000008 &&& 32w0x00000008, 32w0x00000008 &&& 32w0x00000008): round_duplicate();
+            (32w0x00000010 &&& 32w0x00000010, 32w0x00000010 &&& 32w0x00000010): round_duplicate();
+            (32w0x00000020 &&& 32w0x00000020, 32w0x00000020 &&& 32w0x00000020): round_duplicate();
+            (32w0x00000040 &&& 32w0x00000040, 32w0x00000040 &&& 32w0x00000040): round_duplicate();
+            (32w0x00000080 &&& 32w0x00000080, 32w0x00000080 &&& 32w0x00000080): round_duplicate();
+            (32w0x00000100 &&& 32w0x00000100, 32w0x00000100 &&& 32w0x00000100): round_duplicate();
+            (32w0x00000200 &&& 32w0x00000200, 32w0x00000200 &&& 32w0x00000200): round_duplicate();
+            (32w0x00000400 &&& 32w0x00000400, 32w0x00000400 &&& 32w0x00000400): round_duplicate();
+            (32w0x00000800 &&& 32w0x00000800, 32w0x00000800 &&& 32w0x00000800): round_duplicate();
+            (32w0x00001000 &&& 32w0x00001000, 32w0x00001000 &&& 32w0x00001000): round_duplicate();
+            (32w0x00002000 &&& 32w0x00002000, 32w0x00002000 &&& 32w0x00002000): round_duplicate();
+            (32w0x00004000 &&& 32w0x00004000, 32w0x00004000 &&& 32w0x00004000): round_duplicate();
+            (32w0x00008000 &&& 32w0x00008000, 32w0x00008000 &&& 32w0x00008000): round_duplicate();
+            (32w0x00010000 &&& 32w0x00010000, 32w0x00010000 &&& 32w0x00010000): round_duplicate();
+            (32w0x00020000 &&& 32w0x00020000, 32w0x00020000 &&& 32w0x00020000): round_duplicate();
+            (32w0x00040000 &&& 32w0x00040000, 32w0x00040000 &&& 32w0x00040000): round_duplicate();
+            (32w0x00080000 &&& 32w0x00080000, 32w0x00080000 &&& 32w0x00080000): round_duplicate();
+            (32w0x00100000 &&& 32w0x00100000, 32w0x00100000 &&& 32w0x00100000): round_duplicate();
+            (32w0x00200000 &&& 32w0x00200000, 32w0x00200000 &&& 32w0x00200000): round_duplicate();
+            (32w0x00400000 &&& 32w0x00400000, 32w0x00400000 &&& 32w0x00400000): round_duplicate();
+            (32w0x00800000 &&& 32w0x00800000, 32w0x00800000 &&& 32w0x00800000): round_duplicate();
+            (32w0x01000000 &&& 32w0x01000000, 32w0x01000000 &&& 32w0x01000000): round_duplicate();
+            (32w0x02000000 &&& 32w0x02000000, 32w0x02000000 &&& 32w0x02000000): round_duplicate();
+            (32w0x04000000 &&& 32w0x04000000, 32w0x04000000 &&& 32w0x04000000): round_duplicate();
+            (32w0x08000000 &&& 32w0x08000000, 32w0x08000000 &&& 32w0x08000000): round_duplicate();
+            (32w0x10000000 &&& 32w0x10000000, 32w0x10000000 &&& 32w0x10000000): round_duplicate();
+            (32w0x20000000 &&& 32w0x20000000, 32w0x20000000 &&& 32w0x20000000): round_duplicate();
+            (32w0x40000000 &&& 32w0x40000000, 32w0x40000000 &&& 32w0x40000000): round_duplicate();
+            (32w0x80000000 &&& 32w0x80000000, 32w0x80000000 &&& 32w0x80000000): round_duplicate();
         }
-    };
+        default_action = round_fresh();
+        size = 40;
+    }
 
     // ---- ESA holder identity, swapped on TAKE (docs/esa.md item 4) -------------------------------------------
     // TNA: a stateful ALU answers one 32-bit word, so what a PARTIAL needs of an evicted holder is spread over three
     // registers written when a block takes the aggregator and answered (old value) at the same time: its sequence,
-    // its job id | slot field, and its INT32 flag | block exponent | priority.
+    // its job id | slot field, and its INT32 flag | block exponent | priority | held (low byte 1 while a block holds
+    // the aggregator: esa_key_claim answers only "taken", so this tells an eviction from an allocation; cleared by
+    // esa_fmt_free when the key is freed by a flush or a completion).
     Register<bit<32>, bit<32>>(ESA_AGGREGATORS) esa_seq_reg;
     RegisterAction<bit<32>, bit<32>, bit<32>>(esa_seq_reg) esa_seq_swap = {
         void apply(inout bit<32> v, out bit<32> old) { old = v; v = hdr.inagg.sequence; }
@@ -637,6 +730,9 @@ control InaggIngress(inout headers_t hdr, inout ingress_metadata_t meta,
     Register<bit<32>, bit<32>>(ESA_AGGREGATORS) esa_fmt_reg;
     RegisterAction<bit<32>, bit<32>, bit<32>>(esa_fmt_reg) esa_fmt_swap = {
         void apply(inout bit<32> v, out bit<32> old) { old = v; v = meta.new_fmt; }
+    };
+    RegisterAction<bit<32>, bit<32>, bit<32>>(esa_fmt_reg) esa_fmt_free = {
+        void apply(inout bit<32> v) { v = 0; }
     };
 
     // ---- ESA tombstone: AggregatorPool.tombstone / isTombstoned (docs/esa.md item 6) ---------------------------
@@ -660,7 +756,7 @@ control InaggIngress(inout headers_t hdr, inout ingress_metadata_t meta,
     RegisterAction<tomb_t, bit<32>, bit<32>>(esa_tomb_reg) esa_tomb_evict = {
         void apply(inout tomb_t t) {
             t.seq = meta.holder_seq;
-            t.job = meta.holder_id >> 16;
+            t.job = (bit<32>)meta.holder_id[31:16];   // a slice: a stateful ALU has no shifter
         }
     };
     RegisterAction<tomb_t, bit<32>, bit<32>>(esa_tomb_reg) esa_tomb_flush = {
@@ -685,16 +781,8 @@ control InaggIngress(inout headers_t hdr, inout ingress_metadata_t meta,
     RegisterAction<bit<8>, bit<32>, bit<8>>(exp_reg) exp_read = {
         void apply(inout bit<8> e, out bit<8> result) { result = e; }
     };
-    // ESA's own actions (each RegisterAction is executed at one place of the program).
-    RegisterAction<bit<8>, bit<32>, bit<8>>(exp_reg) esa_exp_max = {
-        void apply(inout bit<8> e, out bit<8> result) {
-            if ((int<8>)hdr.inagg.next_exponent > (int<8>)e) { e = hdr.inagg.next_exponent; }
-            result = e;
-        }
-    };
-    RegisterAction<bit<8>, bit<32>, bit<8>>(exp_reg) esa_exp_read = {
-        void apply(inout bit<8> e, out bit<8> result) { result = e; }
-    };
+    // TNA: a stateful ALU holds at most 4 register actions, so the ESA path executes exp_max and exp_read too
+    // (in the other branch of meta.esa: mutually exclusive with the slot path's calls, same stage).
     // AggregatorPool.allocate with swap semantics: the evicted holder's max Next Exponent comes back.
     RegisterAction<bit<8>, bit<32>, bit<8>>(exp_reg) esa_exp_swap = {
         void apply(inout bit<8> e, out bit<8> result) { result = e; e = hdr.inagg.next_exponent; }
@@ -757,8 +845,13 @@ control InaggIngress(inout headers_t hdr, inout ingress_metadata_t meta,
                 }
             } else if (hdr.recirc.phase == PHASE_RELEASE) {
                 // AggregatorPool.release after EsaSwitch.complete: the aggregator is free once its sum leaves.
-                meta.key_index = hdr.recirc.esa_index;
-                esa_key_release.execute(meta.key_index);
+                meta.esa_index = hdr.recirc.esa_index;
+                meta.key_index = ESA_KEY_BASE + hdr.recirc.esa_index;
+                meta.esa_tag_s = (int<32>)hdr.recirc.esa_tag;
+                meta.claim = esa_key_free.execute(meta.key_index);
+                if (meta.claim == 1) {
+                    esa_fmt_free.execute(meta.esa_index);
+                }
                 esa_counters.count(E_COMPLETIONS);
                 hdr.bridge.esa_complete = 1;
                 hdr.bridge.contributors = hdr.recirc.contributors;
@@ -822,7 +915,7 @@ control InaggIngress(inout headers_t hdr, inout ingress_metadata_t meta,
                 hdr.inagg.sequence = 0;
                 hdr.inagg.block_exponent = 0;
                 hdr.inagg.next_exponent = NO_EXPONENT;
-                hdr.inagg.priority = 0;
+                hdr.inagg.prio = 0;
                 hdr.inagg.status = 0;
                 hdr.inagg.reserved = 0;
                 if (reason == 0) {
@@ -893,37 +986,61 @@ control InaggIngress(inout headers_t hdr, inout ingress_metadata_t meta,
 
                 meta.pool_index = meta.copy_index;
                 meta.key_index = meta.seen_index;
+                meta.seq_s = (int<32>)hdr.inagg.sequence;
+                // SlotPool.seenAction in the frame where the unsigned or the signed order is the serial order of
+                // sequences near this one (SEEN_ACTION).
+                bool signed_frame = hdr.inagg.sequence[31:30] == 0 || hdr.inagg.sequence[31:24] == 0xFF;
                 if (hdr.inagg.copy == 0) {
-                    meta.seen = seen0_action.execute(meta.seen_index);
+                    if (signed_frame) {
+                        meta.seen = seen0_signed.execute(meta.seen_index);
+                    } else {
+                        meta.seen = seen0_unsigned.execute(meta.seen_index);
+                    }
                 } else {
-                    meta.seen = seen1_action.execute(meta.key_index);
+                    if (signed_frame) {
+                        meta.seen = seen1_signed.execute(meta.key_index);
+                    } else {
+                        meta.seen = seen1_unsigned.execute(meta.key_index);
+                    }
                 }
-                if (meta.seen == 0xFFFFFFFF) {
-                    // Older than the round this word holds: SlotPool.roundAction's ROUND_STALE.
-                    inagg_counters.count(C_DROP_STALE);
-                    return;
-                }
-                if (meta.seen == SEEN_FRESH) {
-                    meta.round = round_contribute.execute(meta.pool_index);
-                } else {
-                    meta.round = round_inspect.execute(meta.pool_index);
-                }
+                // SlotPool.roundAction + countAction (round_contribute / round_count / round_inspect).
+                round_dispatch.apply();
 
-                if (meta.round == ROUND_VIOLATION) {
-                    inagg_counters.count(C_DROP_VIOLATION);
-                } else if (meta.round == ROUND_OPEN_DUPLICATE) {
-                    inagg_counters.count(C_DUPLICATES);
-                } else if (meta.round == ROUND_COMPLETE) {
-                    // SoftwareSwitch.sendResult: the stored result to this worker alone.
+                bool first = false;
+                bool completes = false;
+                if (meta.round == 0) {
+                    if (meta.round_path == PATH_NEWER) {
+                        // A newer round on the copy while its round is incomplete: SlotPool's ROUND_VIOLATION.
+                        inagg_counters.count(C_DROP_VIOLATION);
+                    } else {
+                        // Not the copy's round (older than it): SlotPool's ROUND_STALE.
+                        inagg_counters.count(C_DROP_STALE);
+                    }
+                } else if (meta.round_path != PATH_NEWER && meta.round == 1) {
+                    // SlotPool's ROUND_COMPLETE: SoftwareSwitch.sendResult, the stored result to this worker alone.
                     meta.exponent = exp_read.execute(meta.pool_index);
                     meta.lane_op = LANE_READ;
                     meta.outcome = OUTCOME_UNICAST;
                     hdr.inagg.flags = (hdr.inagg.flags & FLAG_INT32) | FLAG_RESULT;
                     hdr.inagg.next_exponent = meta.exponent;
                     inagg_counters.count(C_RETRANSMIT_REPLIES);
+                } else if (meta.round_path == PATH_DUP) {
+                    // The open round already has this worker: SoftwareSwitch's DUPLICATES.
+                    inagg_counters.count(C_DUPLICATES);
                 } else {
-                    // A fresh contribution; meta.round is the new count.
-                    if (meta.round == 1) {
+                    // A fresh contribution (countAction): round_contribute answered the new state (W: the first
+                    // contributor, 1: the last), round_count the old one (2: the last).
+                    if (meta.round_path == PATH_NEWER) {
+                        if (meta.round == (bit<32>)meta.workers) {
+                            first = true;
+                        }
+                        if (meta.round == 1) {
+                            completes = true;
+                        }
+                    } else if (meta.round == 2) {
+                        completes = true;
+                    }
+                    if (first) {
                         meta.exponent = exp_write.execute(meta.pool_index);
                         meta.lane_op = LANE_WRITE;
                     } else {
@@ -931,7 +1048,7 @@ control InaggIngress(inout headers_t hdr, inout ingress_metadata_t meta,
                         meta.lane_op = LANE_ADD;
                     }
                     inagg_counters.count(C_CONTRIBUTIONS);
-                    if (meta.round == (bit<32>)meta.workers) {
+                    if (completes) {
                         meta.outcome = OUTCOME_MULTICAST;
                         hdr.inagg.flags = (hdr.inagg.flags & FLAG_INT32) | FLAG_RESULT;
                         hdr.inagg.next_exponent = meta.exponent;
@@ -977,10 +1094,13 @@ control InaggIngress(inout headers_t hdr, inout ingress_metadata_t meta,
                 meta.lane_row = meta.lane_base + meta.esa_index;
                 bit<8> int32_flag = hdr.inagg.flags & FLAG_INT32;
                 meta.new_id = hdr.inagg.job_id ++ hdr.inagg.copy ++ hdr.inagg.slot;
-                meta.new_fmt = int32_flag ++ hdr.inagg.block_exponent ++ hdr.inagg.priority ++ 8w0;
+                // Low byte 1: a block holds the aggregator (esa_fmt_reg).
+                meta.new_fmt = int32_flag ++ hdr.inagg.block_exponent ++ hdr.inagg.prio ++ 8w1;
                 if (meta.rank_from_header == 1) {
-                    meta.rank = (bit<32>)hdr.inagg.priority + 1;
+                    meta.rank = (bit<32>)hdr.inagg.prio + 1;
                 }
+                meta.esa_tag_s = (int<32>)meta.esa_tag;
+                meta.rank_s = (int<32>)meta.rank;
                 meta.server_job = hdr.inagg.job_id;
                 meta.pool_index = POOL_COPIES + meta.esa_index;
                 meta.key_index = ESA_KEY_BASE + meta.esa_index;
@@ -989,11 +1109,13 @@ control InaggIngress(inout headers_t hdr, inout ingress_metadata_t meta,
                     // A retransmission never allocates; if the aggregator holds its block, the partial is flushed
                     // to the server (this packet, lanes read back) and the raw retransmission follows it there (an
                     // ingress mirror of the packet as it came, docs/esa.md item 5).
-                    meta.claim = esa_key_flush.execute(meta.key_index);
+                    meta.worker_bit = 0;    // esa_bits below only reads the word (meta.claim is 1 then)
+                    meta.claim = esa_key_free.execute(meta.key_index);
                     if (meta.claim == 1) {
-                        meta.bits = esa_bits_read.execute(meta.pool_index);
-                        meta.exponent = esa_exp_read.execute(meta.pool_index);
+                        meta.bits = esa_bits.execute(meta.pool_index);
+                        meta.exponent = exp_read.execute(meta.pool_index);
                         esa_tomb_flush.execute(meta.esa_index);
+                        esa_fmt_free.execute(meta.esa_index);
                         meta.lane_op = LANE_READ;
                         hdr.inagg.msg_type = MSG_PARTIAL;
                         hdr.inagg.flags = hdr.inagg.flags & FLAG_INT32;
@@ -1015,14 +1137,15 @@ control InaggIngress(inout headers_t hdr, inout ingress_metadata_t meta,
                     hdr.bridge.dst = DST_SERVER;
                     ig_dprsr_md.drop_ctl = 0;
                 } else {
+                    // meta.claim: this block's tag (HELD), 0 (TAKE) or the holder's tag (COLLIDE).
                     meta.claim = esa_key_claim.execute(meta.key_index);
                     if (meta.claim == meta.esa_tag) {
                         // HELD: AggregatorPool.seenAction + contribute.
-                        meta.bits = esa_bits_add.execute(meta.pool_index);
+                        meta.bits = esa_bits.execute(meta.pool_index);
                         if ((meta.bits & meta.worker_bit) != 0) {
                             esa_counters.count(E_DUPLICATES);
                         } else {
-                            meta.exponent = esa_exp_max.execute(meta.pool_index);
+                            meta.exponent = exp_max.execute(meta.pool_index);
                             meta.lane_op = LANE_ADD;
                             if ((meta.bits | meta.worker_bit) == meta.full_mask) {
                                 meta.outcome = OUTCOME_MULTICAST;
@@ -1030,14 +1153,14 @@ control InaggIngress(inout headers_t hdr, inout ingress_metadata_t meta,
                                 esa_counters.count(E_CONTRIBUTIONS);
                             }
                         }
-                    } else if (meta.claim < meta.rank) {
+                    } else if (meta.claim == 0) {
                         // TAKE: AggregatorPool.allocate, with swap semantics (the holder's state comes back).
-                        meta.bits = esa_bits_swap.execute(meta.pool_index);
+                        meta.bits = esa_bits.execute(meta.pool_index);
                         meta.holder_seq = esa_seq_swap.execute(meta.esa_index);
                         meta.holder_id = esa_id_swap.execute(meta.esa_index);
                         meta.holder_fmt = esa_fmt_swap.execute(meta.esa_index);
                         meta.exponent = esa_exp_swap.execute(meta.pool_index);
-                        if (meta.claim == 0) {
+                        if (meta.holder_fmt[7:0] == 0) {
                             // It was free: this packet's lanes are the sum so far (W = 1 is refused for ESA).
                             meta.lane_op = LANE_WRITE;
                             esa_counters.count(E_ALLOCATIONS);
@@ -1057,7 +1180,7 @@ control InaggIngress(inout headers_t hdr, inout ingress_metadata_t meta,
                             hdr.inagg.element_count = hdr.inagg.element_count + 1;
                             hdr.inagg.block_exponent = meta.holder_fmt[23:16];
                             hdr.inagg.next_exponent = meta.exponent;
-                            hdr.inagg.priority = meta.holder_fmt[15:8];
+                            hdr.inagg.prio = meta.holder_fmt[15:8];
                             hdr.inagg.status = REASON_PREEMPTED;
                             hdr.inagg.reserved = 1;
                             hdr.bitmap.setValid();
@@ -1098,7 +1221,7 @@ control InaggIngress(inout headers_t hdr, inout ingress_metadata_t meta,
                     hdr.recirc.mcast_grp = meta.mcast_grp;
                     hdr.recirc._pad1 = 0;
                     hdr.recirc.reply_port = ig_intr_md.ingress_port;
-                    hdr.recirc.esa_index = meta.key_index;
+                    hdr.recirc.esa_index = meta.esa_index;
                     hdr.recirc.esa_tag = meta.esa_tag;
                     hdr.recirc.full_mask = meta.full_mask;
                     hdr.recirc.contributors = meta.workers;
