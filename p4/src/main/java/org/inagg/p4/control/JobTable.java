@@ -371,7 +371,9 @@ public final class JobTable
     {
         if (!esaJobs.isEmpty())
         {
-            throw new IllegalArgumentException("ESA jobs are not in the TNA program (see docs/esa.md)");
+            throw new IllegalArgumentException("the BF Runtime script does not emit ESA jobs yet: inagg_tna.p4 has"
+                + " them (set_esa_job, docs/p4.md \"ESA on TNA\"), but their rows, mirror sessions and esa_fmt_reg"
+                + " clearing are not written; configure ESA jobs on bmv2 (simpleSwitchCommands) or by hand");
         }
         for (final JobSpec job : jobs.values())
         {

@@ -31,10 +31,13 @@ import org.inagg.wire.WireCheck;
  * worker (ESA) or to the switch (ATP, which frees its aggregator and multicasts it).
  * <p>
  * Completed sums (its own and the copies of the switch's) are kept to answer retransmissions: a fragment of a completed
- * block is answered with the result, to its worker alone, and never merged. Blocks live in a per-job table
- * direct-mapped by sequence, {@code retainedResults} (rounded up to a power of two) entries allocated on first use and
- * then reused, so a completed sum is kept until the sequence that many later takes its entry, and a warm server
- * allocates nothing per message.
+ * block is answered with the result, to its worker alone, and never merged. Blocks live in a per-job table indexed,
+ * as the switch's slot pool, by slot and shadow copy: a block is forgotten only when a newer round takes its slot
+ * copy, and a worker sends that round only after every worker had the block's result (docs/protocol.md, "Slots,
+ * rounds and shadow copies"). Indexing by sequence instead is unsafe at any table length: one slot waiting for a lost
+ * packet does not stop the others, so the sequences in flight span up to a whole tensor. Entries are allocated on
+ * first use and then reused (the table grows to twice the highest slot used), so a warm server allocates nothing per
+ * message.
  * <p>
  * The same server finishes two-level aggregation ({@link org.inagg.p4.softswitch.UpstreamAggregation}): switches send
  * the sums of their own workers as PARTIALs (reason {@link EsaWire#REASON_SUBTREE}), workers with no switch in front of
@@ -105,17 +108,16 @@ public final class ParameterServer implements Agent, MessageHandler
     }
 
     /**
-     * A job and its block table: direct-mapped by sequence ({@code sequence & mask}), {@code capacity} entries (the
-     * server's {@code retainedResults} rounded up to a power of two). A job's blocks in flight span far fewer
-     * sequences than that (its window), so an open block never meets another; a completed block is kept until the
-     * sequence {@code capacity} later reuses its entry.
+     * A job and its block table, one entry per slot and shadow copy ({@code 2 * slot + copy}), as the switch's
+     * {@code SlotPool}: an entry holds the blocks of one copy of one slot, round after round, and a newer round comes
+     * only once every worker had the previous result of that copy. The table starts at {@code capacity} entries and
+     * grows (to a power of two, at most {@code 2 * MAX_SLOTS}) when a higher slot is first used.
      */
     private static final class ServerJob
     {
         final ServerJobConfig config;
         final int[] peers;
-        final Block[] table;
-        final int mask;
+        Block[] table;
         int open;
 
         ServerJob(final ServerJobConfig config, final int capacity)
@@ -123,13 +125,16 @@ public final class ParameterServer implements Agent, MessageHandler
             this.config = config;
             this.peers = config.workerPeers();
             this.table = new Block[capacity];
-            this.mask = capacity - 1;
         }
 
-        /** The entry of {@code sequence}, allocated on first use. */
-        Block entry(final int sequence, final int lanes)
+        /** The entry of the message's slot and shadow copy, allocated on first use. */
+        Block entry(final int slotField, final int lanes)
         {
-            final int i = sequence & mask;
+            final int i = ((slotField & (InaggHeader.MAX_SLOTS - 1)) << 1) | (slotField >>> 15);
+            if (i >= table.length)
+            {
+                table = java.util.Arrays.copyOf(table, Integer.highestOneBit(i) << 1);
+            }
             Block block = table[i];
             if (block == null)
             {
@@ -140,6 +145,11 @@ public final class ParameterServer implements Agent, MessageHandler
         }
     }
 
+    /**
+     * @param retainedResults initial block table entries per job (1..2^24, rounded up to a power of two, at most
+     *                        {@code 2 * MAX_SLOTS}): one per slot copy the job uses; the table grows beyond it on first
+     *                        use of a higher slot, so this only avoids that growth.
+     */
     public ParameterServer(final Transport transport, final CounterRegistry registry, final int receiveBurst,
         final int retainedResults)
     {
@@ -149,7 +159,9 @@ public final class ParameterServer implements Agent, MessageHandler
         {
             throw new IllegalArgumentException("retained results must be in 1..2^24, got " + retainedResults);
         }
-        this.retainedResults = 1 << (32 - Integer.numberOfLeadingZeros(retainedResults - 1));
+        // Initial table entries per job; more than one per slot copy is never used.
+        this.retainedResults = Math.min(2 * InaggHeader.MAX_SLOTS,
+            1 << (32 - Integer.numberOfLeadingZeros(retainedResults - 1)));
         this.staging = Arena.ofAuto().allocate(transport.maxMessageLength(), 64);
         for (final ServerCounter counter : ServerCounter.values())
         {
@@ -356,8 +368,11 @@ public final class ParameterServer implements Agent, MessageHandler
         final int words = EsaWire.partialBitmapWords(m, o);
         final int lanes = EsaWire.partialLanes(m, o);
         final int sequence = InaggHeader.sequence(m, o);
-        if (words != EsaWire.bitmapWords(job.config.workers()) || lanes < 0)
+        final int tail = job.config.workers() & 31;
+        if (words != EsaWire.bitmapWords(job.config.workers()) || lanes < 0
+            || (tail != 0 && EsaWire.partialBitmapWord(m, o, words - 1) >>> tail != 0))
         {
+            // A bit past the job's workers would count a worker it does not have (and complete the block early).
             increment(ServerCounter.DROP_MALFORMED);
             return;
         }
@@ -425,15 +440,16 @@ public final class ParameterServer implements Agent, MessageHandler
     }
 
     /**
-     * The table entry of {@code sequence}: open (or opened here) for it, or DONE with its result; null (counted) for
-     * a fragment older than the block its entry now holds, or whose lane count differs from its block's. A newer
-     * sequence takes the entry over, whatever the older block's state: an open block {@code capacity} sequences
-     * behind has no live worker waiting for it (the window is far smaller), so it is evicted and counted.
+     * The table entry of {@code sequence}'s slot copy: open (or opened here) for it, or DONE with its result; null
+     * (counted) for a fragment older than the block its entry now holds, or whose lane count differs from its block's.
+     * A newer sequence takes the entry over, whatever the older block's state: a newer round of the same slot copy is
+     * sent only after every worker had the older round's result, so an open older block has no worker waiting for it
+     * (it was completed elsewhere, e.g. by the switch whose COMPLETE copy was lost); it is evicted and counted.
      */
     private Block blockFor(final ServerJob job, final int sequence, final MemorySegment m, final long o,
         final int lanes)
     {
-        final Block block = job.entry(sequence, lanes);
+        final Block block = job.entry(InaggHeader.slotField(m, o), lanes);
         if (block.state != FREE && block.sequence == sequence)
         {
             if (block.laneCount != lanes)

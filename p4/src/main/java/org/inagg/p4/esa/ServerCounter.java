@@ -17,7 +17,7 @@ public enum ServerCounter
     TX_FULL(412, "results lost: transport full"),
     JOINS(413, "joins accepted (workers sending to the server directly)"),
     REJECTS(414, "joins rejected"),
-    EVICTED(415, "open blocks evicted by a block a table's length later (workers gone)");
+    EVICTED(415, "open blocks evicted by a newer round of their slot copy (completed elsewhere)");
 
     private final int typeId;
     private final String label;

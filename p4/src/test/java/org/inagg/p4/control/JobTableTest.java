@@ -144,7 +144,7 @@ class JobTableTest
             .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at least 2 workers");
         table.add(new EsaJobSpec(3, 8, 4, 5, 6, 0, 0, List.of(worker(2), worker(3)), worker(8)));
         assertThatThrownBy(table::bfrtPython).isInstanceOf(IllegalArgumentException.class)
-            .hasMessageContaining("not in the TNA program");
+            .hasMessageContaining("does not emit ESA jobs yet");
     }
 
     @Test

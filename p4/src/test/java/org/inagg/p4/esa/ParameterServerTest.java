@@ -95,17 +95,34 @@ class ParameterServerTest
     }
 
     @Test
-    void shouldForgetTheOldestCompletedSumsBeyondItsRetention()
+    void shouldForgetACompletedSumOnlyWhenANewerRoundTakesItsSlotCopy()
     {
         start(false);
-        for (int s = 0; s < 9; s++)
+        // The helpers put sequence s on slot s % 7, copy s & 1: sequences 0 and 14 share slot 0, copy 0.
+        for (int s = 0; s < 14; s++)
         {
             deliver(server, partial(JOB, 3, s, EsaWire.REASON_COMPLETE, 0b111, s), SWITCH);
         }
         deliver(server, aggregate(JOB, 0, 0, 0, InaggHeader.FLAG_RETRANSMIT, 0), SWITCH);
-        assertThat(transport.drain()).as("block 0 is past the retention of 8").isEmpty();
-        deliver(server, aggregate(JOB, 0, 8, 0, InaggHeader.FLAG_RETRANSMIT, 0), SWITCH);
+        assertThat(transport.drain()).as("13 newer blocks on other slot copies keep block 0").hasSize(1);
+        deliver(server, partial(JOB, 3, 14, EsaWire.REASON_COMPLETE, 0b111, 14), SWITCH);
+        deliver(server, aggregate(JOB, 0, 0, 0, InaggHeader.FLAG_RETRANSMIT, 0), SWITCH);
+        assertThat(transport.drain()).as("block 14 took block 0's slot copy").isEmpty();
+        assertThat(server.counter(ServerCounter.LATE)).isEqualTo(2);
+        deliver(server, aggregate(JOB, 0, 14, 0, InaggHeader.FLAG_RETRANSMIT, 0), SWITCH);
         assertThat(transport.drain()).hasSize(1);
+    }
+
+    @Test
+    void shouldDropAPartialNamingWorkersTheJobDoesNotHave()
+    {
+        start(false);
+        // Workers 1 and "3" of a 3-worker job (a switch configured with more workers than the server): counting bit 3
+        // would complete the block without worker 2.
+        deliver(server, partial(JOB, 3, 25, EsaWire.REASON_SUBTREE, 0b1010, 5, 5, 5, 5), SWITCH);
+        deliver(server, aggregate(JOB, 0, 25, 0, 0, 1, 1, 1, 1), SWITCH);
+        assertThat(transport.drain()).isEmpty();
+        assertThat(server.counter(ServerCounter.DROP_MALFORMED)).isEqualTo(1);
     }
 
     @Test
