@@ -458,8 +458,10 @@ control InaggIngress(inout headers_t hdr, inout ingress_metadata_t meta,
         meta.worker_bit = bit_mask;
         meta.worker_bit_s = (int<32>)bit_mask;
     }
+    // Keyed on the worker id's low 5 bits: the bit within the worker's seen word (word = worker_id >> 5), so workers
+    // 32..255 of a slot job find their bit too.
     table worker_bit {
-        key = { hdr.inagg.worker_id: exact; }
+        key = { hdr.inagg.worker_id[4:0]: exact; }
         actions = { set_worker_bit; }
         const entries = {
             0: set_worker_bit(32w1 << 0);   1: set_worker_bit(32w1 << 1);   2: set_worker_bit(32w1 << 2);

@@ -22,6 +22,12 @@ public final class InaggP4
     public static final int TNA_MAX_LANES = 256;
     /** Rows of each TNA lane register; a slot job of P chunks takes {@code 2 * slots * 2^ceil(log2 P)} of them. */
     public static final int TNA_LANE_ROWS = 32768;
+    /** Aggregators of the TNA program's ESA pool ({@code ESA_AGGREGATORS}): fixed, and lane rows of their own. */
+    public static final int TNA_ESA_AGGREGATORS = 4096;
+    /** Workers of an ESA job on TNA ({@code ESA_MAX_WORKERS}): one 32-bit bitmap word per aggregator. */
+    public static final int TNA_ESA_MAX_WORKERS = 32;
+    /** ESA jobs the TNA program tells apart: 7 job bits in an aggregator's key tag. */
+    public static final int TNA_ESA_MAX_JOBS = 128;
 
     private InaggP4()
     {

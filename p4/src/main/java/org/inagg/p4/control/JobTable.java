@@ -16,8 +16,10 @@ import org.inagg.p4.softswitch.SoftwareSwitch;
  * never shared, ranges inside the pool), then applied to a {@link SoftwareSwitch} or written out for the P4 programs.
  * <p>
  * Slot-protocol jobs ({@link JobSpec}) and jobs of the shared ESA pool ({@link EsaJobSpec}, after
- * {@link #esaPool(EsaPool)}) can share one v1model switch: the pool takes a slot range of its own. In software they
- * run on two switches: slot jobs on a {@link SoftwareSwitch}, ESA jobs on an {@link EsaSwitch}.
+ * {@link #esaPool(EsaPool)}) can share one v1model switch: the pool takes a slot range of its own. They can share one
+ * TNA switch too, within that program's ESA limits ({@link #bfrtPython()}): there the pool is 4096 aggregators in
+ * registers of their own and lane rows after the slot jobs'. In software they run on two switches: slot jobs on a
+ * {@link SoftwareSwitch}, ESA jobs on an {@link EsaSwitch}.
  * <p>
  * The written configurations assume a switch freshly started with the program: bmv2 numbers multicast nodes from 0 in
  * creation order, and the TNA script numbers its nodes from 1. Adding a job to a switch that has run other jobs on the
@@ -30,6 +32,17 @@ public final class JobTable
     /** With ESA jobs also: the aggregators' keys (all free) and tombstones (none). */
     static final List<String> V1MODEL_ESA_REGISTERS_TO_RESET =
         List.of("InaggIngress.key_reg", "InaggIngress.tomb_reg");
+    /** Registers of {@code inagg_tna.p4} the BF Runtime script clears: rounds, seen words (and ESA keys, bitmaps). */
+    static final List<String> TNA_REGISTERS_TO_CLEAR = List.of("round_reg", "seen0_reg", "seen1_reg");
+    /**
+     * With ESA jobs also: the held bytes (0: every aggregator free, so a first TAKE is an allocation, not an eviction)
+     * and the tombstones (none). The ESA keys (in {@code seen1_reg}) and bitmaps (in {@code round_reg}) are cleared with
+     * the slot registers; {@code esa_seq_reg}, {@code esa_id_reg}, the ESA part of {@code exp_reg} and the lanes are
+     * written by an aggregator's first TAKE before anything reads them.
+     */
+    static final List<String> TNA_ESA_REGISTERS_TO_CLEAR = List.of("esa_fmt_reg", "esa_tomb_reg");
+    /** {@code max_pkt_len} of the TNA script's mirror sessions: no truncation of the mirrored retransmission. */
+    static final int TNA_MIRROR_MAX_PKT_LEN = 16384;
     /** Multicast replication id of the parameter server's node (worker ids stay below {@link InaggP4#MAX_WORKERS}). */
     public static final int SERVER_RID = 0xFFFF;
     /** Replication id of the flush group's first node, the flushed PARTIAL (the RAW follows on {@link #SERVER_RID}). */
@@ -363,18 +376,26 @@ public final class JobTable
      * engine's {@code node} and {@code mgid} tables. Each job's lane rows are packed in table order from row 0 of the
      * lane registers: {@code 2 * slots * 2^chunk_shift} rows, where a packet of more than 32 lanes is aggregated in
      * {@code chunks = lanes / 32} recirculated passes (docs/p4.md).
+     * <p>
+     * ESA jobs follow the slot jobs (docs/p4.md "ESA on TNA"): {@code esa_fmt_reg} and {@code esa_tomb_reg} cleared too;
+     * the pool's {@link InaggP4#TNA_ESA_AGGREGATORS} lane rows placed after the slot jobs' rows (every ESA job's
+     * {@code lane_base}); per job, on first use of its server's port, an ingress mirror session to that port (the raw
+     * retransmission of a flush; sessions numbered from 1); its {@code set_esa_job} row (workers, window, lanes, result
+     * group, lane base, {@code hash_offset = job * 0x9E3779B1 mod 4096}, {@code job_tag = 0x80000000 | n << 24} for the
+     * n-th ESA job in table order, {@code full_mask} = the bitmap word of all W workers, {@code rank} = the job-table or
+     * SRF priority + 1, {@code rank_from_header} = 1 under {@link PriorityPolicy#HEADER}, the mirror session); the
+     * server's port ({@code esa_server_port}) and endpoint ({@code server_endpoint}); each worker's source, endpoint and
+     * multicast node (replication id = worker id); the server's node ({@link #SERVER_RID}); and the result group. The
+     * v1model flush group is not used on TNA (the mirror session replaces it).
      *
-     * @throws IllegalArgumentException if a job needs more lanes or workers than the TNA program covers, or there are
-     *                                  ESA jobs or upstream jobs (neither is in the TNA program).
+     * @throws IllegalArgumentException if a job needs more lanes or workers than the TNA program covers, there are
+     *                                  upstream jobs (not in the TNA program), or ESA jobs the TNA program cannot run:
+     *                                  ATP mode, a pool of other than 4096 aggregators, more than 128 ESA jobs, an ESA
+     *                                  job of more than 32 lanes or 32 workers, ESA jobs of different lane counts, two
+     *                                  ESA jobs with one hash offset, or lane rows that do not fit.
      */
     public String bfrtPython()
     {
-        if (!esaJobs.isEmpty())
-        {
-            throw new IllegalArgumentException("the BF Runtime script does not emit ESA jobs yet: inagg_tna.p4 has"
-                + " them (set_esa_job, docs/p4.md \"ESA on TNA\"), but their rows, mirror sessions and esa_fmt_reg"
-                + " clearing are not written; configure ESA jobs on bmv2 (simpleSwitchCommands) or by hand");
-        }
         for (final JobSpec job : jobs.values())
         {
             if (job.isUpstream())
@@ -383,15 +404,19 @@ public final class JobTable
                     + ": upstream (two-level) jobs are not in the TNA program (see docs/p4.md)");
             }
         }
+        checkEsaFitsTna();
         final StringBuilder py = new StringBuilder();
         py.append("# Generated by org.inagg.p4.control.JobTable for inagg_tna.p4; run with: bfshell -b <this file>\n")
             .append("p4 = bfrt.inagg_tna.pipe\n")
             .append("ingress = p4.InaggIngress\n")
             .append("egress = p4.InaggEgress\n")
-            .append("pre = bfrt.pre\n")
-            .append("for register in (ingress.round_reg, ingress.seen0_reg, ingress.seen1_reg):\n")
-            .append("    register.clear()\n")
-            .append("egress.switch_address.set_default_with_set_switch_address(mac=").append(hexMac(switchAddress.mac()))
+            .append("pre = bfrt.pre\n");
+        appendClear(py, TNA_REGISTERS_TO_CLEAR);
+        if (!esaJobs.isEmpty())
+        {
+            appendClear(py, TNA_ESA_REGISTERS_TO_CLEAR);
+        }
+        py.append("egress.switch_address.set_default_with_set_switch_address(mac=").append(hexMac(switchAddress.mac()))
             .append(", ipv4=").append(hexIpv4(switchAddress.ipv4())).append(")\n");
         int nodeId = 1;
         int laneBase = 0;
@@ -420,28 +445,185 @@ public final class JobTable
             final StringBuilder nodes = new StringBuilder();
             for (int worker = 0; worker < job.workerCount(); worker++)
             {
-                final WorkerEndpoint endpoint = job.workers().get(worker);
-                py.append("ingress.worker_source.add_with_source_ok(job_id=").append(job.jobId())
-                    .append(", worker_id=").append(worker)
-                    .append(", src_addr=").append(hexIpv4(endpoint.ipv4()))
-                    .append(", src_port=").append(endpoint.udpPort()).append(")\n");
-                py.append("egress.worker_endpoint.add_with_set_endpoint(job_id=").append(job.jobId())
-                    .append(", worker=").append(worker)
-                    .append(", mac=").append(hexMac(endpoint.mac()))
-                    .append(", ipv4=").append(hexIpv4(endpoint.ipv4()))
-                    .append(", udp_port=").append(endpoint.udpPort()).append(")\n");
-                py.append("pre.node.add(MULTICAST_NODE_ID=").append(nodeId)
-                    .append(", MULTICAST_RID=").append(worker)
-                    .append(", MULTICAST_LAG_ID=[], DEV_PORT=[").append(endpoint.port()).append("])\n");
-                nodes.append(nodes.isEmpty() ? "" : ", ").append(nodeId++);
+                nodeId = appendWorker(py, job.jobId(), worker, job.workers().get(worker), nodeId, nodes);
             }
-            py.append("pre.mgid.add(MGID=").append(job.multicastGroup())
-                .append(", MULTICAST_NODE_ID=[").append(nodes)
-                .append("], MULTICAST_NODE_L1_XID_VALID=[False] * ").append(job.workerCount())
-                .append(", MULTICAST_NODE_L1_XID=[0] * ").append(job.workerCount()).append(")\n");
+            appendGroup(py, job.multicastGroup(), nodes, job.workerCount());
+        }
+        if (!esaJobs.isEmpty())
+        {
+            appendEsaJobs(py, nodeId, laneBase);
         }
         py.append("bfrt.complete_operations()\n");
         return py.toString();
+    }
+
+    /** The refusals of {@link #bfrtPython()} for ESA jobs (docs/p4.md "ESA on TNA", limits). */
+    private void checkEsaFitsTna()
+    {
+        if (esaJobs.isEmpty())
+        {
+            return;
+        }
+        if (esaPool.mode() != AllocationMode.PREEMPTIVE)
+        {
+            throw new IllegalArgumentException("the ESA pool is in " + esaPool.mode() + " mode; the TNA program runs"
+                + " ESA jobs in the PREEMPTIVE mode only (ATP's acknowledgement, docs/esa.md item 9, is not built there)");
+        }
+        if (esaPool.aggregators() != InaggP4.TNA_ESA_AGGREGATORS)
+        {
+            throw new IllegalArgumentException("the ESA pool has " + esaPool.aggregators() + " aggregators; the TNA"
+                + " program's pool has exactly " + InaggP4.TNA_ESA_AGGREGATORS + " (ESA_AGGREGATORS: aggregator"
+                + " (sequence + hash_offset) mod " + InaggP4.TNA_ESA_AGGREGATORS + ")");
+        }
+        if (esaJobs.size() > InaggP4.TNA_ESA_MAX_JOBS)
+        {
+            throw new IllegalArgumentException(esaJobs.size() + " ESA jobs; the TNA program tells at most "
+                + InaggP4.TNA_ESA_MAX_JOBS + " apart (7 job bits in an aggregator's key tag)");
+        }
+        final EsaJobSpec first = esaJobs.values().iterator().next();
+        final Map<Integer, Integer> offsets = new LinkedHashMap<>();
+        for (final EsaJobSpec job : esaJobs.values())
+        {
+            if (job.lanes() > InaggP4.TNA_LANES_PER_PASS)
+            {
+                throw new IllegalArgumentException("job " + job.jobId() + ": " + job.lanes() + " lanes per packet; ESA"
+                    + " jobs on the TNA program carry at most " + InaggP4.TNA_LANES_PER_PASS + " (one pass: an eviction"
+                    + " swaps the holder's whole partial into the packet)");
+            }
+            if (job.workerCount() > InaggP4.TNA_ESA_MAX_WORKERS)
+            {
+                throw new IllegalArgumentException("job " + job.jobId() + ": " + job.workerCount() + " workers; ESA"
+                    + " jobs on the TNA program have at most " + InaggP4.TNA_ESA_MAX_WORKERS + " (one bitmap word per"
+                    + " aggregator)");
+            }
+            if (job.workerCount() < 2)
+            {
+                // EsaJobSpec refuses these already; kept as the program's limit.
+                throw new IllegalArgumentException("job " + job.jobId() + ": ESA jobs on the TNA program need at least"
+                    + " 2 workers");
+            }
+            if (job.lanes() != first.lanes())
+            {
+                throw new IllegalArgumentException("job " + job.jobId() + ": " + job.lanes() + " lanes per packet;"
+                    + " every ESA job on the TNA program carries the same lane count (job " + first.jobId() + ": "
+                    + first.lanes() + "): they share the pool's lane rows, and an eviction swaps lanes one for one");
+            }
+            final int offset = tnaHashOffset(job.jobId());
+            final Integer other = offsets.putIfAbsent(offset, job.jobId());
+            if (other != null)
+            {
+                throw new IllegalArgumentException("job " + job.jobId() + ": hash offset " + offset + " (job x"
+                    + " 0x9E3779B1 mod " + InaggP4.TNA_ESA_AGGREGATORS + ") is job " + other + "'s; the TNA program"
+                    + " needs a distinct offset per ESA job");
+            }
+        }
+    }
+
+    /** {@code hash_offset} of an ESA job's TNA row: {@code job * 0x9E3779B1 mod ESA_AGGREGATORS}. */
+    static int tnaHashOffset(final int jobId)
+    {
+        return (jobId * EsaPool.JOB_MULTIPLIER) & (InaggP4.TNA_ESA_AGGREGATORS - 1);
+    }
+
+    private void appendEsaJobs(final StringBuilder py, final int firstNodeId, final int laneBase)
+    {
+        if (laneBase + InaggP4.TNA_ESA_AGGREGATORS > InaggP4.TNA_LANE_ROWS)
+        {
+            throw new IllegalArgumentException("the ESA pool's " + InaggP4.TNA_ESA_AGGREGATORS + " lane rows leave the"
+                + " TNA lane registers (" + (InaggP4.TNA_LANE_ROWS - laneBase) + " of " + InaggP4.TNA_LANE_ROWS
+                + " rows left after the slot jobs)");
+        }
+        py.append("# ESA jobs: the pool's ").append(InaggP4.TNA_ESA_AGGREGATORS).append(" aggregators at lane rows ")
+            .append(laneBase).append("..").append(laneBase + InaggP4.TNA_ESA_AGGREGATORS - 1)
+            .append("; a mirror session per parameter server port\n");
+        int nodeId = firstNodeId;
+        final Map<Integer, Integer> sessions = new LinkedHashMap<>();
+        int esaJob = 0;
+        for (final EsaJobSpec job : esaJobs.values())
+        {
+            final WorkerEndpoint server = job.server();
+            Integer session = sessions.get(server.port());
+            if (session == null)
+            {
+                session = sessions.size() + 1;
+                sessions.put(server.port(), session);
+                py.append("bfrt.mirror.cfg.add_with_normal(sid=").append(session)
+                    .append(", direction='INGRESS', session_enable=True, ucast_egress_port=").append(server.port())
+                    .append(", ucast_egress_port_valid=True, max_pkt_len=").append(TNA_MIRROR_MAX_PKT_LEN)
+                    .append(")\n");
+            }
+            final long fullMask = (1L << job.workerCount()) - 1;
+            py.append("ingress.job_table.add_with_set_esa_job(job_id=").append(job.jobId())
+                .append(", workers=").append(job.workerCount())
+                .append(", window=").append(job.window())
+                .append(", lanes=").append(job.lanes())
+                .append(", mcast_grp=").append(job.multicastGroup())
+                .append(", lane_base=").append(laneBase)
+                .append(", hash_offset=").append(tnaHashOffset(job.jobId()))
+                .append(", job_tag=").append(hexWord(0x8000_0000 | esaJob++ << 24))
+                .append(", full_mask=").append(hexWord((int)fullMask))
+                .append(", rank=").append(job.tablePriority(esaPool.policy()) + 1)
+                .append(", rank_from_header=").append(esaPool.policy() == PriorityPolicy.HEADER ? 1 : 0)
+                .append(", ps_session=").append(session).append(")\n");
+            py.append("ingress.esa_server_port.add_with_set_server_port(job_id=").append(job.jobId())
+                .append(", port=").append(server.port()).append(")\n");
+            py.append("egress.server_endpoint.add_with_set_endpoint(job_id=").append(job.jobId())
+                .append(", mac=").append(hexMac(server.mac()))
+                .append(", ipv4=").append(hexIpv4(server.ipv4()))
+                .append(", udp_port=").append(server.udpPort()).append(")\n");
+            final StringBuilder nodes = new StringBuilder();
+            for (int worker = 0; worker < job.workerCount(); worker++)
+            {
+                nodeId = appendWorker(py, job.jobId(), worker, job.workers().get(worker), nodeId, nodes);
+            }
+            appendNode(py, nodeId, SERVER_RID, server.port());
+            nodes.append(", ").append(nodeId++);
+            appendGroup(py, job.multicastGroup(), nodes, job.workerCount() + 1);
+        }
+    }
+
+    private static void appendClear(final StringBuilder py, final List<String> registers)
+    {
+        py.append("for register in (");
+        for (int i = 0; i < registers.size(); i++)
+        {
+            py.append(i == 0 ? "" : ", ").append("ingress.").append(registers.get(i));
+        }
+        py.append("):\n    register.clear()\n");
+    }
+
+    /** A worker's source row, endpoint row and multicast node; returns the next node id. */
+    private static int appendWorker(
+        final StringBuilder py, final int jobId, final int worker, final WorkerEndpoint endpoint, final int nodeId,
+        final StringBuilder nodes)
+    {
+        py.append("ingress.worker_source.add_with_source_ok(job_id=").append(jobId)
+            .append(", worker_id=").append(worker)
+            .append(", src_addr=").append(hexIpv4(endpoint.ipv4()))
+            .append(", src_port=").append(endpoint.udpPort()).append(")\n");
+        py.append("egress.worker_endpoint.add_with_set_endpoint(job_id=").append(jobId)
+            .append(", worker=").append(worker)
+            .append(", mac=").append(hexMac(endpoint.mac()))
+            .append(", ipv4=").append(hexIpv4(endpoint.ipv4()))
+            .append(", udp_port=").append(endpoint.udpPort()).append(")\n");
+        appendNode(py, nodeId, worker, endpoint.port());
+        nodes.append(nodes.isEmpty() ? "" : ", ").append(nodeId);
+        return nodeId + 1;
+    }
+
+    private static void appendNode(final StringBuilder py, final int nodeId, final int rid, final int port)
+    {
+        py.append("pre.node.add(MULTICAST_NODE_ID=").append(nodeId)
+            .append(", MULTICAST_RID=").append(rid)
+            .append(", MULTICAST_LAG_ID=[], DEV_PORT=[").append(port).append("])\n");
+    }
+
+    private static void appendGroup(final StringBuilder py, final int group, final CharSequence nodes, final int count)
+    {
+        py.append("pre.mgid.add(MGID=").append(group)
+            .append(", MULTICAST_NODE_ID=[").append(nodes)
+            .append("], MULTICAST_NODE_L1_XID_VALID=[False] * ").append(count)
+            .append(", MULTICAST_NODE_L1_XID=[0] * ").append(count).append(")\n");
     }
 
     /**
@@ -487,6 +669,11 @@ public final class JobTable
     private static String hexMac(final long mac)
     {
         return String.format("0x%012x", mac);
+    }
+
+    private static String hexWord(final int word)
+    {
+        return String.format("0x%08x", word);
     }
 
     private static String hexIpv4(final int ipv4)

@@ -44,7 +44,9 @@ class InaggP4Test
         assertThat(defines("inagg_v1model.p4")).containsEntry("MAX_LANES", InaggP4.V1MODEL_MAX_LANES);
         assertThat(defines("inagg_tna.p4")).containsEntry("TNA_LANES", InaggP4.TNA_LANES_PER_PASS)
             .containsEntry("TNA_MAX_CHUNKS", InaggP4.TNA_MAX_LANES / InaggP4.TNA_LANES_PER_PASS)
-            .containsEntry("TNA_LANE_ROWS", InaggP4.TNA_LANE_ROWS);
+            .containsEntry("TNA_LANE_ROWS", InaggP4.TNA_LANE_ROWS)
+            .containsEntry("ESA_AGGREGATORS", InaggP4.TNA_ESA_AGGREGATORS)
+            .containsEntry("ESA_MAX_WORKERS", InaggP4.TNA_ESA_MAX_WORKERS);
     }
 
     @Test
@@ -77,6 +79,30 @@ class InaggP4Test
                 + "                   bit<32> lane_base, bit<8> chunks, bit<2> chunk_shift)",
             "@name(\"job_id\")", "@name(\"worker_id\")", "@name(\"src_addr\")", "@name(\"src_port\")",
             "@name(\"worker\")", "action set_endpoint(bit<48> mac, bit<32> ipv4, bit<16> udp_port)",
-            "action set_switch_address(bit<48> mac, bit<32> ipv4)", ") round_reg;", ") seen0_reg;", ") seen1_reg;");
+            "action set_switch_address(bit<48> mac, bit<32> ipv4)");
+        for (final String register : JobTable.TNA_REGISTERS_TO_CLEAR)
+        {
+            assertThat(tna).contains(") " + register + ";");
+        }
+        // what JobTable.bfrtPython writes for ESA jobs
+        for (final String register : JobTable.TNA_ESA_REGISTERS_TO_CLEAR)
+        {
+            assertThat(tna).contains(") " + register + ";");
+        }
+        assertThat(tna).contains(
+            "action set_esa_job(bit<16> workers, bit<16> window, bit<16> lanes, bit<16> mcast_grp, bit<32> lane_base,\n"
+                + "                       bit<32> hash_offset, bit<32> job_tag, bit<32> full_mask, bit<32> rank,\n"
+                + "                       bit<1> rank_from_header, MirrorId_t ps_session)",
+            "actions = { set_job; set_esa_job; unknown_job; }",
+            "table esa_server_port {\n        key = { meta.server_job: exact @name(\"job_id\"); }",
+            "action set_server_port(PortId_t port)", "table server_endpoint {\n        key = { hdr.inagg.job_id: exact"
+                + " @name(\"job_id\"); }\n        actions = { set_endpoint; no_endpoint; }",
+            "const bit<16> ESA_SERVER_RID = " + String.format("0x%04X", JobTable.SERVER_RID) + ";",
+            "meta.esa_index = (hdr.inagg.sequence + meta.hash_offset) & (ESA_AGGREGATORS - 1);",
+            "meta.esa_tag = meta.job_tag | (hdr.inagg.sequence >> 8);",
+            "meta.lane_row = meta.lane_base + meta.esa_index;",
+            "meta.rank = (bit<32>)hdr.inagg.prio + 1;",
+            "meta.mirror_session = meta.ps_session;",
+            "mirror.emit<mirror_h>(meta.mirror_session, {meta.mirror_kind});");
     }
 }
