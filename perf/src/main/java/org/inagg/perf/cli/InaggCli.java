@@ -9,7 +9,7 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     version = "inagg 0.1.0",
     description = "In-network aggregation of gradients: run a local all-reduce, a switch, a worker, or benchmarks.",
-    subcommands = {LocalCommand.class, SwitchCommand.class, WorkerCommand.class, BenchCommand.class,
+    subcommands = {LocalCommand.class, SwitchCommand.class, PsCommand.class, WorkerCommand.class, BenchCommand.class,
         DpdkRateCommand.class, CommandLine.HelpCommand.class})
 public final class InaggCli implements Runnable
 {

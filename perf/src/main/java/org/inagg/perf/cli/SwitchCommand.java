@@ -9,9 +9,11 @@ import java.util.concurrent.TimeUnit;
 import org.agrona.concurrent.AgentRunner;
 import org.inagg.agent.CounterRegistry;
 import org.inagg.agent.IdleStrategies;
+import org.inagg.p4.esa.EsaWire;
 import org.inagg.p4.softswitch.SoftwareSwitch;
 import org.inagg.p4.softswitch.SwitchCounter;
 import org.inagg.p4.softswitch.SwitchJobConfig;
+import org.inagg.p4.softswitch.UpstreamAggregation;
 import org.inagg.transport.FaultConfig;
 import org.inagg.transport.FaultInjectingTransport;
 import org.inagg.transport.Transport;
@@ -40,20 +42,17 @@ final class SwitchCommand implements Callable<Integer>
         description = "A job as ID:WORKERS[:SLOTS[:LANES]], e.g. 1:4 or 1:4:128:256; repeatable.")
     private List<String> jobs;
 
-    @Option(names = "--max-peers", defaultValue = "4096", description = "Most worker addresses (default ${DEFAULT-VALUE}).")
-    private int maxPeers;
+    @Option(names = "--upstream",
+        description = "Two-level aggregation (UDP): sum only --local-workers of each job and send the sums to the "
+            + "parameter server (`inagg ps`) at this host:port instead of multicasting them.")
+    private String upstream;
 
-    @Option(names = "--duration", defaultValue = "0", description = "Seconds to run; 0 runs until stopped (default ${DEFAULT-VALUE}).")
-    private long durationSeconds;
+    @Option(names = "--local-workers", split = ",",
+        description = "With --upstream: the worker ids this switch serves, e.g. 0,1,2; others are refused.")
+    private int[] localWorkers;
 
-    @Option(names = "--stats-interval", defaultValue = "5", description = "Seconds between counter reports; 0 for none (default ${DEFAULT-VALUE}).")
-    private long statsSeconds;
-
-    @Option(names = "--loss", defaultValue = "0", description = "Fault rate injected on received packets (default ${DEFAULT-VALUE}).")
-    private double loss;
-
-    @Option(names = "--idle", defaultValue = "backoff", description = "Idle strategy (default ${DEFAULT-VALUE}).")
-    private String idle;
+    @Mixin
+    private ServiceOptions service;
 
     @Option(names = "--transport", defaultValue = "udp",
         description = "udp (a socket on --bind) or dpdk (--eal-args, --vdev, --port, --local-mac, --local-ip, "
@@ -70,17 +69,36 @@ final class SwitchCommand implements Callable<Integer>
         final List<SwitchJobConfig> configs = jobs.stream().map(SwitchCommand::parseJob).toList();
         final int maxLanes = configs.stream().mapToInt(SwitchJobConfig::lanesPerPacket).max().orElse(256);
         final boolean dpdk = DpdkOptions.isDpdk(transportName);
+        if ((upstream == null) != (localWorkers == null))
+        {
+            throw new IllegalArgumentException("--upstream and --local-workers go together");
+        }
+        if (upstream != null && dpdk)
+        {
+            throw new IllegalArgumentException("--upstream runs over UDP; the DPDK transport has no parameter server"
+                + " peer option yet");
+        }
+        final int maxWorkers = configs.stream().mapToInt(SwitchJobConfig::workers).max().orElse(1);
+        final int maxMessage = upstream == null ? InaggHeader.messageLength(maxLanes)
+            : EsaWire.partialLength(maxLanes, maxWorkers);
         final DpdkNode node = dpdk ? DpdkNode.open(dpdkOptions, "switch", InaggHeader.messageLength(maxLanes),
-            maxPeers, out) : null;
-        final UdpTransport udp = dpdk ? null : UdpTransport.open(Addresses.parse("--bind", bind), List.of(), maxPeers,
-            InaggHeader.messageLength(maxLanes), 64);
+            service.maxPeers, out) : null;
+        // With --upstream the parameter server is peer 0.
+        final UdpTransport udp = dpdk ? null : UdpTransport.open(Addresses.parse("--bind", bind),
+            upstream == null ? List.of() : List.of(Addresses.parse("--upstream", upstream)), service.maxPeers,
+            maxMessage, 64);
         final Transport transport = dpdk ? node.transport() : udp;
         final CounterRegistry counters = new CounterRegistry(64);
         final SoftwareSwitch softwareSwitch = new SoftwareSwitch(
-            FaultInjectingTransport.wrap(transport, loss > 0 ? FaultConfig.lossy(loss, 1) : FaultConfig.NONE),
+            FaultInjectingTransport.wrap(transport,
+                service.loss > 0 ? FaultConfig.lossy(service.loss, 1) : FaultConfig.NONE),
             counters, 256);
-        configs.forEach(softwareSwitch::addJob);
-        final AgentRunner runner = new AgentRunner(IdleStrategies.byName(idle), Throwable::printStackTrace, null,
+        for (final SwitchJobConfig config : configs)
+        {
+            softwareSwitch.addJob(config, upstream == null ? null : new UpstreamAggregation(0, localWorkers));
+        }
+        final AgentRunner runner = new AgentRunner(IdleStrategies.byName(service.idle), Throwable::printStackTrace,
+            null,
             softwareSwitch);
         final CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() ->
@@ -93,20 +111,26 @@ final class SwitchCommand implements Callable<Integer>
             stopped.countDown();
         }));
         AgentRunner.startOnThread(runner);
-        out.printf("inagg switch listening on %s, jobs: %s%n",
-            dpdk ? "dpdk " + dpdkOptions.ports : "udp://" + udp.localAddress(), configs);
+        out.printf("inagg switch listening on %s, jobs: %s%s%n",
+            dpdk ? "dpdk " + dpdkOptions.ports : "udp://" + udp.localAddress(), configs,
+            upstream == null ? "" : ", summing workers " + java.util.Arrays.toString(localWorkers) + " up to the"
+                + " parameter server at " + upstream);
         out.flush();
 
-        final long end = durationSeconds > 0 ? System.nanoTime() + TimeUnit.SECONDS.toNanos(durationSeconds) : Long.MAX_VALUE;
-        final long interval = statsSeconds > 0 ? TimeUnit.SECONDS.toMillis(statsSeconds) : 1000;
+        final long end = service.durationSeconds > 0
+            ? System.nanoTime() + TimeUnit.SECONDS.toNanos(service.durationSeconds) : Long.MAX_VALUE;
+        final long interval = service.statsSeconds > 0 ? TimeUnit.SECONDS.toMillis(service.statsSeconds) : 1000;
         while (System.nanoTime() - end < 0 && !stopped.await(interval, TimeUnit.MILLISECONDS))
         {
-            if (statsSeconds > 0)
+            if (service.statsSeconds > 0)
             {
-                out.printf("switch: received %,d, contributions %,d, results %,d, retransmit replies %,d, dropped %,d%n",
+                out.printf("switch: received %,d, contributions %,d, results %,d, retransmit replies %,d, partials up %,d,"
+                        + " forwarded up %,d, dropped %,d%n",
                     softwareSwitch.counter(SwitchCounter.RECEIVED), softwareSwitch.counter(SwitchCounter.CONTRIBUTIONS),
                     softwareSwitch.counter(SwitchCounter.RESULTS_SENT),
-                    softwareSwitch.counter(SwitchCounter.RETRANSMIT_REPLIES), dropped(softwareSwitch));
+                    softwareSwitch.counter(SwitchCounter.RETRANSMIT_REPLIES),
+                    softwareSwitch.counter(SwitchCounter.UPSTREAM_PARTIALS),
+                    softwareSwitch.counter(SwitchCounter.UPSTREAM_FORWARDS), dropped(softwareSwitch));
                 out.flush();
             }
         }

@@ -50,16 +50,13 @@ class DpdkEndToEndTest
     @TempDir
     Path dir;
 
-    private final List<Process> processes = new ArrayList<>();
+    private final CliProcesses processes = new CliProcesses();
     private final List<String> namespaces = new ArrayList<>();
 
     @AfterEach
     void tearDown() throws Exception
     {
-        for (final Process process : processes)
-        {
-            process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-        }
+        processes.close();
         for (final String ns : namespaces)
         {
             run("ip", "netns", "del", ns);
@@ -161,10 +158,10 @@ class DpdkEndToEndTest
     {
         assumeDpdk();
         final Path log = dir.resolve("bad-eal.log");
-        final Process worker = startCli(log, List.of(), "worker", "--transport", "dpdk", "--worker-id", "0", "-w", "1",
+        final Process worker = processes.start(log, List.of(), "worker", "--transport", "dpdk", "--worker-id", "0", "-w", "1",
             "--port", "net_null0", "--local-mac", "02:00:00:00:00:09", "--local-ip", "10.0.0.9",
             "--eal-args", EAL_ARGS + " --no-such-eal-option");
-        final String output = await(worker, log, 60);
+        final String output = CliProcesses.await(worker, log, 60);
         assertThat(worker.exitValue()).as(output).isEqualTo(1);
         assertThat(output).contains("inagg: rte_eal_init failed").contains("EAL arguments:")
             .contains("--no-such-eal-option").contains("EAL log:");
@@ -186,7 +183,7 @@ class DpdkEndToEndTest
         final List<String> args = new ArrayList<>(List.of("switch", "--transport", "dpdk", "--eal-args", EAL_ARGS,
             "--stats-interval", "0", "--duration", "110", "--loss", Double.toString(loss)));
         args.addAll(switchArgs);
-        final Process switchProcess = startCli(switchLog, switchWrapper, args.toArray(String[]::new));
+        final Process switchProcess = processes.start(switchLog, switchWrapper, args.toArray(String[]::new));
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (switchProcess.isAlive() && System.nanoTime() - deadline < 0
             && !Files.readString(switchLog).contains("inagg switch listening"))
@@ -204,16 +201,16 @@ class DpdkEndToEndTest
                 "--local-mac", mac(w + 1), "--local-ip", "10.0.1." + (w + 1),
                 "--peer", SWITCH_MAC + "/" + SWITCH_IP + ":9000"));
             wargs.addAll(workerArgs.get(w));
-            workerProcesses.add(startCli(dir.resolve("worker" + w + ".log"), workerWrapper.apply(w),
+            workerProcesses.add(processes.start(dir.resolve("worker" + w + ".log"), workerWrapper.apply(w),
                 wargs.toArray(String[]::new)));
         }
         final List<String> workerOutputs = new ArrayList<>();
         for (int w = 0; w < workers; w++)
         {
-            workerOutputs.add(await(workerProcesses.get(w), dir.resolve("worker" + w + ".log"), 90));
+            workerOutputs.add(CliProcesses.await(workerProcesses.get(w), dir.resolve("worker" + w + ".log"), 90));
         }
         switchProcess.destroy(); // SIGTERM: the shutdown hook stops the switch agent, then closes DPDK
-        final String switchOutput = await(switchProcess, switchLog, 30);
+        final String switchOutput = CliProcesses.await(switchProcess, switchLog, 30);
         for (int w = 0; w < workers; w++)
         {
             final String output = workerOutputs.get(w);
@@ -260,30 +257,6 @@ class DpdkEndToEndTest
     private static String memif(final String name, final String role, final int id, final String socket)
     {
         return name + ",role=" + role + ",id=" + id + ",socket=" + socket + ",socket-abstract=no";
-    }
-
-    private Process startCli(final Path log, final List<String> wrapper, final String... args) throws IOException
-    {
-        final List<String> command = new ArrayList<>(wrapper);
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.addAll(List.of("--add-modules", "jdk.incubator.vector", "--enable-native-access=ALL-UNNAMED",
-            "--add-exports", "java.base/jdk.internal.misc=ALL-UNNAMED", "-Xmx512m", "-XX:+UseSerialGC",
-            "-cp", System.getProperty("java.class.path"), InaggCli.class.getName()));
-        command.addAll(List.of(args));
-        final Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile())
-            .start();
-        processes.add(process);
-        return process;
-    }
-
-    private static String await(final Process process, final Path log, final long seconds) throws Exception
-    {
-        if (!process.waitFor(seconds, TimeUnit.SECONDS))
-        {
-            process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-            return Files.readString(log) + "\n[killed after " + seconds + " s]";
-        }
-        return Files.readString(log);
     }
 
     private static float[][] inputs(final int workers, final int length, final long seed)

@@ -1,0 +1,120 @@
+package org.inagg.perf.cli;
+
+import java.io.PrintWriter;
+import java.net.InetSocketAddress;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import org.agrona.concurrent.AgentRunner;
+import org.inagg.agent.CounterRegistry;
+import org.inagg.agent.IdleStrategies;
+import org.inagg.p4.esa.EsaWire;
+import org.inagg.p4.esa.ParameterServer;
+import org.inagg.p4.esa.ServerCounter;
+import org.inagg.p4.esa.ServerJobConfig;
+import org.inagg.p4.softswitch.SwitchJobConfig;
+import org.inagg.transport.FaultConfig;
+import org.inagg.transport.FaultInjectingTransport;
+import org.inagg.transport.UdpTransport;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+/**
+ * {@code inagg ps}: the parameter server at the top of two-level aggregation, on a UDP port. Switches started with
+ * {@code inagg switch --upstream} send it the sums of their workers; workers started with {@code --switch} pointing
+ * here send to it directly (it answers their JOINs). It sends every result to every worker, so it must know their
+ * addresses: {@code --workers-at}, in worker id order (start the workers with a matching {@code --bind}).
+ */
+@Command(
+    name = "ps",
+    mixinStandardHelpOptions = true,
+    description = {"Run the parameter server of two-level aggregation on a UDP port until stopped (Ctrl-C) or "
+        + "--duration elapses: it adds the partial sums of `inagg switch --upstream` switches and the contributions "
+        + "of workers sending to it directly, and sends every result to every worker."})
+final class PsCommand implements Callable<Integer>
+{
+    @Spec
+    private CommandSpec spec;
+
+    @Option(names = "--bind", defaultValue = "0.0.0.0:9100", description = "UDP address to listen on (default ${DEFAULT-VALUE}).")
+    private String bind;
+
+    @Option(names = "--job", required = true, description = "The job as ID:WORKERS[:SLOTS[:LANES]], as the switches have it.")
+    private String job;
+
+    @Option(names = "--workers-at", required = true, split = ",",
+        description = "Every worker's UDP address host:port, in worker id order (where results go).")
+    private List<String> workerAddresses;
+
+    @Mixin
+    private ServiceOptions service;
+
+    @Override
+    public Integer call() throws InterruptedException
+    {
+        final PrintWriter out = spec.commandLine().getOut();
+        final SwitchJobConfig config = SwitchCommand.parseJob(job);
+        if (workerAddresses.size() != config.workers())
+        {
+            throw new IllegalArgumentException("--workers-at lists " + workerAddresses.size() + " addresses for the "
+                + config.workers() + " workers of --job " + job);
+        }
+        final List<InetSocketAddress> workers = workerAddresses.stream()
+            .map(text -> Addresses.parse("--workers-at", text)).toList();
+        final UdpTransport udp = UdpTransport.open(Addresses.parse("--bind", bind), workers,
+            Math.max(service.maxPeers, workers.size() + 1),
+            EsaWire.partialLength(config.lanesPerPacket(), config.workers()),
+            64);
+        final int[] peers = new int[config.workers()];
+        for (int w = 0; w < peers.length; w++)
+        {
+            peers[w] = w;
+        }
+        final ParameterServer server = new ParameterServer(
+            FaultInjectingTransport.wrap(udp, service.loss > 0 ? FaultConfig.lossy(service.loss, 2) : FaultConfig.NONE),
+            new CounterRegistry(64), 256, 2 * config.slots());
+        server.addJob(new ServerJobConfig(config.jobId(), config.workers(), peers, 0, false, config.slots(),
+            config.lanesPerPacket()));
+        final AgentRunner runner = new AgentRunner(IdleStrategies.byName(service.idle), Throwable::printStackTrace,
+            null, server);
+        final CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() ->
+        {
+            runner.close();
+            stopped.countDown();
+        }));
+        AgentRunner.startOnThread(runner);
+        out.printf("inagg ps listening on udp://%s, job %d: %d workers, %d slots, %d lanes%n", udp.localAddress(),
+            config.jobId(), config.workers(), config.slots(), config.lanesPerPacket());
+        out.flush();
+
+        final long end = service.durationSeconds > 0
+            ? System.nanoTime() + TimeUnit.SECONDS.toNanos(service.durationSeconds) : Long.MAX_VALUE;
+        final long interval = service.statsSeconds > 0 ? TimeUnit.SECONDS.toMillis(service.statsSeconds) : 1000;
+        while (System.nanoTime() - end < 0 && !stopped.await(interval, TimeUnit.MILLISECONDS))
+        {
+            if (service.statsSeconds > 0)
+            {
+                report(out, server);
+            }
+        }
+        runner.close();
+        report(out, server);
+        return 0;
+    }
+
+    private static void report(final PrintWriter out, final ParameterServer server)
+    {
+        out.printf("ps: received %,d, partials merged %,d, raw merged %,d, blocks completed %,d, results %,d,"
+                + " retransmissions answered %,d, joins %,d%n", server.counter(ServerCounter.RECEIVED),
+            server.counter(ServerCounter.PARTIALS_MERGED), server.counter(ServerCounter.RAW_MERGED),
+            server.counter(ServerCounter.COMPLETED), server.counter(ServerCounter.RESULTS_SENT),
+            server.counter(ServerCounter.RETRANSMIT_REPLIES), server.counter(ServerCounter.JOINS));
+        out.flush();
+    }
+}
