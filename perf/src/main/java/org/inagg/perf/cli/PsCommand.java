@@ -5,7 +5,6 @@ import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 
 import org.agrona.concurrent.AgentRunner;
 import org.inagg.agent.CounterRegistry;
@@ -93,16 +92,7 @@ final class PsCommand implements Callable<Integer>
             config.jobId(), config.workers(), config.slots(), config.lanesPerPacket());
         out.flush();
 
-        final long end = service.durationSeconds > 0
-            ? System.nanoTime() + TimeUnit.SECONDS.toNanos(service.durationSeconds) : Long.MAX_VALUE;
-        final long interval = service.statsSeconds > 0 ? TimeUnit.SECONDS.toMillis(service.statsSeconds) : 1000;
-        while (System.nanoTime() - end < 0 && !stopped.await(interval, TimeUnit.MILLISECONDS))
-        {
-            if (service.statsSeconds > 0)
-            {
-                report(out, server);
-            }
-        }
+        service.runUntilStopped(stopped, () -> report(out, server));
         runner.close();
         report(out, server);
         return 0;

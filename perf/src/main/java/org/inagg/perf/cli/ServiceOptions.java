@@ -1,5 +1,8 @@
 package org.inagg.perf.cli;
 
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
 import picocli.CommandLine.Option;
 
 /** Options of the long-running nodes ({@code switch}, {@code ps}): how long, how chatty, how lossy, how idle. */
@@ -19,4 +22,19 @@ final class ServiceOptions
 
     @Option(names = "--idle", defaultValue = "backoff", description = "Idle strategy (default ${DEFAULT-VALUE}).")
     String idle;
+
+    /** Returns once {@code stopped} counts down or --duration elapses, running {@code report} every --stats-interval. */
+    void runUntilStopped(final CountDownLatch stopped, final Runnable report) throws InterruptedException
+    {
+        final long end = durationSeconds > 0 ? System.nanoTime() + TimeUnit.SECONDS.toNanos(durationSeconds)
+            : Long.MAX_VALUE;
+        final long interval = statsSeconds > 0 ? TimeUnit.SECONDS.toMillis(statsSeconds) : 1000;
+        while (System.nanoTime() - end < 0 && !stopped.await(interval, TimeUnit.MILLISECONDS))
+        {
+            if (statsSeconds > 0)
+            {
+                report.run();
+            }
+        }
+    }
 }

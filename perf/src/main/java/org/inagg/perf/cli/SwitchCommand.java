@@ -4,7 +4,6 @@ import java.io.PrintWriter;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 
 import org.agrona.concurrent.AgentRunner;
 import org.inagg.agent.CounterRegistry;
@@ -117,23 +116,17 @@ final class SwitchCommand implements Callable<Integer>
                 + " parameter server at " + upstream);
         out.flush();
 
-        final long end = service.durationSeconds > 0
-            ? System.nanoTime() + TimeUnit.SECONDS.toNanos(service.durationSeconds) : Long.MAX_VALUE;
-        final long interval = service.statsSeconds > 0 ? TimeUnit.SECONDS.toMillis(service.statsSeconds) : 1000;
-        while (System.nanoTime() - end < 0 && !stopped.await(interval, TimeUnit.MILLISECONDS))
+        service.runUntilStopped(stopped, () ->
         {
-            if (service.statsSeconds > 0)
-            {
-                out.printf("switch: received %,d, contributions %,d, results %,d, retransmit replies %,d, partials up %,d,"
-                        + " forwarded up %,d, dropped %,d%n",
-                    softwareSwitch.counter(SwitchCounter.RECEIVED), softwareSwitch.counter(SwitchCounter.CONTRIBUTIONS),
-                    softwareSwitch.counter(SwitchCounter.RESULTS_SENT),
-                    softwareSwitch.counter(SwitchCounter.RETRANSMIT_REPLIES),
-                    softwareSwitch.counter(SwitchCounter.UPSTREAM_PARTIALS),
-                    softwareSwitch.counter(SwitchCounter.UPSTREAM_FORWARDS), dropped(softwareSwitch));
-                out.flush();
-            }
-        }
+            out.printf("switch: received %,d, contributions %,d, results %,d, retransmit replies %,d, partials up %,d,"
+                    + " forwarded up %,d, dropped %,d%n",
+                softwareSwitch.counter(SwitchCounter.RECEIVED), softwareSwitch.counter(SwitchCounter.CONTRIBUTIONS),
+                softwareSwitch.counter(SwitchCounter.RESULTS_SENT),
+                softwareSwitch.counter(SwitchCounter.RETRANSMIT_REPLIES),
+                softwareSwitch.counter(SwitchCounter.UPSTREAM_PARTIALS),
+                softwareSwitch.counter(SwitchCounter.UPSTREAM_FORWARDS), dropped(softwareSwitch));
+            out.flush();
+        });
         runner.close();
         if (node != null)
         {
