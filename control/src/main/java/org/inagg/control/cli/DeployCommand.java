@@ -14,9 +14,13 @@ import picocli.CommandLine.Option;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.Callable;
 
 /** Plan file in: the plan deployed on software switches and PSs in this process, checked against the flat run. */
@@ -79,7 +83,7 @@ final class DeployCommand implements Callable<Integer> {
             Files.createDirectories(p4ConfigDir);
             Map<String, JobTable> tables = deployment.p4JobTables(TopologyJson.read(topologyFile));
             for (Map.Entry<String, JobTable> table : tables.entrySet()) {
-                List<String> commands = new java.util.ArrayList<>(table.getValue().simpleSwitchCommands());
+                List<String> commands = new ArrayList<>(table.getValue().simpleSwitchCommands());
                 int nodes = (int)commands.stream().filter(c -> c.startsWith("mc_node_create ")).count();
                 commands.addAll(deployment.multicastCommands(table.getKey(), 1000, nodes));
                 Files.write(p4ConfigDir.resolve(table.getKey() + ".bmv2.txt"), commands);
@@ -88,7 +92,7 @@ final class DeployCommand implements Callable<Integer> {
         }
         if (multicastDir != null) {
             Files.createDirectories(multicastDir);
-            java.util.Set<String> nodes = new java.util.TreeSet<>();
+            Set<String> nodes = new TreeSet<>();
             plan.multicastTrees().forEach(tree -> nodes.addAll(tree.ports().keySet()));
             for (String node : nodes) {
                 List<String> commands = deployment.multicastCommands(node, 1000, 0);
@@ -163,8 +167,8 @@ final class DeployCommand implements Callable<Integer> {
     }
 
     private static double median(double[] values, int from) {
-        double[] sorted = java.util.Arrays.copyOfRange(values, from, values.length);
-        java.util.Arrays.sort(sorted);
+        double[] sorted = Arrays.copyOfRange(values, from, values.length);
+        Arrays.sort(sorted);
         return sorted.length % 2 == 1 ? sorted[sorted.length / 2]
             : (sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2]) / 2;
     }

@@ -3,6 +3,7 @@ package org.inagg.p4.esa;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteOrder;
+import java.util.Arrays;
 
 import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.VectorSpecies;
@@ -96,8 +97,8 @@ public final class ParameterServer implements Agent, MessageHandler
             {
                 lanes = new int[laneCount];
             }
-            java.util.Arrays.fill(lanes, 0, laneCount, 0);
-            java.util.Arrays.fill(bits, 0);
+            Arrays.fill(lanes, 0, laneCount, 0);
+            Arrays.fill(bits, 0);
             this.laneCount = laneCount;
             this.flags = flags & InaggHeader.FLAG_INT32;
             this.slotField = slotField;
@@ -133,7 +134,7 @@ public final class ParameterServer implements Agent, MessageHandler
             final int i = ((slotField & (InaggHeader.MAX_SLOTS - 1)) << 1) | (slotField >>> 15);
             if (i >= table.length)
             {
-                table = java.util.Arrays.copyOf(table, Integer.highestOneBit(i) << 1);
+                table = Arrays.copyOf(table, Integer.highestOneBit(i) << 1);
             }
             Block block = table[i];
             if (block == null)
