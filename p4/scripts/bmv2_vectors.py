@@ -3,14 +3,25 @@
 
 For each vector: write every `packet` into per-port input pcap files (timestamps in file order), start a fresh
 simple_switch in pcap-file mode with a start delay, push the setup lines through simple_switch_CLI during that delay,
-let it process the packets, stop it, and compare each port's output pcap with the vector's `expect` lines, byte for
-byte and in order. `softswitch_counter` lines are for the software switch only and are skipped here.
+wait for evidence that it processed every packet, read its counters, stop it, and compare each port's output pcap with
+the vector's `expect` lines, byte for byte and in order.
 
-Usage: bmv2_vectors.py --json inagg_v1model.json [--start-delay S] VECTOR.stf...
+Waiting is on evidence, never on a sleep tuned to one machine: simple_switch logs each packet it takes from an input
+pcap and each frame it transmits; the run waits (up to --timeout seconds) until every input packet was taken, at least
+the expected number of frames went out, and the log has been quiet for a moment (so extra frames show up too). The
+log also proves the setup finished before the first packet was read (simple_switch's start delay only begins after
+it has loaded the JSON, so the delay is not measured from the process start).
+
+`softswitch_counter NAME VALUE` lines are checked here too when the P4 program has the counter (a `C_NAME` index of
+`inagg_counters` or an `E_NAME` index of `esa_counters`, read from inagg_v1model.p4): both targets count every drop
+under the same name. Names the P4 program does not keep are the software switch's only.
+
+Usage: bmv2_vectors.py --json inagg_v1model.json --p4 inagg_v1model.p4 [--start-delay S] [--timeout S] VECTOR.stf...
 Standard library only.
 """
 import argparse
 import os
+import re
 import shutil
 import socket
 import struct
@@ -23,7 +34,7 @@ PCAP_HEADER = struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1)
 
 
 def read_vector(path):
-    setup, packets, expected = [], [], {}
+    setup, packets, expected, counters = [], [], {}, {}
     for raw in open(path):
         line = raw.split("#", 1)[0].strip()
         if not line:
@@ -34,10 +45,72 @@ def read_vector(path):
         elif words[0] == "expect":
             expected.setdefault(int(words[1]), []).append("".join(words[2:]).upper())
         elif words[0] == "softswitch_counter":
-            continue
+            counters[words[1]] = int(words[2])
         else:
             setup.append(line)
-    return setup, packets, expected
+    return setup, packets, expected, counters
+
+
+def read_counter_indices(p4_file):
+    """Counter name -> (counter array, index), from the C_* and E_* constants of the P4 program."""
+    arrays = {"C": "InaggIngress.inagg_counters", "E": "InaggIngress.esa_counters"}
+    indices = {}
+    for match in re.finditer(r"const\s+bit<32>\s+([CE])_([A-Z0-9_]+)\s*=\s*(\d+)\s*;", open(p4_file).read()):
+        indices[(match.group(1), match.group(2))] = (arrays[match.group(1)], int(match.group(3)))
+    return indices
+
+
+def read_counters(thrift, wanted):
+    """Reads {name: (array, index)} through simple_switch_CLI; returns {name: packets}."""
+    names = sorted(wanted)
+    commands = "\n".join("counter_read %s %d" % wanted[name] for name in names) + "\n"
+    cli = subprocess.run(["simple_switch_CLI", "--thrift-port", str(thrift)], input=commands, capture_output=True,
+                         text=True, timeout=60)
+    values = {}
+    for name in names:
+        array, index = wanted[name]
+        match = re.search(r"%s\[%d\]=\s*\(\d+ bytes, (\d+) packets\)" % (re.escape(array), index), cli.stdout)
+        values[name] = int(match.group(1)) if match else None
+    return values
+
+
+def log_lines(path):
+    try:
+        with open(path, errors="replace") as f:
+            return f.read().splitlines()
+    except FileNotFoundError:
+        return []
+
+
+def wait_for_evidence(folder, log_path, ports, packets, expected_frames, switch, timeout, quiet=0.3):
+    """Waits until every input packet was taken, at least the expected frames were sent and the log is quiet.
+    Returns None, or why the wait ended without that evidence."""
+    deadline = time.time() + timeout
+    last_size, last_change = -1, time.time()
+    while time.time() < deadline:
+        if switch.poll() is not None:
+            return "simple_switch exited with status %d" % switch.returncode
+        size = os.path.getsize(log_path) if os.path.exists(log_path) else 0
+        if size != last_size:
+            last_size, last_change = size, time.time()
+        taken = sum(1 for line in log_lines(log_path) if "Processing packet received on port" in line)
+        sent = sum(len(read_pcap(os.path.join(folder, "pcap%d_out.pcap" % port))) for port in ports)
+        if taken >= packets and sent >= expected_frames and time.time() - last_change >= quiet:
+            return None
+        time.sleep(0.05)
+    return ("no evidence after %ss: %d of %d packets taken, %d of %d frames sent"
+            % (timeout, taken, packets, sent, expected_frames))
+
+
+def setup_raced_packets(log_path):
+    """True if a runtime call (setup) was logged after the first packet was taken."""
+    seen_packet = False
+    for line in log_lines(log_path):
+        if "Processing packet received on port" in line:
+            seen_packet = True
+        elif seen_packet and "] bm_" in line:
+            return True
+    return False
 
 
 def write_pcaps(folder, packets, ports):
@@ -84,9 +157,10 @@ def wait_for_thrift(port, process, timeout=30):
     return False
 
 
-def run_vector(path, json_file, start_delay, keep):
+def run_vector(path, json_file, counter_indices, start_delay, timeout, keep):
     name = os.path.basename(path)
-    setup, packets, expected = read_vector(path)
+    setup, packets, expected, counters = read_vector(path)
+    checked_counters = {n: counter_indices[(k, n)] for n in counters for k in ("C", "E") if (k, n) in counter_indices}
     # Every port a packet, an expect or a multicast node names (a server's port too): a frame the switch sends to a
     # port nobody expects must show up in that port's pcap, not vanish for want of an interface.
     node_ports = {int(line.split()[2]) for line in setup if line.startswith("mc_node_create ")}
@@ -98,12 +172,14 @@ def run_vector(path, json_file, start_delay, keep):
         write_pcaps(folder, packets, ports)
         thrift = free_port()
         args = ["simple_switch", "--log-file", "switch", "--log-flush", "--use-files", str(start_delay),
-                "--thrift-port", str(thrift)]
+                "--thrift-port", str(thrift),
+                # its own notification socket: the default ipc:///tmp/bmv2-0-notifications.ipc admits one switch
+                "--notifications-addr", "ipc://%s" % os.path.join(folder, "notifications.ipc")]
         for port in ports:
             args += ["-i", "%d@pcap%d" % (port, port)]
         args.append(os.path.abspath(json_file))
         switch = subprocess.Popen(args, cwd=folder, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
-        started = time.time()
+        log_path = os.path.join(folder, "switch.txt")
         try:
             if not wait_for_thrift(thrift, switch):
                 print("FAIL %s: simple_switch did not start (see %s)" % (name, folder))
@@ -111,17 +187,26 @@ def run_vector(path, json_file, start_delay, keep):
                 return False
             cli = subprocess.run(["simple_switch_CLI", "--thrift-port", str(thrift)], input="\n".join(setup) + "\n",
                                  capture_output=True, text=True, timeout=60)
-            if time.time() - started > start_delay:
-                print("FAIL %s: the setup took longer than the start delay (%ss); raise --start-delay" % (name, start_delay))
-                return False
             errors = [line for line in cli.stdout.splitlines() if "Error" in line or "Invalid" in line]
             if cli.returncode != 0 or errors:
                 print("FAIL %s: simple_switch_CLI rejected the setup:\n  %s" % (name, "\n  ".join(errors or [cli.stderr])))
                 return False
-            time.sleep(max(0.0, start_delay - (time.time() - started)) + 2.0 + 0.01 * len(packets))
+            expected_frames = sum(len(frames) for frames in expected.values())
+            why = wait_for_evidence(folder, log_path, ports, len(packets), expected_frames, switch,
+                                    timeout + start_delay)
+            if setup_raced_packets(log_path):
+                print("FAIL %s: simple_switch read packets before the setup was complete; raise --start-delay (now %ss)"
+                      % (name, start_delay))
+                keep = True
+                return False
+            got_counters = read_counters(thrift, checked_counters) if checked_counters and why is None else {}
         finally:
             switch.terminate()
             switch.wait()
+        if why is not None:
+            print("FAIL %s: %s (log and pcaps in %s)" % (name, why, folder))
+            keep = True
+            return False
         ok = True
         for port in ports:
             got = read_pcap(os.path.join(folder, "pcap%d_out.pcap" % port))
@@ -134,6 +219,11 @@ def run_vector(path, json_file, start_delay, keep):
                     w = want[i] if i < len(want) else "(none)"
                     if g != w:
                         print("  frame %d\n    got      %s\n    expected %s" % (i, g, w))
+        for counter_name in sorted(got_counters):
+            if got_counters[counter_name] != counters[counter_name]:
+                ok = False
+                print("FAIL %s: counter %s is %s on bmv2, expected %d" % (name, counter_name, got_counters[counter_name],
+                                                                      counters[counter_name]))
         if not ok:
             keep = True
         print("%s %s" % ("PASS" if ok else "FAIL", name) + ("" if ok else " (log and pcaps in %s)" % folder))
@@ -146,11 +236,16 @@ def run_vector(path, json_file, start_delay, keep):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", required=True, help="inagg_v1model.json from p4c-bm2-ss")
-    parser.add_argument("--start-delay", type=int, default=5, help="seconds bmv2 waits before reading the pcaps")
+    parser.add_argument("--p4", required=True, help="inagg_v1model.p4 (its C_* and E_* counter indices)")
+    parser.add_argument("--start-delay", type=int, default=3,
+                        help="seconds simple_switch waits, after loading the JSON, before reading the pcaps")
+    parser.add_argument("--timeout", type=int, default=120, help="seconds to wait for the evidence of a finished run")
     parser.add_argument("--keep", action="store_true", help="keep every work folder")
     parser.add_argument("vectors", nargs="+")
     options = parser.parse_args()
-    failed = [v for v in options.vectors if not run_vector(v, options.json, options.start_delay, options.keep)]
+    indices = read_counter_indices(options.p4)
+    failed = [v for v in options.vectors
+              if not run_vector(v, options.json, indices, options.start_delay, options.timeout, options.keep)]
     print("%d of %d vectors passed on bmv2" % (len(options.vectors) - len(failed), len(options.vectors)))
     return 1 if failed else 0
 
