@@ -22,15 +22,19 @@ import org.inagg.p4.softswitch.SoftwareSwitch;
  * {@link SoftwareSwitch}, ESA jobs on an {@link EsaSwitch}.
  * <p>
  * The written configurations assume a switch freshly started with the program: bmv2 numbers multicast nodes from 0 in
- * creation order, and the TNA script numbers its nodes from 1. Adding a job to a switch that has run other jobs on the
- * same slots needs those slots cleared first; this class does not yet emit that (see docs/p4.md).
+ * creation order, and the TNA script numbers its nodes from 1. A running bmv2 is programmed job by job, slot ranges
+ * cleared, by {@code org.inagg.p4.bmv2.Bmv2Switch}, from the same rows ({@link #simpleSwitchCommands(JobSpec, int,
+ * List)}).
  */
 public final class JobTable
 {
-    /** Registers that must start at zero for a job's first round: the used flags and the seen bitmaps. */
-    static final List<String> V1MODEL_REGISTERS_TO_RESET = List.of("InaggIngress.used_reg", "InaggIngress.seen_reg");
-    /** With ESA jobs also: the aggregators' keys (all free) and tombstones (none). */
-    static final List<String> V1MODEL_ESA_REGISTERS_TO_RESET =
+    /**
+     * Registers that must start at zero for a job's first round: the used flags (one per shadow copy) and the seen
+     * bitmaps ({@link InaggP4#BITMAP_WORDS} words per copy); the others are written by a round's first packet.
+     */
+    public static final List<String> V1MODEL_REGISTERS_TO_RESET = List.of("InaggIngress.used_reg", "InaggIngress.seen_reg");
+    /** With ESA jobs also: the aggregators' keys (all free) and tombstones (none), one per copy of the pool. */
+    public static final List<String> V1MODEL_ESA_REGISTERS_TO_RESET =
         List.of("InaggIngress.key_reg", "InaggIngress.tomb_reg");
     /** Registers of {@code inagg_tna.p4} the BF Runtime script clears: rounds, seen words (and ESA keys, bitmaps). */
     static final List<String> TNA_REGISTERS_TO_CLEAR = List.of("round_reg", "seen0_reg", "seen1_reg");
@@ -200,6 +204,20 @@ public final class JobTable
     }
 
     /**
+     * Removes a job, slot-protocol or ESA, freeing its id, slots and multicast groups (the ESA pool stays).
+     *
+     * @throws IllegalArgumentException if no job has that id.
+     */
+    public JobTable remove(final int jobId)
+    {
+        if (jobs.remove(jobId) != null || esaJobs.remove(jobId) != null)
+        {
+            return this;
+        }
+        throw new IllegalArgumentException("job " + jobId + " is not in the table");
+    }
+
+    /**
      * Installs every slot-protocol job in a software switch, with each worker's peer registered; an upstream job with
      * its {@link org.inagg.p4.softswitch.UpstreamAggregation}.
      */
@@ -261,45 +279,68 @@ public final class JobTable
                 commands.add("register_reset " + register);
             }
         }
-        commands.add("table_set_default InaggEgress.switch_address InaggEgress.set_switch_address "
-            + WorkerEndpoint.formatMac(switchAddress.mac()) + " " + WorkerEndpoint.formatIpv4(switchAddress.ipv4()));
+        commands.add(simpleSwitchAddressCommand(switchAddress));
         int nodeHandle = 0;
         for (final JobSpec job : jobs.values())
         {
-            checkFits(job, InaggP4.V1MODEL_MAX_LANES, "v1model");
-            if (job.isUpstream())
-            {
-                upstreamCommands(job, commands);
-                continue;
-            }
-            commands.add("table_add InaggIngress.job_table InaggIngress.set_job " + job.jobId() + " => "
-                + job.workerCount() + " " + job.slots() + " " + job.slotBase() + " " + job.lanes() + " "
-                + job.multicastGroup());
-            for (int worker = 0; worker < job.workerCount(); worker++)
-            {
-                final WorkerEndpoint endpoint = job.workers().get(worker);
-                commands.add("table_add InaggIngress.worker_source InaggIngress.source_ok " + job.jobId() + " " + worker
-                    + " " + WorkerEndpoint.formatIpv4(endpoint.ipv4()) + " " + endpoint.udpPort() + " =>");
-            }
-            for (int worker = 0; worker < job.workerCount(); worker++)
-            {
-                final WorkerEndpoint endpoint = job.workers().get(worker);
-                commands.add("table_add InaggEgress.worker_endpoint InaggEgress.set_endpoint " + job.jobId() + " "
-                    + worker + " => " + WorkerEndpoint.formatMac(endpoint.mac()) + " "
-                    + WorkerEndpoint.formatIpv4(endpoint.ipv4()) + " " + endpoint.udpPort());
-            }
-            commands.add("mc_mgrp_create " + job.multicastGroup());
-            for (int worker = 0; worker < job.workerCount(); worker++)
-            {
-                commands.add("mc_node_create " + worker + " " + job.workers().get(worker).port());
-                commands.add("mc_node_associate " + job.multicastGroup() + " " + nodeHandle++);
-            }
+            nodeHandle = simpleSwitchCommands(job, nodeHandle, commands);
         }
         for (final EsaJobSpec job : esaJobs.values())
         {
-            nodeHandle = esaCommands(job, commands, nodeHandle);
+            nodeHandle = simpleSwitchCommands(job, nodeHandle, commands);
         }
         return commands;
+    }
+
+    /** The {@code simple_switch_CLI} command that sets the switch's own addresses (egress {@code switch_address}). */
+    public static String simpleSwitchAddressCommand(final SwitchAddress switchAddress)
+    {
+        return "table_set_default InaggEgress.switch_address InaggEgress.set_switch_address "
+            + WorkerEndpoint.formatMac(switchAddress.mac()) + " " + WorkerEndpoint.formatIpv4(switchAddress.ipv4());
+    }
+
+    /**
+     * One slot-protocol or upstream job's rows, as {@link #simpleSwitchCommands()} writes them, appended to
+     * {@code commands}: its job table row, worker sources, worker endpoints, multicast group and nodes (or, upstream,
+     * its server endpoint). Each {@code mc_node_associate} names its node by the handle bmv2 gives it when nodes are
+     * numbered from {@code firstNodeHandle} in creation order; a caller whose bmv2 hands out other handles rewrites
+     * them from the {@code mc_node_create} answers (the k-th node created here is {@code firstNodeHandle + k}).
+     *
+     * @return the handle of the node after this job's last.
+     * @throws IllegalArgumentException if the job needs more lanes or workers than the v1model program covers.
+     */
+    public static int simpleSwitchCommands(final JobSpec job, final int firstNodeHandle, final List<String> commands)
+    {
+        checkFits(job, InaggP4.V1MODEL_MAX_LANES, "v1model");
+        if (job.isUpstream())
+        {
+            upstreamCommands(job, commands);
+            return firstNodeHandle;
+        }
+        int nodeHandle = firstNodeHandle;
+        commands.add("table_add InaggIngress.job_table InaggIngress.set_job " + job.jobId() + " => "
+            + job.workerCount() + " " + job.slots() + " " + job.slotBase() + " " + job.lanes() + " "
+            + job.multicastGroup());
+        for (int worker = 0; worker < job.workerCount(); worker++)
+        {
+            final WorkerEndpoint endpoint = job.workers().get(worker);
+            commands.add("table_add InaggIngress.worker_source InaggIngress.source_ok " + job.jobId() + " " + worker
+                + " " + WorkerEndpoint.formatIpv4(endpoint.ipv4()) + " " + endpoint.udpPort() + " =>");
+        }
+        for (int worker = 0; worker < job.workerCount(); worker++)
+        {
+            final WorkerEndpoint endpoint = job.workers().get(worker);
+            commands.add("table_add InaggEgress.worker_endpoint InaggEgress.set_endpoint " + job.jobId() + " "
+                + worker + " => " + WorkerEndpoint.formatMac(endpoint.mac()) + " "
+                + WorkerEndpoint.formatIpv4(endpoint.ipv4()) + " " + endpoint.udpPort());
+        }
+        commands.add("mc_mgrp_create " + job.multicastGroup());
+        for (int worker = 0; worker < job.workerCount(); worker++)
+        {
+            commands.add("mc_node_create " + worker + " " + job.workers().get(worker).port());
+            commands.add("mc_node_associate " + job.multicastGroup() + " " + nodeHandle++);
+        }
+        return nodeHandle;
     }
 
     private static void upstreamCommands(final JobSpec job, final List<String> commands)
@@ -326,8 +367,20 @@ public final class JobTable
             + server.udpPort());
     }
 
-    private int esaCommands(final EsaJobSpec job, final List<String> commands, final int firstNodeHandle)
+    /**
+     * One ESA job's rows, as {@link #simpleSwitchCommands()} writes them (with this table's pool), appended to
+     * {@code commands}; node handles as for {@link #simpleSwitchCommands(JobSpec, int, List)}.
+     *
+     * @return the handle of the node after this job's last.
+     * @throws IllegalStateException if no ESA pool is set.
+     */
+    public int simpleSwitchCommands(final EsaJobSpec job, final int firstNodeHandle, final List<String> commands)
     {
+        if (esaPool == null)
+        {
+            throw new IllegalStateException("job " + job.jobId() + ": set the ESA pool first");
+        }
+        checkFits(job.jobId(), job.lanes(), job.workerCount(), InaggP4.V1MODEL_MAX_LANES, "v1model");
         int nodeHandle = firstNodeHandle;
         final WorkerEndpoint server = job.server();
         commands.add("table_add InaggIngress.job_table InaggIngress.set_esa_job " + job.jobId() + " => "
