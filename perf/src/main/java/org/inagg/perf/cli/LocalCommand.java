@@ -35,9 +35,9 @@ final class LocalCommand implements Callable<Integer>
         description = "Float32 elements per tensor (default ${DEFAULT-VALUE}).")
     private int elements;
 
-    @Option(names = {"-i", "--iterations"}, defaultValue = "20",
-        description = "All-reduces to run (default ${DEFAULT-VALUE}).")
-    private int iterations;
+    @Option(names = {"-i", "--iterations"},
+        description = "All-reduces to run (default 20; 1 with --switch bmv2).")
+    private Integer iterations;
 
     @Option(names = "--warmup", defaultValue = "3",
         description = "Untimed all-reduces first, for the JIT (default ${DEFAULT-VALUE}).")
@@ -52,8 +52,9 @@ final class LocalCommand implements Callable<Integer>
         description = "int32 lanes per packet: 64, 128, 256, up to 363 for a 1500-byte MTU (default ${DEFAULT-VALUE}).")
     private int lanes;
 
-    @Option(names = "--slots", defaultValue = "128", description = "Switch slots per job = window (default ${DEFAULT-VALUE}).")
-    private int slots;
+    @Option(names = "--slots",
+        description = "Switch slots per job = window (default 128; 16 with --switch bmv2, whose queues hold little).")
+    private Integer slots;
 
     @Option(names = "--loss", defaultValue = "0",
         description = "Fault rate: drop, duplicate and delay/reorder each this fraction of received packets (default ${DEFAULT-VALUE}).")
@@ -62,9 +63,16 @@ final class LocalCommand implements Callable<Integer>
     @Option(names = "--seed", defaultValue = "1", description = "Seed of the gradients and the faults (default ${DEFAULT-VALUE}).")
     private long seed;
 
-    @Option(names = "--retransmit-us", defaultValue = "2000",
-        description = "Minimum retransmission timeout in microseconds (default ${DEFAULT-VALUE}).")
-    private long retransmitUs;
+    @Option(names = "--retransmit-us",
+        description = "Minimum retransmission timeout in microseconds (default 2000; 100000 with --switch bmv2, "
+            + "which takes about a millisecond per packet).")
+    private Long retransmitUs;
+
+    @Option(names = "--switch", defaultValue = "software",
+        description = "software (the Java switch in this process) or bmv2 (inagg_v1model.p4 on simple_switch, "
+            + "workers as processes in network namespaces; needs root, the P4 tools of INAGG_P4TOOLS, iproute2 and "
+            + "ethtool; see docs/p4.md) (default ${DEFAULT-VALUE}).")
+    private String switchKind;
 
     @Option(names = "--peer-timeout-ms", defaultValue = "10000",
         description = "Fail when no progress for this long (default ${DEFAULT-VALUE}).")
@@ -81,9 +89,32 @@ final class LocalCommand implements Callable<Integer>
     private boolean noProgress;
 
     @Override
-    public Integer call()
+    public Integer call() throws InterruptedException
     {
         final PrintWriter out = spec.commandLine().getOut();
+        final boolean bmv2 = switch (switchKind)
+        {
+            case "software" -> false;
+            case "bmv2" -> true;
+            default -> throw new IllegalArgumentException("--switch must be software or bmv2, not " + switchKind);
+        };
+        final int iterations = this.iterations != null ? this.iterations : bmv2 ? 1 : 20;
+        final int slots = this.slots != null ? this.slots : bmv2 ? 16 : 128;
+        final long retransmitUs = this.retransmitUs != null ? this.retransmitUs : bmv2 ? 100_000 : 2000;
+        if (bmv2)
+        {
+            if (!"inproc".equals(transport) || threads != 1)
+            {
+                throw new IllegalArgumentException("--switch bmv2 runs worker processes over UDP through bmv2's "
+                    + "ports: --transport and --threads do not apply");
+            }
+            if (elements < 1 || iterations < 1)
+            {
+                throw new IllegalArgumentException("--elements and --iterations must be positive");
+            }
+            return new Bmv2LocalRun(workers, elements, iterations, slots, lanes, loss, seed, retransmitUs,
+                peerTimeoutMs, !noProgress).run(out);
+        }
         final TransportKind kind = TransportKind.valueOf(transport.toUpperCase(java.util.Locale.ROOT));
         if (elements < 1 || iterations < 1 || warmup < 0)
         {

@@ -1,19 +1,25 @@
 package org.inagg.perf.cli;
 
+import java.time.Duration;
 import java.util.SplittableRandom;
+
+import org.inagg.fixedpoint.FixedPoint;
+import org.inagg.perf.cluster.ClusterOptions;
+import org.inagg.perf.cluster.LocalCluster;
+import org.inagg.transport.FaultConfig;
 
 /**
  * Deterministic synthetic gradients: Gaussian values whose scale changes from block to block (1e-6 to 1e3, with some
  * all-zero blocks), as real gradients do across layers. Any process can regenerate any worker's tensor from the seed,
  * so separate worker processes can check their result against a double-precision reference.
  */
-final class SyntheticGradients
+public final class SyntheticGradients
 {
     private SyntheticGradients()
     {
     }
 
-    static void fill(final float[] tensor, final int worker, final int iteration, final long seed)
+    public static void fill(final float[] tensor, final int worker, final int iteration, final long seed)
     {
         final SplittableRandom random = new SplittableRandom(seed * 1_000_003L + worker * 7919L + iteration);
         for (int i = 0; i < tensor.length; i++)
@@ -25,7 +31,7 @@ final class SyntheticGradients
     }
 
     /** Exact (double) element-wise sum of every worker's tensor of {@code iteration}. */
-    static double[] reference(final int length, final int workers, final int iteration, final long seed)
+    public static double[] reference(final int length, final int workers, final int iteration, final long seed)
     {
         final double[] sum = new double[length];
         final float[] tensor = new float[length];
@@ -41,7 +47,7 @@ final class SyntheticGradients
     }
 
     /** Largest |result - reference|, and the largest of those relative to the reference's magnitude. */
-    static double[] maxError(final float[] result, final double[] reference)
+    public static double[] maxError(final float[] result, final double[] reference)
     {
         double maxAbs = 0;
         double maxRel = 0;
@@ -57,8 +63,107 @@ final class SyntheticGradients
         return new double[] {maxAbs, maxRel};
     }
 
+    /** Int32 tensors: uniformly random over the whole int range, so sums wrap as the switch's adders do. */
+    public static void fillInts(final int[] tensor, final int worker, final int iteration, final long seed)
+    {
+        final SplittableRandom random = new SplittableRandom(seed * 1_000_003L + worker * 7919L + iteration + 17);
+        for (int i = 0; i < tensor.length; i++)
+        {
+            tensor[i] = random.nextInt();
+        }
+    }
+
+    /** The exact (wrapping) int32 sum of every worker's tensor of {@code iteration}. */
+    public static int[] referenceInts(final int length, final int workers, final int iteration, final long seed)
+    {
+        final int[] sum = new int[length];
+        final int[] tensor = new int[length];
+        for (int w = 0; w < workers; w++)
+        {
+            fillInts(tensor, w, iteration, seed);
+            for (int i = 0; i < length; i++)
+            {
+                sum[i] += tensor[i];
+            }
+        }
+        return sum;
+    }
+
+    /**
+     * Elements of {@code result} farther from the exact sum than the fixed-point bound of docs/protocol.md
+     * ({@link FixedPoint#sumErrorBound}) for blocks of {@code lanes} elements, the block exponent being that of the
+     * largest input magnitude of the block over all workers.
+     */
+    public static long outOfBound(final float[] result, final int workers, final int iteration, final long seed,
+        final int lanes)
+    {
+        final float[][] inputs = new float[workers][result.length];
+        for (int w = 0; w < workers; w++)
+        {
+            fill(inputs[w], w, iteration, seed);
+        }
+        long outside = 0;
+        for (int start = 0; start < result.length; start += lanes)
+        {
+            final int end = Math.min(result.length, start + lanes);
+            float maxAbs = 0;
+            for (final float[] input : inputs)
+            {
+                for (int i = start; i < end; i++)
+                {
+                    maxAbs = Math.max(maxAbs, Math.abs(input[i]));
+                }
+            }
+            final int exponent = FixedPoint.exponentOfMaxMagnitudeBits(Float.floatToRawIntBits(maxAbs));
+            for (int i = start; i < end; i++)
+            {
+                double exact = 0;
+                for (final float[] input : inputs)
+                {
+                    exact += input[i];
+                }
+                if (Math.abs(result[i] - exact) > FixedPoint.sumErrorBound(exponent, workers, result[i]))
+                {
+                    outside++;
+                }
+            }
+        }
+        return outside;
+    }
+
+    /** CRC-32 of the int tensor, big-endian, as {@link #crc32(float[])}. */
+    public static long crc32(final int[] tensor)
+    {
+        final java.nio.ByteBuffer bytes = java.nio.ByteBuffer.allocate(tensor.length * Integer.BYTES);
+        bytes.asIntBuffer().put(tensor);
+        final java.util.zip.CRC32 crc = new java.util.zip.CRC32();
+        crc.update(bytes.array());
+        return crc.getValue();
+    }
+
+    /**
+     * CRC-32 of worker 0's result when the in-process software switch all-reduces these gradients (iteration 0) with
+     * {@code slots} slots of {@code lanes} lanes: what any other target must reproduce bit for bit.
+     */
+    public static long softwareSwitchCrc32(
+        final int workers, final int elements, final long seed, final int slots, final int lanes)
+    {
+        final float[][] sources = new float[workers][elements];
+        final float[][] results = new float[workers][elements];
+        for (int w = 0; w < workers; w++)
+        {
+            fill(sources[w], w, 0, seed);
+        }
+        try (LocalCluster cluster = LocalCluster.start(ClusterOptions.defaults(workers).withSlots(slots)
+            .withLanes(lanes).withFaults(FaultConfig.NONE).withTimeouts(Duration.ofMillis(2), Duration.ofSeconds(30))))
+        {
+            cluster.allReduce(sources, results);
+        }
+        return crc32(results[0]);
+    }
+
     /** CRC-32 of the tensor's raw float bits, big-endian: equal results print equal checksums across processes. */
-    static long crc32(final float[] tensor)
+    public static long crc32(final float[] tensor)
     {
         final java.nio.ByteBuffer bytes = java.nio.ByteBuffer.allocate(tensor.length * Float.BYTES);
         bytes.asFloatBuffer().put(tensor);

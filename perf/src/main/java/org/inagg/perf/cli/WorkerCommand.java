@@ -53,6 +53,11 @@ final class WorkerCommand implements Callable<Integer>
     @Option(names = {"-i", "--iterations"}, defaultValue = "10", description = "All-reduces (default ${DEFAULT-VALUE}).")
     private int iterations;
 
+    @Option(names = "--dtype", defaultValue = "float32",
+        description = "float32 (fixed point, checked against the documented error bound) or int32 (summed exactly, "
+            + "wrapping) (default ${DEFAULT-VALUE}).")
+    private String dtype;
+
     @Option(names = "--seed", defaultValue = "1", description = "Seed of the synthetic gradients (default ${DEFAULT-VALUE}).")
     private long seed;
 
@@ -107,31 +112,67 @@ final class WorkerCommand implements Callable<Integer>
             .retransmitTimeout(Duration.ofNanos(TimeUnit.MICROSECONDS.toNanos(retransmitUs)))
             .peerTimeout(Duration.ofMillis(peerTimeoutMs))
             .idleStrategy(idle);
-        final float[] source = new float[elements];
-        final float[] result = new float[elements];
-        SyntheticGradients.fill(source, workerId, 0, seed);
+        final boolean ints = switch (dtype)
+        {
+            case "float32" -> false;
+            case "int32" -> true;
+            default -> throw new IllegalArgumentException("--dtype must be float32 or int32, not " + dtype);
+        };
+        final float[] source = ints ? null : new float[elements];
+        final float[] result = ints ? null : new float[elements];
+        final int[] intSource = ints ? new int[elements] : null;
+        final int[] intResult = ints ? new int[elements] : null;
+        if (ints)
+        {
+            SyntheticGradients.fillInts(intSource, workerId, 0, seed);
+        }
+        else
+        {
+            SyntheticGradients.fill(source, workerId, 0, seed);
+        }
+        boolean correct;
         try (AllReduceJob job = AllReduceJob.open(context))
         {
-            out.printf("inagg worker %d/%d of job %d joined switch %s (%d lanes/packet)%n", workerId, workers, jobId,
-                transport.describePeer(0), job.elementsPerPacket());
+            out.printf("inagg worker %d/%d of job %d joined switch %s (%d lanes/packet, %s)%n", workerId, workers, jobId,
+                transport.describePeer(0), job.elementsPerPacket(), dtype);
             out.flush();
             final ProgressBar progress = new ProgressBar(System.err, iterations, !noProgress);
             final long start = System.nanoTime();
             for (int i = 0; i < iterations; i++)
             {
-                job.allReduce(source, result);
+                if (ints)
+                {
+                    job.allReduce(intSource, intResult);
+                }
+                else
+                {
+                    job.allReduce(source, result);
+                }
                 progress.update(i + 1, "");
             }
             final double seconds = (System.nanoTime() - start) / 1e9;
-            final double[] error = SyntheticGradients.maxError(result,
-                SyntheticGradients.reference(elements, workers, 0, seed));
             out.printf("  %-22s %.3f s for %d all-reduces of %,d elements%n", "time", seconds, iterations, elements);
             out.printf("  %-22s %.3e%n", "elements/s", elements * (double)iterations / seconds);
             out.printf("  %-22s %.3e%n", "packets/s", job.counter(WorkerCounter.PACKETS_SENT) / seconds);
             out.printf("  %-22s %.3f Gb/s%n", "payload sent", job.counter(WorkerCounter.PAYLOAD_BYTES_SENT) * 8 / seconds / 1e9);
             out.printf("  %-22s %,d%n", "retransmissions", job.counter(WorkerCounter.RETRANSMISSIONS));
-            out.printf("  %-22s abs %.3e, rel %.3e (vs double-precision sum)%n", "max error", error[0], error[1]);
-            out.printf("  %-22s %08x%n", "result crc32", SyntheticGradients.crc32(result));
+            if (ints)
+            {
+                correct = java.util.Arrays.equals(intResult, SyntheticGradients.referenceInts(elements, workers, 0, seed));
+                out.printf("  %-22s %s%n", "exact int32 sum", correct ? "yes" : "NO");
+                out.printf("  %-22s %08x%n", "result crc32", SyntheticGradients.crc32(intResult));
+            }
+            else
+            {
+                final double[] error = SyntheticGradients.maxError(result,
+                    SyntheticGradients.reference(elements, workers, 0, seed));
+                final long outside = SyntheticGradients.outOfBound(result, workers, 0, seed, job.elementsPerPacket());
+                correct = outside == 0;
+                out.printf("  %-22s abs %.3e, rel %.3e (vs double-precision sum)%n", "max error", error[0], error[1]);
+                out.printf("  %-22s %s%n", "within bound", correct ? "yes (docs/protocol.md)"
+                    : "NO: " + outside + " elements outside the fixed-point bound");
+                out.printf("  %-22s %08x%n", "result crc32", SyntheticGradients.crc32(result));
+            }
             out.flush();
         }
         finally
@@ -141,6 +182,6 @@ final class WorkerCommand implements Callable<Integer>
                 node.close(); // after the job's agent closed the transport
             }
         }
-        return node != null && node.leaked() ? 3 : 0;
+        return !correct ? 4 : node != null && node.leaked() ? 3 : 0;
     }
 }

@@ -1,0 +1,488 @@
+package org.inagg.p4.bmv2;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.EnumMap;
+import java.util.EnumSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import org.inagg.p4.control.EsaJobSpec;
+import org.inagg.p4.control.EsaPool;
+import org.inagg.p4.control.InaggP4;
+import org.inagg.p4.control.JobSpec;
+import org.inagg.p4.control.JobTable;
+import org.inagg.p4.control.SwitchAddress;
+import org.inagg.p4.esa.EsaCounter;
+import org.inagg.p4.softswitch.SwitchCounter;
+
+/**
+ * A running bmv2 {@code simple_switch} with {@code inagg_v1model.p4}, programmed job by job at run time: the bmv2
+ * backend of the control plane, in the role {@link JobTable#applyTo(org.inagg.p4.softswitch.SoftwareSwitch)} has for
+ * the software switch. Jobs come and go without restarting the switch.
+ * <p>
+ * The same {@link JobTable} validates every job (ids, multicast groups, slot ranges, the pool) and writes its rows
+ * ({@link JobTable#simpleSwitchCommands(JobSpec, int, List)}), so a job is configured here exactly as the written
+ * configuration of a fresh switch configures it. What a running switch adds:
+ * <ul>
+ *     <li>Registers: a job's slot range is cleared before its rows go in ({@code used_reg} per shadow copy, the
+ *     {@code seen_reg} words of each copy: what {@link JobTable#V1MODEL_REGISTERS_TO_RESET} resets on a fresh switch;
+ *     everything else is written by a round's first packet), and again when it is removed, so a job may take slots
+ *     another job used.</li>
+ *     <li>Handles: bmv2 numbers table entries and multicast nodes itself, reusing freed numbers, so every handle it
+ *     answers is parsed and kept; a job is removed by its handles, and each {@code mc_node_associate} is rewritten with
+ *     the handle bmv2 gave the node.</li>
+ *     <li>Order: a job's job table row goes in last (after its sources, endpoints and multicast group) and comes out
+ *     first, so the switch never handles a packet of a half-configured job.</li>
+ *     <li>Failures: a refused command undoes the job's rows already added and throws a {@link Bmv2CommandException}
+ *     naming the command and the job.</li>
+ * </ul>
+ * One instance per running switch: jobs configured through other means are not seen (their slots could be handed out
+ * again). Thread-safe.
+ */
+public final class Bmv2Switch
+{
+    static final String JOB_TABLE = "InaggIngress.job_table";
+    static final String INGRESS_COUNTERS = "InaggIngress.inagg_counters";
+    static final String EGRESS_COUNTERS = "InaggEgress.egress_counters";
+    static final String ESA_COUNTERS = "InaggIngress.esa_counters";
+    static final String KEY_REG = "InaggIngress.key_reg";
+    static final String TOMB_REG = "InaggIngress.tomb_reg";
+    /** Cells per shadow copy of each register a job's first round needs at zero (indexed copy * cells + k). */
+    static final Map<String, Integer> CELLS_PER_COPY =
+        Map.of("InaggIngress.used_reg", 1, "InaggIngress.seen_reg", InaggP4.BITMAP_WORDS);
+    /** The switch counters the v1model program keeps ({@code C_*}); TX_FULL is software only. */
+    static final Set<SwitchCounter> P4_COUNTERS = EnumSet.complementOf(EnumSet.of(SwitchCounter.TX_FULL));
+    /** The ESA counters the v1model program keeps ({@code E_*}, packets only). */
+    static final Set<EsaCounter> P4_ESA_COUNTERS = EnumSet.of(EsaCounter.CONTRIBUTIONS, EsaCounter.ALLOCATIONS,
+        EsaCounter.COMPLETIONS, EsaCounter.PREEMPTIONS, EsaCounter.STALE_EVICTIONS, EsaCounter.FLUSHES,
+        EsaCounter.FALLBACK_COLLISION, EsaCounter.FALLBACK_RETRANSMIT, EsaCounter.FALLBACK_TOMBSTONE,
+        EsaCounter.DUPLICATES, EsaCounter.RESULT_COPIES, EsaCounter.ACKS, EsaCounter.DROP_UNKNOWN_WORKER,
+        EsaCounter.DROP_BAD_SIZE);
+
+    static
+    {
+        if (!CELLS_PER_COPY.keySet().equals(Set.copyOf(JobTable.V1MODEL_REGISTERS_TO_RESET)))
+        {
+            throw new IllegalStateException("Bmv2Switch clears " + CELLS_PER_COPY.keySet() + " but JobTable resets "
+                + JobTable.V1MODEL_REGISTERS_TO_RESET);
+        }
+        if (!Set.of(KEY_REG, TOMB_REG).equals(Set.copyOf(JobTable.V1MODEL_ESA_REGISTERS_TO_RESET)))
+        {
+            throw new IllegalStateException("Bmv2Switch clears " + KEY_REG + ", " + TOMB_REG
+                + " for ESA but JobTable resets " + JobTable.V1MODEL_ESA_REGISTERS_TO_RESET);
+        }
+    }
+
+    /** A table entry bmv2 added, by its handle. */
+    private record Entry(String table, int handle)
+    {
+    }
+
+    /** What one job holds on the switch, by bmv2's handles, in the order they were made. */
+    private static final class Installed
+    {
+        final List<Entry> entries = new ArrayList<>();
+        final List<Integer> groups = new ArrayList<>();
+        /** Handles of the job's nodes in creation order; null where bmv2 refused the node. */
+        final List<Integer> nodes = new ArrayList<>();
+        /** (group, node handle) pairs associated. */
+        final List<int[]> associations = new ArrayList<>();
+    }
+
+    private final SimpleSwitchCli cli;
+    private final JobTable table;
+    private final Map<Integer, Installed> installed = new LinkedHashMap<>();
+
+    /**
+     * Takes over a running switch: sets its address (egress {@code switch_address} default action).
+     *
+     * @throws Bmv2CommandException if bmv2 refuses it (not the inagg program?).
+     */
+    public Bmv2Switch(final SimpleSwitchCli cli, final SwitchAddress switchAddress)
+    {
+        this.cli = cli;
+        this.table = new JobTable(switchAddress);
+        final CommandResult result = cli.runAll(List.of(JobTable.simpleSwitchAddressCommand(switchAddress)))
+            .getFirst();
+        if (!result.ok())
+        {
+            throw result.exception("the switch address");
+        }
+    }
+
+    public SimpleSwitchCli cli()
+    {
+        return cli;
+    }
+
+    public SwitchAddress switchAddress()
+    {
+        return table.switchAddress();
+    }
+
+    /** The slot-protocol and upstream jobs on the switch, in the order added. */
+    public synchronized List<JobSpec> jobs()
+    {
+        return table.jobs();
+    }
+
+    /** The ESA jobs on the switch, in the order added. */
+    public synchronized List<EsaJobSpec> esaJobs()
+    {
+        return table.esaJobs();
+    }
+
+    /**
+     * Adds a slot-protocol or upstream job: clears its slot range, then adds its worker sources and endpoints (or its
+     * server endpoint), its multicast group and nodes, and last its job table row.
+     *
+     * @throws IllegalArgumentException if its id or multicast group is taken, its slots overlap another job's or the
+     *                                  ESA pool or leave the pool, or it needs more lanes or workers than the program
+     *                                  has (nothing is sent to the switch).
+     * @throws Bmv2CommandException     if bmv2 refuses a command (what was added is removed again).
+     */
+    public synchronized void addJob(final JobSpec job)
+    {
+        final List<String> rows = new ArrayList<>();
+        JobTable.simpleSwitchCommands(job, 0, rows);
+        table.add(job);
+        try
+        {
+            final String context = "job " + job.jobId();
+            installed.put(job.jobId(), install(rows, context));
+        }
+        catch (final RuntimeException ex)
+        {
+            table.remove(job.jobId());
+            throw ex;
+        }
+    }
+
+    /**
+     * Sets the shared ESA pool, once, before any ESA job: clears the aggregators' keys and tombstones in its range.
+     *
+     * @throws IllegalArgumentException if its slots overlap a slot-protocol job's.
+     * @throws IllegalStateException    if the pool is already set.
+     * @throws Bmv2CommandException     if bmv2 refuses a register write (the pool stays set, partly cleared).
+     */
+    public synchronized void esaPool(final EsaPool pool)
+    {
+        table.esaPool(pool);
+        final List<String> commands = new ArrayList<>();
+        for (final String register : JobTable.V1MODEL_ESA_REGISTERS_TO_RESET)
+        {
+            for (int copy = pool.firstCopy(); copy < pool.firstCopy() + pool.aggregators(); copy++)
+            {
+                commands.add(SimpleSwitchCli.registerWriteCommand(register, copy, 0));
+            }
+        }
+        runOrThrow(commands, "the ESA pool");
+    }
+
+    /**
+     * Adds a job of the shared ESA pool ({@link #esaPool(EsaPool)} first): its rows, result and flush groups, job
+     * table row last.
+     *
+     * @throws IllegalArgumentException if its id or a multicast group is taken, or it does not fit the program.
+     * @throws IllegalStateException    if no pool is set.
+     * @throws Bmv2CommandException     if bmv2 refuses a command (what was added is removed again).
+     */
+    public synchronized void addJob(final EsaJobSpec job)
+    {
+        final List<String> rows = new ArrayList<>();
+        table.simpleSwitchCommands(job, 0, rows);
+        table.add(job);
+        try
+        {
+            installed.put(job.jobId(), install(rows, "job " + job.jobId()));
+        }
+        catch (final RuntimeException ex)
+        {
+            table.remove(job.jobId());
+            throw ex;
+        }
+    }
+
+    /**
+     * Removes a job: its job table row first, then its other rows, multicast nodes and groups, then clears its
+     * registers (a slot job's slot range; an ESA job's aggregators and tombstones, which other ESA jobs may be taking
+     * over at the same moment: one of theirs could be cleared too, and is then recovered by retransmission). The job
+     * is forgotten even if bmv2 refuses a deletion.
+     *
+     * @throws IllegalArgumentException if no job of that id was added here.
+     * @throws Bmv2CommandException     for the first deletion bmv2 refused (all were tried).
+     */
+    public synchronized void removeJob(final int jobId)
+    {
+        final Installed job = installed.get(jobId);
+        if (job == null)
+        {
+            throw new IllegalArgumentException("job " + jobId + " is not on this switch");
+        }
+        final JobSpec slotJob = table.jobs().stream().filter(j -> j.jobId() == jobId).findFirst().orElse(null);
+        final String context = "removing job " + jobId;
+        final CommandResult refused = firstRefused(cli.runAll(teardown(job)));
+        installed.remove(jobId);
+        table.remove(jobId);
+        try
+        {
+            if (slotJob != null)
+            {
+                clearSlots(slotJob.slotBase(), slotJob.slots(), context);
+            }
+            else
+            {
+                clearAggregators(jobId, context);
+            }
+        }
+        catch (final RuntimeException ex)
+        {
+            if (refused != null)
+            {
+                ex.addSuppressed(refused.exception(context));
+            }
+            throw ex;
+        }
+        if (refused != null)
+        {
+            throw refused.exception(context);
+        }
+    }
+
+    /**
+     * The switch's counters ({@code inagg_counters} at type id - 200, {@code RESULTS_SENT} from egress), packets;
+     * every {@link SwitchCounter} but the software-only {@code TX_FULL}.
+     */
+    public Map<SwitchCounter, Long> counters()
+    {
+        final List<SwitchCounter> counters = List.copyOf(P4_COUNTERS);
+        final List<String> commands = new ArrayList<>(counters.size());
+        for (final SwitchCounter counter : counters)
+        {
+            commands.add("counter_read " + counterArray(counter) + " " + (counter.typeId() - 200));
+        }
+        final List<CommandResult> results = runOrThrow(commands, "the counters");
+        final Map<SwitchCounter, Long> values = new EnumMap<>(SwitchCounter.class);
+        for (int i = 0; i < counters.size(); i++)
+        {
+            values.put(counters.get(i), SimpleSwitchCli.parseCounter(results.get(i)));
+        }
+        return values;
+    }
+
+    /** The ESA counters the program keeps ({@code esa_counters} at type id - 300), packets. */
+    public Map<EsaCounter, Long> esaCounters()
+    {
+        final List<EsaCounter> counters = List.copyOf(P4_ESA_COUNTERS);
+        final List<String> commands = new ArrayList<>(counters.size());
+        for (final EsaCounter counter : counters)
+        {
+            commands.add("counter_read " + ESA_COUNTERS + " " + (counter.typeId() - 300));
+        }
+        final List<CommandResult> results = runOrThrow(commands, "the ESA counters");
+        final Map<EsaCounter, Long> values = new EnumMap<>(EsaCounter.class);
+        for (int i = 0; i < counters.size(); i++)
+        {
+            values.put(counters.get(i), SimpleSwitchCli.parseCounter(results.get(i)));
+        }
+        return values;
+    }
+
+    /** The counter array a switch counter is counted in. */
+    static String counterArray(final SwitchCounter counter)
+    {
+        return counter == SwitchCounter.RESULTS_SENT ? EGRESS_COUNTERS : INGRESS_COUNTERS;
+    }
+
+    /**
+     * Runs a job's rows: everything but the associations and the job table row, then (with the node handles bmv2
+     * answered) the associations and the job table row. A refusal undoes what was added.
+     */
+    private Installed install(final List<String> rows, final String context)
+    {
+        final List<String> first = new ArrayList<>();
+        final List<String> last = new ArrayList<>();
+        for (final String row : rows)
+        {
+            if (row.startsWith("mc_node_associate ") || row.startsWith("table_add " + JOB_TABLE + " "))
+            {
+                last.add(row);
+            }
+            else
+            {
+                first.add(row);
+            }
+        }
+        final Installed job = new Installed();
+        CommandResult refused = record(job, cli.runAll(first));
+        if (refused == null)
+        {
+            final List<String> second = new ArrayList<>(last.size());
+            for (final String row : last)
+            {
+                second.add(row.startsWith("mc_node_associate ") ? withNodeHandle(row, job) : row);
+            }
+            refused = record(job, cli.runAll(second));
+        }
+        if (refused != null)
+        {
+            final Bmv2CommandException ex = refused.exception(context);
+            try
+            {
+                cli.runAll(teardown(job));
+            }
+            catch (final RuntimeException undo)
+            {
+                ex.addSuppressed(undo);
+            }
+            throw ex;
+        }
+        return job;
+    }
+
+    /** {@code mc_node_associate G k} with k the job's k-th node: the handle bmv2 gave that node. */
+    private static String withNodeHandle(final String row, final Installed job)
+    {
+        final String[] words = row.split(" ");
+        final int node = Integer.parseInt(words[2]);
+        if (node >= job.nodes.size() || job.nodes.get(node) == null)
+        {
+            throw new IllegalStateException("'" + row + "' names node " + node + " of " + job.nodes.size());
+        }
+        return words[0] + " " + words[1] + " " + job.nodes.get(node);
+    }
+
+    /** Keeps what each successful command made; the first refused command, or null. */
+    private static CommandResult record(final Installed job, final List<CommandResult> results)
+    {
+        CommandResult refused = null;
+        for (final CommandResult result : results)
+        {
+            final String[] words = result.command().split(" ");
+            if (!result.ok())
+            {
+                refused = refused == null ? result : refused;
+                if ("mc_node_create".equals(words[0]))
+                {
+                    job.nodes.add(null);
+                }
+                continue;
+            }
+            switch (words[0])
+            {
+                case "table_add" -> job.entries.add(new Entry(words[1], result.entryHandle().orElseThrow(
+                    () -> new Bmv2Exception("no entry handle in the answer to " + result.command() + ": "
+                        + result.output().strip()))));
+                case "mc_mgrp_create" -> job.groups.add(Integer.parseInt(words[1]));
+                case "mc_node_create" -> job.nodes.add(result.nodeHandle().orElseThrow(
+                    () -> new Bmv2Exception("no node handle in the answer to " + result.command() + ": "
+                        + result.output().strip())));
+                case "mc_node_associate" ->
+                    job.associations.add(new int[] {Integer.parseInt(words[1]), Integer.parseInt(words[2])});
+                default ->
+                {
+                }
+            }
+        }
+        return refused;
+    }
+
+    /** Commands that remove what a job holds: job table row first, then the other rows, nodes, groups. */
+    private static List<String> teardown(final Installed job)
+    {
+        final List<String> commands = new ArrayList<>();
+        final List<Entry> entries = new ArrayList<>(job.entries);
+        entries.sort(Comparator.comparing(entry -> !JOB_TABLE.equals(entry.table()))); // stable: job table first
+        for (final Entry entry : entries)
+        {
+            commands.add("table_delete " + entry.table() + " " + entry.handle());
+        }
+        for (final int[] association : job.associations)
+        {
+            commands.add("mc_node_dissociate " + association[0] + " " + association[1]);
+        }
+        for (final Integer node : job.nodes)
+        {
+            if (node != null)
+            {
+                commands.add("mc_node_destroy " + node);
+            }
+        }
+        for (final int group : job.groups)
+        {
+            commands.add("mc_mgrp_destroy " + group);
+        }
+        return commands;
+    }
+
+    /** Zeroes the registers a first round relies on, for every shadow copy of slots [base, base + slots). */
+    private void clearSlots(final int slotBase, final int slots, final String context)
+    {
+        final List<String> commands = new ArrayList<>();
+        for (final String register : JobTable.V1MODEL_REGISTERS_TO_RESET)
+        {
+            final int cells = CELLS_PER_COPY.get(register);
+            for (int copy = 2 * slotBase; copy < 2 * (slotBase + slots); copy++)
+            {
+                for (int cell = 0; cell < cells; cell++)
+                {
+                    commands.add(SimpleSwitchCli.registerWriteCommand(register, copy * cells + cell, 0));
+                }
+            }
+        }
+        runOrThrow(commands, context);
+    }
+
+    /** Frees the pool's aggregators held by an ESA job and drops its tombstones. */
+    private void clearAggregators(final int jobId, final String context)
+    {
+        final EsaPool pool = table.esaPool();
+        if (pool == null)
+        {
+            return;
+        }
+        final long[] keys = cli.registerReadAll(KEY_REG);
+        final long[] tombs = cli.registerReadAll(TOMB_REG);
+        final List<String> commands = new ArrayList<>();
+        for (int copy = pool.firstCopy(); copy < pool.firstCopy() + pool.aggregators(); copy++)
+        {
+            // key: sequence (63..32) | job (31..16) | priority (15..8) | state (7..0, 0 = free)
+            if (copy < keys.length && (keys[copy] & 0xFF) != 0 && (keys[copy] >>> 16 & 0xFFFF) == jobId)
+            {
+                commands.add(SimpleSwitchCli.registerWriteCommand(KEY_REG, copy, 0));
+            }
+            // tombstone: 1 (63..48) | job (47..32) | sequence (31..0)
+            if (copy < tombs.length && (tombs[copy] >>> 48) != 0 && (tombs[copy] >>> 32 & 0xFFFF) == jobId)
+            {
+                commands.add(SimpleSwitchCli.registerWriteCommand(TOMB_REG, copy, 0));
+            }
+        }
+        runOrThrow(commands, context);
+    }
+
+    private List<CommandResult> runOrThrow(final List<String> commands, final String context)
+    {
+        final List<CommandResult> results = cli.runAll(commands);
+        final CommandResult refused = firstRefused(results);
+        if (refused != null)
+        {
+            throw refused.exception(context);
+        }
+        return results;
+    }
+
+    private static CommandResult firstRefused(final List<CommandResult> results)
+    {
+        for (final CommandResult result : results)
+        {
+            if (!result.ok())
+            {
+                return result;
+            }
+        }
+        return null;
+    }
+}

@@ -1,0 +1,219 @@
+package org.inagg.perf.lab;
+
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+
+import org.inagg.p4.bmv2.Bmv2Program;
+import org.inagg.p4.bmv2.Bmv2Switch;
+import org.inagg.p4.bmv2.P4Toolchain;
+import org.inagg.p4.bmv2.SimpleSwitchProcess;
+import org.inagg.p4.control.JobSpec;
+import org.inagg.p4.control.SwitchAddress;
+import org.inagg.p4.control.WorkerEndpoint;
+import org.inagg.p4.control.InaggP4;
+
+/**
+ * A bmv2 {@code simple_switch} running {@code inagg_v1model.p4} with hosts wired to its ports ({@link HostNetwork}),
+ * programmed at run time through {@link Bmv2Switch}, and {@code inagg worker} processes on the hosts: the real P4
+ * target with unmodified workers, on one machine.
+ * <p>
+ * {@link #close()} stops the workers, the switch and deletes the namespaces; a JVM shutdown hook does the same on
+ * Ctrl-C or SIGTERM, and {@link HostNetwork#removeStale()} clears what a lab killed outright left behind.
+ */
+public final class Bmv2Lab implements AutoCloseable
+{
+    /** First UDP port of the workers: host n binds {@code WORKER_UDP_BASE + n}. */
+    public static final int WORKER_UDP_BASE = 40_000;
+
+    private final HostNetwork network;
+    private final SimpleSwitchProcess simpleSwitch;
+    private final Bmv2Switch control;
+    private final Path workDirectory;
+    private final List<InaggProcess> processes = new ArrayList<>();
+    private final Thread shutdownHook;
+    private boolean closed;
+
+    private Bmv2Lab(
+        final HostNetwork network, final SimpleSwitchProcess simpleSwitch, final Bmv2Switch control,
+        final Path workDirectory)
+    {
+        this.network = network;
+        this.simpleSwitch = simpleSwitch;
+        this.control = control;
+        this.workDirectory = workDirectory;
+        this.shutdownHook = new Thread(this::closeQuietly, "inagg bmv2 lab teardown");
+        Runtime.getRuntime().addShutdownHook(shutdownHook);
+    }
+
+    /**
+     * Compiles (or reuses) the program, wires {@code hosts} hosts to a fresh simple_switch and takes control of it.
+     *
+     * @param progress where to say what is happening (the compile takes minutes the first time); may be null.
+     * @throws LabException or {@link org.inagg.p4.bmv2.Bmv2Exception} naming what is missing or what failed.
+     */
+    public static Bmv2Lab start(final int hosts, final Path workDirectory, final PrintWriter progress)
+    {
+        final Consumer<String> say = line ->
+        {
+            if (progress != null)
+            {
+                progress.println(line);
+                progress.flush();
+            }
+        };
+        final P4Toolchain toolchain = P4Toolchain.locate();
+        say.accept("bmv2: program " + Bmv2Program.V1MODEL_MAIN + " (compiled once per source change into "
+            + Bmv2Program.cacheFolder() + "; the first compile takes a minute or two)");
+        final Path json = Bmv2Program.v1modelJson(toolchain, Bmv2Program.cacheFolder());
+        final HostNetwork network = HostNetwork.create(hosts);
+        SimpleSwitchProcess simpleSwitch = null;
+        try
+        {
+            final SimpleSwitchProcess.Context context = new SimpleSwitchProcess.Context().toolchain(toolchain).json(json)
+                .commandPrefix(network.switchExec()).workDirectory(workDirectory.resolve("simple_switch"));
+            network.switchPorts().forEach(context::port);
+            simpleSwitch = SimpleSwitchProcess.start(context);
+            say.accept("bmv2: simple_switch pid " + simpleSwitch.pid() + " in namespace " + network.switchNamespace()
+                + ", " + hosts + " hosts on ports 1.." + hosts + " (namespaces " + HostNetwork.PREFIX + network.tag()
+                + "-h*)");
+            final Bmv2Switch control = new Bmv2Switch(simpleSwitch.cli(), new SwitchAddress(
+                WorkerEndpoint.parseMac(HostNetwork.SWITCH_MAC), WorkerEndpoint.parseIpv4(HostNetwork.SWITCH_IPV4)));
+            return new Bmv2Lab(network, simpleSwitch, control, workDirectory);
+        }
+        catch (final RuntimeException ex)
+        {
+            if (simpleSwitch != null)
+            {
+                simpleSwitch.close();
+            }
+            network.close();
+            throw ex;
+        }
+    }
+
+    public HostNetwork network()
+    {
+        return network;
+    }
+
+    public Bmv2Switch control()
+    {
+        return control;
+    }
+
+    public SimpleSwitchProcess simpleSwitch()
+    {
+        return simpleSwitch;
+    }
+
+    /** Host n's registered endpoint as worker {@code workerId}: port n, its MAC and address, UDP port 40000 + n. */
+    public WorkerEndpoint endpoint(final int workerId, final int hostNumber)
+    {
+        final HostNetwork.Host host = network.host(hostNumber);
+        return new WorkerEndpoint(workerId, host.port(), WorkerEndpoint.parseMac(host.mac()),
+            WorkerEndpoint.parseIpv4(host.ipv4()), WORKER_UDP_BASE + hostNumber);
+    }
+
+    /**
+     * Adds a slot-protocol job whose worker w runs on host {@code hostNumbers[w]}.
+     *
+     * @return the job as programmed.
+     */
+    public JobSpec addSlotJob(
+        final int jobId, final int slots, final int slotBase, final int lanes, final int multicastGroup,
+        final int... hostNumbers)
+    {
+        final List<WorkerEndpoint> workers = new ArrayList<>();
+        for (int w = 0; w < hostNumbers.length; w++)
+        {
+            workers.add(endpoint(w, hostNumbers[w]));
+        }
+        final JobSpec job = new JobSpec(jobId, slots, slotBase, lanes, multicastGroup, workers, null);
+        control.addJob(job);
+        return job;
+    }
+
+    /**
+     * Starts one {@code inagg worker} per worker of {@code job} on its host, bound to its registered endpoint, with
+     * {@code args} added (elements, iterations, dtype, loss, ...).
+     */
+    public List<InaggProcess> startWorkers(final JobSpec job, final List<String> args)
+    {
+        final List<InaggProcess> started = new ArrayList<>();
+        for (final WorkerEndpoint endpoint : job.workers())
+        {
+            final HostNetwork.Host host = network.host(endpoint.port());
+            final List<String> command = new ArrayList<>(List.of("worker",
+                "--switch", HostNetwork.SWITCH_IPV4 + ":" + InaggP4.UDP_PORT,
+                "--bind", host.ipv4() + ":" + endpoint.udpPort(),
+                "--job-id", Integer.toString(job.jobId()),
+                "--worker-id", Integer.toString(endpoint.peer()),
+                "--workers", Integer.toString(job.workerCount()),
+                "--no-progress"));
+            command.addAll(args);
+            final InaggProcess process = InaggProcess.start(host.exec(),
+                workDirectory.resolve("job" + job.jobId() + "-worker" + endpoint.peer() + ".log"), command);
+            synchronized (this)
+            {
+                processes.add(process);
+            }
+            started.add(process);
+        }
+        return started;
+    }
+
+    /** Waits for the workers (each at most {@code seconds}) and reads their reports, in worker id order. */
+    public static List<WorkerReport> await(final List<InaggProcess> workers, final long seconds)
+        throws InterruptedException
+    {
+        final List<WorkerReport> reports = new ArrayList<>();
+        final long deadline = System.nanoTime() + seconds * 1_000_000_000L;
+        for (int w = 0; w < workers.size(); w++)
+        {
+            final long left = Math.max(1, (deadline - System.nanoTime()) / 1_000_000_000L);
+            final int exit = workers.get(w).await(left);
+            reports.add(WorkerReport.parse(w, exit, workers.get(w).output()));
+        }
+        return reports;
+    }
+
+    /** Stops every worker, the switch, and deletes the namespaces; safe to call twice. */
+    @Override
+    public synchronized void close()
+    {
+        if (closed)
+        {
+            return;
+        }
+        closed = true;
+        try
+        {
+            Runtime.getRuntime().removeShutdownHook(shutdownHook);
+        }
+        catch (final IllegalStateException ignored)
+        {
+            // the JVM is shutting down: this is the hook
+        }
+        for (final InaggProcess process : processes)
+        {
+            process.process().destroyForcibly();
+        }
+        simpleSwitch.close();
+        network.close();
+    }
+
+    private void closeQuietly()
+    {
+        try
+        {
+            close();
+        }
+        catch (final RuntimeException ignored)
+        {
+            // best effort while the JVM exits
+        }
+    }
+}

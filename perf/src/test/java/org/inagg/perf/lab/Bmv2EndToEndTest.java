@@ -1,0 +1,180 @@
+package org.inagg.perf.lab;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
+import java.util.stream.Stream;
+
+import org.inagg.p4.bmv2.P4Toolchain;
+import org.inagg.p4.control.JobSpec;
+import org.inagg.p4.softswitch.SwitchCounter;
+import org.inagg.perf.cli.SyntheticGradients;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assertions;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Unmodified {@code inagg worker} processes in network namespaces through bmv2 simple_switch running
+ * {@code inagg_v1model.p4}, programmed at run time by {@link org.inagg.p4.bmv2.Bmv2Switch}: 2, 4 and 8 workers,
+ * float32 and int32, tensors of 1, 257 and 1,000,003 elements, with and without 5% injected loss (drop, duplicate,
+ * reorder in the workers' transports), and two jobs at once. Float32 results must be bit-identical to the in-process
+ * software switch's for the same inputs and within the fixed-point bound of a double-precision sum (each worker
+ * checks); int32 results exact. One switch serves every scenario: jobs are added and removed at run time, and later
+ * jobs reuse the slots (and the job id) of earlier ones, so register clearing is exercised too.
+ * <p>
+ * Needs root, iproute2, ethtool and the P4 tools ({@code INAGG_P4TOOLS}, default ../shared/p4tools); skipped with
+ * the reason without them unless {@code -Dinagg.bmv2.tests.require=true} (CI).
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Timeout(value = 300, unit = TimeUnit.SECONDS)
+class Bmv2EndToEndTest
+{
+    static final int HOSTS = 8;
+    static final int SLOTS = 16;
+    static final int LANES = 256;
+    static final long SEED = 3;
+    static final List<String> TIMEOUTS = List.of("--retransmit-us", "100000", "--peer-timeout-ms", "60000");
+
+    private Path work;
+    private Bmv2Lab lab;
+
+    @BeforeAll
+    void startLab() throws Exception
+    {
+        work = Files.createTempDirectory("inagg-bmv2-e2e-");
+        final String why = unavailableReason();
+        if (why != null)
+        {
+            if (Boolean.getBoolean("inagg.bmv2.tests.require"))
+            {
+                Assertions.fail("bmv2 end-to-end tests are required here (-Dinagg.bmv2.tests.require=true) but " + why);
+            }
+            Assumptions.abort("skipped: " + why);
+        }
+        lab = Bmv2Lab.start(HOSTS, work, null);
+    }
+
+    static String unavailableReason()
+    {
+        if (!P4Toolchain.available())
+        {
+            return P4Toolchain.unavailableReason();
+        }
+        if (!"root".equals(System.getProperty("user.name")))
+        {
+            return "network namespaces need root (running as " + System.getProperty("user.name") + ")";
+        }
+        if (Commands.tryRun(List.of("ethtool", "--version")) != null)
+        {
+            return "ethtool is missing (Debian package ethtool)";
+        }
+        return null;
+    }
+
+    @AfterAll
+    void stopLab()
+    {
+        if (lab != null)
+        {
+            final HostNetwork network = lab.network();
+            lab.close();
+            assertThat(network.remainingNamespaces()).as("namespaces left behind").isEmpty();
+        }
+    }
+
+    static Stream<Arguments> scenarios()
+    {
+        return Stream.of(
+            Arguments.of(2, "float32", 1, 0.0),
+            Arguments.of(2, "int32", 1_000_003, 0.0),
+            Arguments.of(4, "float32", 257, 0.05),
+            Arguments.of(4, "int32", 257, 0.0),
+            Arguments.of(4, "float32", 100_003, 0.05),
+            Arguments.of(8, "float32", 257, 0.0),
+            Arguments.of(8, "int32", 1, 0.05));
+    }
+
+    @ParameterizedTest(name = "{0} workers, {1}, {2} elements, loss {3}")
+    @MethodSource("scenarios")
+    void shouldAllReduceThroughBmv2LikeTheSoftwareSwitch(
+        final int workers, final String dtype, final int elements, final double loss) throws Exception
+    {
+        final JobSpec job = lab.addSlotJob(1, SLOTS, 0, LANES, 1, IntStream.rangeClosed(1, workers).toArray());
+        try
+        {
+            final List<WorkerReport> reports = Bmv2Lab.await(lab.startWorkers(job, args(dtype, elements, loss)), 240);
+            assertReports(reports, dtype.equals("float32") ? softwareSwitchCrc(workers, elements) : null,
+                workers + " workers " + dtype + " n=" + elements + " loss " + loss);
+            final Map<SwitchCounter, Long> counters = lab.control().counters();
+            assertThat(counters.get(SwitchCounter.DROP_MALFORMED)).as("malformed on bmv2").isZero();
+        }
+        finally
+        {
+            lab.control().removeJob(1);
+        }
+    }
+
+    @Test
+    void shouldRunTwoJobsAtOnceInSeparateSlotRanges() throws Exception
+    {
+        final JobSpec first = lab.addSlotJob(7, SLOTS, 0, LANES, 7, 1, 2, 3, 4);
+        final JobSpec second = lab.addSlotJob(8, SLOTS, SLOTS, LANES, 8, 5, 6, 7, 8);
+        try
+        {
+            final List<InaggProcess> a = lab.startWorkers(first, args("float32", 20_000, 0.0));
+            final List<InaggProcess> b = lab.startWorkers(second, args("float32", 20_000, 0.0));
+            final String expected = softwareSwitchCrc(4, 20_000);
+            assertReports(Bmv2Lab.await(a, 240), expected, "job 7");
+            assertReports(Bmv2Lab.await(b, 240), expected, "job 8");
+        }
+        finally
+        {
+            lab.control().removeJob(7);
+            lab.control().removeJob(8);
+        }
+    }
+
+    private static List<String> args(final String dtype, final int elements, final double loss)
+    {
+        final List<String> args = new ArrayList<>(List.of("--dtype", dtype, "-n", Integer.toString(elements), "-i",
+            "1", "--seed", Long.toString(SEED), "--loss", Double.toString(loss)));
+        args.addAll(TIMEOUTS);
+        return args;
+    }
+
+    private static void assertReports(final List<WorkerReport> reports, final String expectedCrc, final String what)
+    {
+        for (final WorkerReport report : reports)
+        {
+            assertThat(report.ok()).as("%s: worker %d passes its own check (bound or exact):%n%s", what,
+                report.worker(), report.output()).isTrue();
+        }
+        final String crc = reports.getFirst().crc32();
+        assertThat(reports).as("%s: every worker has the same result", what)
+            .allSatisfy(r -> assertThat(r.crc32()).isEqualTo(crc));
+        if (expectedCrc != null)
+        {
+            assertThat(crc).as("%s: bmv2 result bit-identical to the software switch's", what).isEqualTo(expectedCrc);
+        }
+    }
+
+    private static String softwareSwitchCrc(final int workers, final int elements)
+    {
+        return String.format(Locale.ROOT, "%08x",
+            SyntheticGradients.softwareSwitchCrc32(workers, elements, SEED, SLOTS, LANES));
+    }
+}
