@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.LongSupplier;
 import java.util.stream.IntStream;
 
 import org.inagg.p4.control.JobSpec;
@@ -19,8 +20,9 @@ import org.inagg.perf.lab.WorkerReport;
 
 /**
  * {@code inagg local --switch bmv2}: W unmodified {@code inagg worker} processes in network namespaces all-reduce
- * through bmv2 {@code simple_switch} running {@code inagg_v1model.p4}; then the same inputs through the in-process
- * software switch, and the two results compared bit for bit. Everything it set up is torn down on the way out, also
+ * through bmv2 {@code simple_switch} running {@code inagg_v1model.p4}; then the same workers on the same hosts and
+ * veths through {@code inagg switch} (the software switch as a process, simple_switch's ports bridged to it), and the
+ * two results compared bit for bit and their rates side by side. Everything it set up is torn down on the way out, also
  * on failure and on Ctrl-C ({@link Bmv2Lab}).
  *
  * @param workers        W.
@@ -55,65 +57,104 @@ record Bmv2LocalRun(
             out.printf("bmv2: job %d programmed (%d workers, slots 0..%d, multicast group %d); worker logs in %s%n",
                 JOB_ID, workers, slots - 1, MULTICAST_GROUP, work);
             out.flush();
-            final long start = System.nanoTime();
-            final List<InaggProcess> processes = lab.startWorkers(job, List.of("-n", Integer.toString(elements),
-                "-i", Integer.toString(iterations), "--seed", Long.toString(seed), "--loss", Double.toString(loss),
-                "--retransmit-us", Long.toString(retransmitUs), "--peer-timeout-ms", Long.toString(peerTimeoutMs)));
-            final long expectedPackets = (long)workers * iterations * ((elements + lanes - 1) / lanes + 1);
-            while (processes.stream().anyMatch(p -> p.process().isAlive()))
-            {
-                Thread.sleep(progress ? 2_000 : 100);
-                if (progress && processes.stream().anyMatch(p -> p.process().isAlive()))
-                {
-                    final long received = lab.control().counters().getOrDefault(SwitchCounter.RECEIVED, 0L);
-                    out.printf(Locale.ROOT, "  %5.1f s: switch received %,d packets (%.0f%% of the %,d needed "
-                        + "without loss)%n", (System.nanoTime() - start) / 1e9, received,
-                        Math.min(100.0, 100.0 * received / expectedPackets), expectedPackets);
-                    out.flush();
-                }
-            }
-            final double seconds = (System.nanoTime() - start) / 1e9;
-            final List<WorkerReport> reports = Bmv2Lab.await(processes, 60);
+            final Target bmv2 = runWorkers(out, lab, job,
+                () -> lab.control().counters().getOrDefault(SwitchCounter.RECEIVED, 0L));
             final Map<SwitchCounter, Long> counters = lab.control().counters();
-            return report(out, reports, counters, seconds);
+            if (!bmv2.failures().isEmpty())
+            {
+                out.println("FAILED through bmv2: " + String.join("\n", bmv2.failures()));
+                out.flush();
+                return 1;
+            }
+            out.println("software switch: the same workers on the same hosts and veths, through inagg switch "
+                + "(simple_switch stopped, its ports bridged)");
+            out.flush();
+            final InaggProcess softwareSwitch = lab.replaceBySoftwareSwitch(List.of("--job",
+                JOB_ID + ":" + workers + ":" + slots + ":" + lanes));
+            final Target software = runWorkers(out, lab, job, null);
+            softwareSwitch.kill();
+            if (!software.failures().isEmpty())
+            {
+                out.println("FAILED through the software switch: " + String.join("\n", software.failures()));
+                out.flush();
+                return 1;
+            }
+            return report(out, bmv2, software, counters);
         }
     }
 
-    private int report(
-        final PrintWriter out, final List<WorkerReport> reports, final Map<SwitchCounter, Long> counters,
-        final double seconds)
+    /** One target's run: the workers' reports and the wall time from their start to the last one's end. */
+    private record Target(List<WorkerReport> reports, double seconds, List<String> failures)
     {
-        final List<String> failed = new ArrayList<>();
-        for (final WorkerReport report : reports)
+        String crc()
         {
-            if (!report.ok())
+            final String crc = reports.getFirst().crc32();
+            return reports.stream().allMatch(r -> crc.equals(r.crc32())) ? crc : null;
+        }
+
+        double slowestRate()
+        {
+            return reports.stream().mapToDouble(WorkerReport::elementsPerSecond).min().orElse(0);
+        }
+
+        long retransmissions()
+        {
+            return reports.stream().mapToLong(WorkerReport::retransmissions).sum();
+        }
+    }
+
+    private Target runWorkers(
+        final PrintWriter out, final Bmv2Lab lab, final JobSpec job, final LongSupplier switchReceived)
+        throws InterruptedException
+    {
+        final long start = System.nanoTime();
+        final List<InaggProcess> processes = lab.startWorkers(job, List.of("-n", Integer.toString(elements),
+            "-i", Integer.toString(iterations), "--seed", Long.toString(seed), "--loss", Double.toString(loss),
+            "--retransmit-us", Long.toString(retransmitUs), "--peer-timeout-ms", Long.toString(peerTimeoutMs)));
+        final long expectedPackets = (long)workers * iterations * ((elements + lanes - 1) / lanes + 1);
+        final boolean report = progress && switchReceived != null;
+        while (processes.stream().anyMatch(p -> p.process().isAlive()))
+        {
+            Thread.sleep(report ? 2_000 : 50);
+            if (report && processes.stream().anyMatch(p -> p.process().isAlive()))
             {
-                failed.add("worker " + report.worker() + " (exit " + report.exitCode() + "):\n"
-                    + report.output().strip().indent(4));
+                final long received = switchReceived.getAsLong();
+                out.printf(Locale.ROOT, "  %5.1f s: switch received %,d packets (%.0f%% of the %,d needed "
+                    + "without loss)%n", (System.nanoTime() - start) / 1e9, received,
+                    Math.min(100.0, 100.0 * received / expectedPackets), expectedPackets);
+                out.flush();
             }
         }
-        out.println();
-        if (!failed.isEmpty())
+        final double seconds = (System.nanoTime() - start) / 1e9;
+        final List<WorkerReport> reports = Bmv2Lab.await(processes, 60);
+        final List<String> failed = new ArrayList<>();
+        for (final WorkerReport r : reports)
         {
-            out.println("FAILED: " + String.join("\n", failed));
-            out.flush();
-            return 1;
+            if (!r.ok())
+            {
+                failed.add("worker " + r.worker() + " (exit " + r.exitCode() + "):\n" + r.output().strip().indent(4));
+            }
         }
-        final String crc = reports.getFirst().crc32();
-        final boolean identical = reports.stream().allMatch(r -> crc.equals(r.crc32()));
-        final String software = String.format("%08x",
-            SyntheticGradients.softwareSwitchCrc32(workers, elements, seed, slots, lanes));
-        final double slowest = reports.stream().mapToDouble(WorkerReport::elementsPerSecond).min().orElse(0);
-        out.printf(Locale.ROOT, "  %-26s %.3f s (workers started to last worker done, JVM start included)%n", "time",
-            seconds);
-        out.printf(Locale.ROOT, "  %-26s %.3e (slowest worker, its own timing)%n", "elements/s", slowest);
-        out.printf(Locale.ROOT, "  %-26s %,d%n", "retransmissions",
-            reports.stream().mapToLong(WorkerReport::retransmissions).sum());
-        out.printf("  %-26s every worker within the fixed-point bound of docs/protocol.md: yes%n", "result check");
-        out.printf("  %-26s all %d workers crc32 %s: %s%n", "workers agree", reports.size(), crc,
-            identical ? "yes" : "NO");
-        out.printf("  %-26s same inputs through the in-process software switch: crc32 %s: %s%n", "software switch",
-            software, software.equals(crc) ? "bit-identical" : "DIFFERENT");
+        return new Target(reports, seconds, failed);
+    }
+
+    private int report(
+        final PrintWriter out, final Target bmv2, final Target software, final Map<SwitchCounter, Long> counters)
+    {
+        final String crc = bmv2.crc();
+        final boolean identical = crc != null && crc.equals(software.crc());
+        out.println();
+        out.printf(Locale.ROOT, "  %-30s %-22s %-22s %s%n", "", "bmv2 simple_switch", "software switch", "ratio");
+        out.printf(Locale.ROOT, "  %-30s %-22.3e %-22.3e %.4fx%n", "elements/s (slowest worker)",
+            bmv2.slowestRate(), software.slowestRate(), bmv2.slowestRate() / software.slowestRate());
+        out.printf(Locale.ROOT, "  %-30s %-22.3f %-22.3f%n", "wall time, s (JVM start incl.)", bmv2.seconds(),
+            software.seconds());
+        out.printf(Locale.ROOT, "  %-30s %-22s %-22s%n", "retransmissions", String.format("%,d",
+            bmv2.retransmissions()), String.format("%,d", software.retransmissions()));
+        out.printf(Locale.ROOT, "  %-30s %-22s %-22s%n", "result crc32 (all workers)", bmv2.crc(), software.crc());
+        out.println();
+        out.printf("  %-30s every worker within the fixed-point bound of docs/protocol.md: yes%n", "result check");
+        out.printf("  %-30s %s%n", "bmv2 vs software switch", identical ? "bit-identical" : "DIFFERENT");
         out.println();
         out.println("bmv2 counters (inagg_counters):");
         counters.forEach((counter, value) ->
@@ -124,7 +165,7 @@ record Bmv2LocalRun(
             }
         });
         out.flush();
-        return identical && software.equals(crc) ? 0 : 2;
+        return identical ? 0 : 2;
     }
 
     private static Path workFolder()

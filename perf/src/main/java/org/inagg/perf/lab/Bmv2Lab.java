@@ -165,6 +165,40 @@ public final class Bmv2Lab implements AutoCloseable
         return started;
     }
 
+    /**
+     * Replaces the P4 target by the software switch: stops simple_switch, bridges its ports
+     * ({@link HostNetwork#bridgeSwitchPorts()}) and starts {@code inagg switch} in the switch namespace on the switch's
+     * address and the inagg port, with {@code args} (its jobs), waiting until it listens. The same hosts and workers
+     * then run against the Java pipeline: a like-for-like comparison of the two targets.
+     */
+    public InaggProcess replaceBySoftwareSwitch(final List<String> args) throws InterruptedException
+    {
+        simpleSwitch.close();
+        network.bridgeSwitchPorts();
+        final List<String> command = new ArrayList<>(List.of("switch",
+            "--bind", HostNetwork.SWITCH_IPV4 + ":" + InaggP4.UDP_PORT, "--stats-interval", "0"));
+        command.addAll(args);
+        final InaggProcess process = InaggProcess.start(network.switchExec(), workDirectory.resolve("switch.log"),
+            command);
+        synchronized (this)
+        {
+            processes.add(process);
+        }
+        final long deadline = System.nanoTime() + 60_000_000_000L;
+        while (process.process().isAlive() && !process.output().contains("listening")
+            && System.nanoTime() < deadline)
+        {
+            Thread.sleep(20);
+        }
+        if (!process.output().contains("listening"))
+        {
+            process.kill();
+            throw new LabException("inagg switch did not start in " + network.switchNamespace() + ":\n"
+                + process.output());
+        }
+        return process;
+    }
+
     /** Waits for the workers (each at most {@code seconds}) and reads their reports, in worker id order. */
     public static List<WorkerReport> await(final List<InaggProcess> workers, final long seconds)
         throws InterruptedException

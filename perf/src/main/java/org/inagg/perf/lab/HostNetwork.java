@@ -203,6 +203,23 @@ public final class HostNetwork implements AutoCloseable
         return ports;
     }
 
+    /**
+     * Joins the switch ports into a Linux bridge that owns the switch's MAC and address, so a switch running as an
+     * ordinary process in the switch namespace ({@code inagg switch}) serves the same hosts over the same veths as
+     * the P4 target did. Stop the P4 target first: it would still see every frame on its ports.
+     */
+    public void bridgeSwitchPorts()
+    {
+        Commands.run(List.of("ip", "-n", switchNamespace, "link", "add", "br0", "address", SWITCH_MAC, "type",
+            "bridge"));
+        for (final String port : switchPorts().values())
+        {
+            Commands.run(List.of("ip", "-n", switchNamespace, "link", "set", port, "master", "br0"));
+        }
+        Commands.run(List.of("ip", "-n", switchNamespace, "addr", "add", SWITCH_IPV4 + "/24", "dev", "br0"));
+        Commands.run(List.of("ip", "-n", switchNamespace, "link", "set", "br0", "up"));
+    }
+
     private static String switchInterface(final Host host)
     {
         return "port" + host.number();
