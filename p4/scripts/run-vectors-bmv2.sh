@@ -80,7 +80,7 @@ mkdir -p "$cache"
 # The key: inagg_v1model.p4, then generated/inagg_v1model_*.p4 in byte order of their names, then the compiler's version. The Java
 # side (org.inagg.p4.bmv2.Bmv2Program) computes the same key, so both reuse one compiled JSON.
 key=$( { cat "$p4src/inagg_v1model.p4"; LC_ALL=C ls "$p4src"/generated/inagg_v1model_*.p4 | while read -r f; do cat "$f"; done;
-         p4c-bm2-ss --version; } | sha256sum | cut -c1-16)
+         p4c-bm2-ss --version 2>&1; } | sha256sum | cut -c1-16)
 json="$cache/inagg_v1model-$key.json"
 if [[ -f "$json" ]]; then
     echo "p4c-bm2-ss: inagg_v1model.p4 unchanged, using $json"

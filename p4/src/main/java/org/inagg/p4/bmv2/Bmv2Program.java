@@ -107,7 +107,7 @@ public final class Bmv2Program
             {
                 if (!Files.isRegularFile(json)) // another JVM may have compiled it while this one waited
                 {
-                    compile(toolchain, sources, json);
+                    compile(toolchain, sources, V1MODEL_MAIN, json);
                 }
             }
             return json;
@@ -230,6 +230,12 @@ public final class Bmv2Program
         }
     }
 
+    /** A P4 source from the class path, by path relative to {@value #RESOURCE_ROOT}. */
+    static String source(final String path)
+    {
+        return new String(resource(path), StandardCharsets.UTF_8);
+    }
+
     private static byte[] resource(final String path)
     {
         final String name = RESOURCE_ROOT + path;
@@ -279,8 +285,13 @@ public final class Bmv2Program
         return version.output.replace(toolchain.tool(P4Toolchain.P4C_BM2_SS).toString(), P4Toolchain.P4C_BM2_SS);
     }
 
-    /** Extracts the sources to a temp folder, compiles there, moves the JSON to {@code json} atomically. */
-    private static void compile(final P4Toolchain toolchain, final Map<String, byte[]> sources, final Path json)
+    /**
+     * Extracts the sources to a temp folder, compiles {@code main} there, moves the JSON to {@code json} atomically.
+     *
+     * @throws Bmv2Exception with the compiler's output tail if it refuses the program.
+     */
+    static void compile(
+        final P4Toolchain toolchain, final Map<String, byte[]> sources, final String main, final Path json)
         throws IOException
     {
         final Path work = Files.createTempDirectory("inagg-p4c-");
@@ -292,12 +303,12 @@ public final class Bmv2Program
                 Files.createDirectories(file.getParent());
                 Files.write(file, source.getValue());
             }
-            final Path output = work.resolve("inagg_v1model.json");
+            final Path output = work.resolve("program.json");
             final RunResult result = runTool(toolchain,
-                List.of("--std", "p4-16", "-o", output.toString(), V1MODEL_MAIN), work, COMPILE_TIMEOUT);
+                List.of("--std", "p4-16", "-o", output.toString(), main), work, COMPILE_TIMEOUT);
             if (result.exitCode != 0 || !Files.isRegularFile(output))
             {
-                throw new Bmv2Exception(P4Toolchain.P4C_BM2_SS + " refused " + V1MODEL_MAIN + " (exit "
+                throw new Bmv2Exception(P4Toolchain.P4C_BM2_SS + " refused " + main + " (exit "
                     + result.exitCode + "): " + P4Toolchain.tail(result.output, OUTPUT_TAIL));
             }
             final Path temp = Files.createTempFile(json.getParent(), ".inagg_v1model-", ".json.tmp");

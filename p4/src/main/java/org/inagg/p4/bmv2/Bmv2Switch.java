@@ -3,7 +3,6 @@ package org.inagg.p4.bmv2;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.EnumMap;
-import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -45,22 +44,11 @@ import org.inagg.p4.softswitch.SwitchCounter;
 public final class Bmv2Switch
 {
     static final String JOB_TABLE = "InaggIngress.job_table";
-    static final String INGRESS_COUNTERS = "InaggIngress.inagg_counters";
-    static final String EGRESS_COUNTERS = "InaggEgress.egress_counters";
-    static final String ESA_COUNTERS = "InaggIngress.esa_counters";
     static final String KEY_REG = "InaggIngress.key_reg";
     static final String TOMB_REG = "InaggIngress.tomb_reg";
     /** Cells per shadow copy of each register a job's first round needs at zero (indexed copy * cells + k). */
     static final Map<String, Integer> CELLS_PER_COPY =
         Map.of("InaggIngress.used_reg", 1, "InaggIngress.seen_reg", InaggP4.BITMAP_WORDS);
-    /** The switch counters the v1model program keeps ({@code C_*}); TX_FULL is software only. */
-    static final Set<SwitchCounter> P4_COUNTERS = EnumSet.complementOf(EnumSet.of(SwitchCounter.TX_FULL));
-    /** The ESA counters the v1model program keeps ({@code E_*}, packets only). */
-    static final Set<EsaCounter> P4_ESA_COUNTERS = EnumSet.of(EsaCounter.CONTRIBUTIONS, EsaCounter.ALLOCATIONS,
-        EsaCounter.COMPLETIONS, EsaCounter.PREEMPTIONS, EsaCounter.STALE_EVICTIONS, EsaCounter.FLUSHES,
-        EsaCounter.FALLBACK_COLLISION, EsaCounter.FALLBACK_RETRANSMIT, EsaCounter.FALLBACK_TOMBSTONE,
-        EsaCounter.DUPLICATES, EsaCounter.RESULT_COPIES, EsaCounter.ACKS, EsaCounter.DROP_UNKNOWN_WORKER,
-        EsaCounter.DROP_BAD_SIZE);
 
     static
     {
@@ -152,6 +140,7 @@ public final class Bmv2Switch
         try
         {
             final String context = "job " + job.jobId();
+            clearSlots(job.slotBase(), job.slots(), context);
             installed.put(job.jobId(), install(rows, context));
         }
         catch (final RuntimeException ex)
@@ -253,48 +242,75 @@ public final class Bmv2Switch
     }
 
     /**
-     * The switch's counters ({@code inagg_counters} at type id - 200, {@code RESULTS_SENT} from egress), packets;
-     * every {@link SwitchCounter} but the software-only {@code TX_FULL}.
+     * The switch's counters, as {@link org.inagg.p4.softswitch.SoftwareSwitch} counts them, packets: every
+     * {@link SwitchCounter} the program keeps (a {@code C_} constant; not the software-only {@code TX_FULL}), read
+     * at index type id - 200 of its counter arrays ({@code inagg_counters}, and {@code egress_counters} for what is
+     * counted per replica) and summed.
      */
     public Map<SwitchCounter, Long> counters()
     {
-        final List<SwitchCounter> counters = List.copyOf(P4_COUNTERS);
-        final List<String> commands = new ArrayList<>(counters.size());
-        for (final SwitchCounter counter : counters)
+        final P4Counters program = P4Counters.v1model();
+        final Map<SwitchCounter, List<String>> cells = new EnumMap<>(SwitchCounter.class);
+        for (final SwitchCounter counter : SwitchCounter.values())
         {
-            commands.add("counter_read " + counterArray(counter) + " " + (counter.typeId() - 200));
+            final List<String> counterCells = program.cells('C', counter.name());
+            if (!counterCells.isEmpty())
+            {
+                cells.put(counter, counterCells);
+            }
         }
-        final List<CommandResult> results = runOrThrow(commands, "the counters");
-        final Map<SwitchCounter, Long> values = new EnumMap<>(SwitchCounter.class);
-        for (int i = 0; i < counters.size(); i++)
-        {
-            values.put(counters.get(i), SimpleSwitchCli.parseCounter(results.get(i)));
-        }
-        return values;
+        return read(cells, SwitchCounter.class, "the counters");
     }
 
-    /** The ESA counters the program keeps ({@code esa_counters} at type id - 300), packets. */
+    /**
+     * The ESA counters, as {@link org.inagg.p4.esa.EsaSwitch} counts them, packets: every {@link EsaCounter} the
+     * program keeps, the sum of its {@code E_} cells ({@code esa_counters}, {@code esa_egress_counters}) and, where the
+     * program has a {@code C_} constant of that name, of its slot-protocol cells (what the switch counts before it
+     * knows a job's mode: RECEIVED, DROP_MALFORMED, DROP_UNKNOWN_JOB; on a switch that also runs slot jobs those count
+     * theirs too).
+     */
     public Map<EsaCounter, Long> esaCounters()
     {
-        final List<EsaCounter> counters = List.copyOf(P4_ESA_COUNTERS);
-        final List<String> commands = new ArrayList<>(counters.size());
-        for (final EsaCounter counter : counters)
+        final P4Counters program = P4Counters.v1model();
+        final Map<EsaCounter, List<String>> cells = new EnumMap<>(EsaCounter.class);
+        for (final EsaCounter counter : EsaCounter.values())
         {
-            commands.add("counter_read " + ESA_COUNTERS + " " + (counter.typeId() - 300));
+            final List<String> counterCells = new ArrayList<>(program.cells('E', counter.name()));
+            counterCells.addAll(program.cells('C', counter.name()));
+            if (!counterCells.isEmpty())
+            {
+                cells.put(counter, counterCells);
+            }
         }
-        final List<CommandResult> results = runOrThrow(commands, "the ESA counters");
-        final Map<EsaCounter, Long> values = new EnumMap<>(EsaCounter.class);
-        for (int i = 0; i < counters.size(); i++)
-        {
-            values.put(counters.get(i), SimpleSwitchCli.parseCounter(results.get(i)));
-        }
-        return values;
+        return read(cells, EsaCounter.class, "the ESA counters");
     }
 
-    /** The counter array a switch counter is counted in. */
-    static String counterArray(final SwitchCounter counter)
+    /** Reads every cell once, in one batch; each counter's value is the sum of its cells. */
+    private <E extends Enum<E>> Map<E, Long> read(
+        final Map<E, List<String>> cells, final Class<E> type, final String context)
     {
-        return counter == SwitchCounter.RESULTS_SENT ? EGRESS_COUNTERS : INGRESS_COUNTERS;
+        final List<String> commands = new ArrayList<>();
+        for (final List<String> counterCells : cells.values())
+        {
+            for (final String cell : counterCells)
+            {
+                final String command = "counter_read " + cell;
+                if (!commands.contains(command))
+                {
+                    commands.add(command);
+                }
+            }
+        }
+        final List<CommandResult> results = runOrThrow(commands, context);
+        final Map<String, Long> packets = new LinkedHashMap<>();
+        for (int i = 0; i < commands.size(); i++)
+        {
+            packets.put(commands.get(i), SimpleSwitchCli.parseCounter(results.get(i)));
+        }
+        final Map<E, Long> values = new EnumMap<>(type);
+        cells.forEach((counter, counterCells) -> values.put(counter,
+            counterCells.stream().mapToLong(cell -> packets.get("counter_read " + cell)).sum()));
+        return values;
     }
 
     /**

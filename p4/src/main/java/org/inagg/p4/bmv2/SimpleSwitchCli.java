@@ -9,14 +9,15 @@ import java.util.regex.Pattern;
 /**
  * Talks to a running simple_switch through {@code simple_switch_CLI}: batches of commands sent to one long-lived CLI
  * process ({@link CliSession}), its output cut at its {@code RuntimeCmd: } prompts so each command gets its own answer
- * back ({@link CommandResult}). bmv2's CLI keeps going after a refused command, so a batch gives every command's answer;
- * a command that crashes the CLI (a Python traceback) ends the batch, the ones after it are reported as not run, and
- * the next batch starts a new CLI.
+ * back ({@link CommandResult}). bmv2's CLI keeps going after a refused command, so a batch gives every command's
+ * answer; a command that crashes the CLI (a Python traceback) ends the batch, the ones after it are reported as not
+ * run, and the next batch starts a new CLI.
  * <p>
  * Starting the CLI costs ~0.7 s (it fetches the program's 14 MB JSON from the switch; its {@code --json} option is
- * broken in this bmv2); a command then costs ~0.1 ms. Thread-safe: batches run one at a time. With a command prefix
- * ({@code ip netns exec NS}) the CLI runs where the switch's Thrift server listens. {@link #close()} ends the CLI
- * process (it also ends with its input when the JVM exits).
+ * broken in this bmv2); a command then costs ~0.1 ms (clearing a 4096-slot job's registers, 73,728 writes, ~7 s).
+ * Thread-safe: batches run one at a time. With a command prefix ({@code ip netns exec NS}) the CLI runs where the
+ * switch's Thrift server listens. {@link #close()} ends the CLI process (it also ends with its input when the JVM
+ * exits).
  */
 public final class SimpleSwitchCli implements AutoCloseable
 {
@@ -297,8 +298,8 @@ public final class SimpleSwitchCli implements AutoCloseable
             if (i >= answers.size())
             {
                 final String why = crashedAt >= 0
-                    ? "not run: simple_switch_CLI stopped at command " + (crashedAt + 1) + " (" + commands.get(crashedAt)
-                    + ")"
+                    ? "not run: simple_switch_CLI stopped at command " + (crashedAt + 1) + " ("
+                    + commands.get(crashedAt) + ")"
                     : "not run: simple_switch_CLI ended before it";
                 results.add(new CommandResult(command, "", why));
                 continue;

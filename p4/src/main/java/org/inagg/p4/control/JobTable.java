@@ -32,7 +32,8 @@ public final class JobTable
      * Registers that must start at zero for a job's first round: the used flags (one per shadow copy) and the seen
      * bitmaps ({@link InaggP4#BITMAP_WORDS} words per copy); the others are written by a round's first packet.
      */
-    public static final List<String> V1MODEL_REGISTERS_TO_RESET = List.of("InaggIngress.used_reg", "InaggIngress.seen_reg");
+    public static final List<String> V1MODEL_REGISTERS_TO_RESET =
+        List.of("InaggIngress.used_reg", "InaggIngress.seen_reg");
     /** With ESA jobs also: the aggregators' keys (all free) and tombstones (none), one per copy of the pool. */
     public static final List<String> V1MODEL_ESA_REGISTERS_TO_RESET =
         List.of("InaggIngress.key_reg", "InaggIngress.tomb_reg");
