@@ -115,7 +115,9 @@ const bit<2> LANE_NONE = 0;
 const bit<2> LANE_WRITE = 1;
 const bit<2> LANE_ADD = 2;
 
-// Indices of inagg_counters: org.inagg.p4.softswitch.SwitchCounter type id - 200
+// Indices of inagg_counters: org.inagg.p4.softswitch.SwitchCounter type id - 200. Each outcome is counted under the
+// name SoftwareSwitch counts it (and EsaSwitch for ESA jobs, in esa_counters), with the same meaning: what is counted
+// per copy sent (RESULTS_SENT) is counted in egress, per replica (egress_counters, esa_egress_counters).
 const bit<32> C_RECEIVED = 1;
 const bit<32> C_CONTRIBUTIONS = 2;
 const bit<32> C_RESULTS_SENT = 3;
@@ -134,10 +136,14 @@ const bit<32> C_REJECTS = 16;
 const bit<32> C_UPSTREAM_PARTIALS = 17;
 const bit<32> C_UPSTREAM_FORWARDS = 18;
 
-// Indices of esa_counters: org.inagg.p4.esa.EsaCounter type id - 300 (packets; the byte counters are not kept)
+// Indices of esa_counters: org.inagg.p4.esa.EsaCounter type id - 300 (packets; the byte counters are not kept).
+// Counted for ESA jobs only. What the switch counts before it knows a job's mode (RECEIVED, DROP_MALFORMED,
+// DROP_UNKNOWN_JOB, a JOIN for an unknown job) is in inagg_counters, for every job; a switch's count of an EsaCounter
+// NAME is esa_counters[E_NAME] + esa_egress_counters[E_NAME] + (where there is one) inagg_counters[C_NAME].
 const bit<32> E_CONTRIBUTIONS = 2;
 const bit<32> E_ALLOCATIONS = 3;
 const bit<32> E_COMPLETIONS = 4;
+const bit<32> E_RESULTS_SENT = 5;
 const bit<32> E_PREEMPTIONS = 6;
 const bit<32> E_STALE_EVICTIONS = 7;
 const bit<32> E_FLUSHES = 8;
@@ -149,6 +155,8 @@ const bit<32> E_RESULT_COPIES = 13;
 const bit<32> E_ACKS = 16;
 const bit<32> E_DROP_UNKNOWN_WORKER = 19;
 const bit<32> E_DROP_BAD_SIZE = 20;
+const bit<32> E_JOINS = 22;
+const bit<32> E_REJECTS = 23;
 
 header ethernet_t {
     bit<48> dst_addr;
@@ -312,8 +320,9 @@ parser InaggParser(packet_in packet, out headers_t hdr, inout metadata_t meta,
     }
     state parse_ipv4 {
         packet.extract(hdr.ipv4);
-        transition select(hdr.ipv4.ihl, hdr.ipv4.frag_offset, hdr.ipv4.protocol) {
-            (4w5, 13w0, IP_PROTO_UDP): parse_udp;
+        // No options; not a fragment (More Fragments clear, offset 0); UDP.
+        transition select(hdr.ipv4.ihl, hdr.ipv4.flags[0:0], hdr.ipv4.frag_offset, hdr.ipv4.protocol) {
+            (4w5, 1w0, 13w0, IP_PROTO_UDP): parse_udp;
             default: accept;
         }
     }
@@ -436,6 +445,19 @@ control InaggIngress(inout headers_t hdr, inout metadata_t meta, inout standard_
         meta.mode = MODE_SLOT;
         meta.upstream = 0;
     }
+    // Ordinary IPv4 forwarding for what is not inagg traffic: the destination host's port and MAC. Frames leave as
+    // they came otherwise (no TTL decrement: the hosts of one switch are one hop apart), so their UDP checksums stay
+    // valid.
+    action forward(bit<9> port, bit<48> dst_mac) {
+        standard_metadata.egress_spec = port;
+        hdr.ethernet.dst_addr = dst_mac;
+    }
+    table ipv4_forward {
+        key = { hdr.ipv4.dst_addr: exact; }
+        actions = { forward; NoAction; }
+        default_action = NoAction();
+        size = 1024;
+    }
     // The job table of SoftwareSwitch (SwitchJobConfig) and EsaSwitch (EsaJobConfig): exact match on the job id.
     table job_table {
         key = { hdr.inagg.job_id: exact; }
@@ -483,6 +505,10 @@ control InaggIngress(inout headers_t hdr, inout metadata_t meta, inout standard_
     }
 
     apply {
+        // ESA: what the packet does with the aggregator (declared before the first return: p4c's uninitialized_use
+        // analysis does not carry a local's initialiser past a return).
+        bool allocate = false;
+        bool contribute = false;
         mark_to_drop(standard_metadata);
         meta.is_multicast = 0;
         meta.reply_to_sender = 0;
@@ -490,17 +516,38 @@ control InaggIngress(inout headers_t hdr, inout metadata_t meta, inout standard_
         meta.read_out = 0;
         meta.lane_op = LANE_NONE;
         meta.p_from_agg = 0;
-        if (!hdr.inagg.isValid()) {
-            // Not inagg traffic: this program only aggregates.
+        if (!hdr.udp.isValid() || hdr.udp.dst_port != INAGG_UDP_PORT) {
+            // Not inagg traffic (not IPv4 without options, a fragment, not UDP, another port): forwarded by its IPv4
+            // destination when ipv4_forward has a row for it (a parameter server's results and its workers' traffic
+            // cross the switch as ordinary packets), else dropped. Only option-less headers: the checksum update in
+            // InaggComputeChecksum covers the 20 bytes this parser extracts.
+            if (hdr.ipv4.isValid() && hdr.ipv4.ihl == 5) {
+                ipv4_forward.apply();
+            }
             return;
         }
-        inagg_counters.count(C_RECEIVED);
-        // InaggHeader.check: version, and the length equal to the header plus Element Count lanes.
-        if (standard_metadata.parser_error != error.NoError
-                || hdr.inagg.version != 1
-                || (bit<32>)hdr.udp.length != 28 + ((bit<32>)hdr.inagg.element_count << 2)
-                || hdr.ipv4.total_len != hdr.udp.length + 20
+        // The frame must carry one whole UDP datagram: UDP length >= 8, IPv4 total length = 20 + UDP length, and the
+        // frame at least that long (bytes after it, an Ethernet trailer, are cut off in egress). Else there is no
+        // message: a host's UDP stack or the software switch's transport (DpdkTransport, the vectors'
+        // FrameTransport) drops such a frame before the switch sees it, so it is dropped here uncounted, as any
+        // frame that is not inagg traffic (docs/p4.md, "Wire format and parser").
+        if (hdr.udp.length < 8 || hdr.ipv4.total_len != hdr.udp.length + 20
                 || standard_metadata.packet_length < 34 + (bit<32>)hdr.udp.length) {
+            return;
+        }
+        // A message: the UDP payload, what SoftwareSwitch.onMessage / EsaSwitch.onMessage receive.
+        inagg_counters.count(C_RECEIVED);
+        // InaggHeader.check: at least the 20-byte header (TOO_SHORT: the parser could not extract it), version 1,
+        // and the length equal to the header plus Element Count lanes (LENGTH_MISMATCH; a parser error: fewer lanes
+        // in the message than Element Count). A message of more than MAX_LANES lanes overflows the lane stack
+        // (StackOutOfBounds, the rest of it left in the payload) but is well-formed: more lanes than any job has, it
+        // is dropped as DROP_BAD_SIZE below (or for an earlier reason), as the software switch drops it; a JOIN
+        // carrying them is answered (egress cuts the frame to the answer).
+        if (!hdr.inagg.isValid()
+                || (standard_metadata.parser_error != error.NoError
+                    && standard_metadata.parser_error != error.StackOutOfBounds)
+                || hdr.inagg.version != 1
+                || (bit<32>)hdr.udp.length != 28 + ((bit<32>)hdr.inagg.element_count << 2)) {
             inagg_counters.count(C_DROP_MALFORMED);
             return;
         }
@@ -544,8 +591,13 @@ control InaggIngress(inout headers_t hdr, inout metadata_t meta, inout standard_
                 reason = REJECT_WORKER_ID_OUT_OF_RANGE;
             } else {
                 if (meta.source_ok == 0) {
-                    // Not the registered source: no answer to a spoofed address.
-                    inagg_counters.count(C_DROP_SOURCE_MISMATCH);
+                    // Not the registered source: no answer to a spoofed address. (EsaSwitch.join counts it as an
+                    // unknown worker.)
+                    if (meta.mode == MODE_SLOT) {
+                        inagg_counters.count(C_DROP_SOURCE_MISMATCH);
+                    } else {
+                        esa_counters.count(E_DROP_UNKNOWN_WORKER);
+                    }
                     return;
                 }
                 if (announced_workers != (bit<32>)meta.workers) {
@@ -568,11 +620,20 @@ control InaggIngress(inout headers_t hdr, inout metadata_t meta, inout standard_
                 hdr.inagg.slot = (bit<15>)meta.slots;
                 hdr.inagg.sequence = (bit<32>)meta.workers;
                 hdr.inagg.reserved = meta.job_lanes;
-                inagg_counters.count(C_JOINS);
+                if (meta.mode == MODE_SLOT) {
+                    inagg_counters.count(C_JOINS);
+                } else {
+                    esa_counters.count(E_JOINS);
+                }
             } else {
                 hdr.inagg.msg_type = MSG_REJECT;
                 hdr.inagg.status = reason;
-                inagg_counters.count(C_REJECTS);
+                // an unknown job's REJECT in inagg_counters (unknown_job() sets MODE_SLOT)
+                if (meta.mode == MODE_SLOT) {
+                    inagg_counters.count(C_REJECTS);
+                } else {
+                    esa_counters.count(E_REJECTS);
+                }
             }
 #include "generated/inagg_v1model_lane_invalidate.p4"
             standard_metadata.egress_spec = standard_metadata.ingress_port;
@@ -639,8 +700,6 @@ control InaggIngress(inout headers_t hdr, inout metadata_t meta, inout standard_
                 meta.effective_priority = meta.table_priority;
             }
             meta.tomb_key = 16w1 ++ hdr.inagg.job_id ++ hdr.inagg.sequence;
-            bool allocate = false;
-            bool contribute = false;
 
             if ((hdr.inagg.flags & FLAG_RETRANSMIT) != 0) {
                 // A retransmission never allocates. If the aggregator holds its block, the partial is flushed to the
@@ -987,7 +1046,10 @@ control InaggIngress(inout headers_t hdr, inout metadata_t meta, inout standard_
 }
 
 control InaggEgress(inout headers_t hdr, inout metadata_t meta, inout standard_metadata_t standard_metadata) {
+    // What is counted per copy sent: SwitchCounter RESULTS_SENT (slot jobs) at C_RESULTS_SENT, EsaCounter
+    // RESULTS_SENT (ESA jobs) at E_RESULTS_SENT.
     COUNTER(32, CounterType.packets) egress_counters;
+    COUNTER(32, CounterType.packets) esa_egress_counters;
 
     action set_switch_address(bit<48> mac, bit<32> ipv4) {
         meta.switch_mac = mac;
@@ -1029,12 +1091,13 @@ control InaggEgress(inout headers_t hdr, inout metadata_t meta, inout standard_m
     }
 
     apply {
+        // ESA: which replicas go to the parameter server, and which of them become a PARTIAL. (Declared before the
+        // first return: p4c's uninitialized_use analysis does not follow a local's initialiser past one.)
+        bool to_server = false;
+        bool partial = false;
         if (!hdr.inagg.isValid()) {
             return;
         }
-        // ESA: which replicas go to the parameter server, and which of them become a PARTIAL.
-        bool to_server = false;
-        bool partial = false;
         if (meta.esa_out == ESA_OUT_RAW) {
             to_server = true;
         } else if (meta.esa_out == ESA_OUT_PARTIAL) {
@@ -1093,7 +1156,12 @@ control InaggEgress(inout headers_t hdr, inout metadata_t meta, inout standard_m
                 // One replica per worker, replication id = worker id: rewrite the worker id per copy.
                 meta.dst_worker = standard_metadata.egress_rid;
                 hdr.inagg.worker_id = standard_metadata.egress_rid;
-                egress_counters.count(C_RESULTS_SENT);
+                // SoftwareSwitch.multicastResult / EsaSwitch.multicastFromPool, fromServer: one per copy
+                if (meta.mode == MODE_SLOT) {
+                    egress_counters.count(C_RESULTS_SENT);
+                } else {
+                    esa_egress_counters.count(E_RESULTS_SENT);
+                }
             }
             if (meta.reply_to_sender == 1) {
                 hdr.ethernet.dst_addr = meta.sender_mac;
@@ -1115,6 +1183,9 @@ control InaggEgress(inout headers_t hdr, inout metadata_t meta, inout standard_m
         hdr.udp.src_port = INAGG_UDP_PORT;
         hdr.udp.length = 28 + (hdr.inagg.element_count << 2);
         hdr.udp.checksum = 0;
+        // Exactly the datagram leaves: bytes the frame carried after it (an Ethernet trailer, left in the payload by
+        // the parser and appended by the deparser) are cut off.
+        truncate(34 + (bit<32>)hdr.udp.length);
     }
 }
 

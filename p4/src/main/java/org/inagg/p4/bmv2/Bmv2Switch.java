@@ -14,6 +14,7 @@ import org.inagg.p4.control.InaggP4;
 import org.inagg.p4.control.JobSpec;
 import org.inagg.p4.control.JobTable;
 import org.inagg.p4.control.SwitchAddress;
+import org.inagg.p4.control.WorkerEndpoint;
 import org.inagg.p4.esa.EsaCounter;
 import org.inagg.p4.softswitch.SwitchCounter;
 
@@ -83,6 +84,8 @@ public final class Bmv2Switch
     private final SimpleSwitchCli cli;
     private final JobTable table;
     private final Map<Integer, Installed> installed = new LinkedHashMap<>();
+    /** Route handles by destination IPv4 ({@link #addRoute}). */
+    private final Map<Integer, Integer> routes = new LinkedHashMap<>();
 
     /**
      * Takes over a running switch: sets its address (egress {@code switch_address} default action).
@@ -147,6 +150,41 @@ public final class Bmv2Switch
         {
             table.remove(job.jobId());
             throw ex;
+        }
+    }
+
+    /**
+     * Forwards ordinary IPv4 traffic (anything that is not inagg's, e.g. a parameter server's results and the packets
+     * of workers that talk to it directly) for {@code ipv4} out of {@code port}, rewriting the destination MAC to
+     * {@code mac}: a row of {@code InaggIngress.ipv4_forward}.
+     *
+     * @throws IllegalArgumentException if the address has a route already.
+     * @throws Bmv2CommandException     if bmv2 refuses it.
+     */
+    public synchronized void addRoute(final int ipv4, final int port, final long mac)
+    {
+        if (routes.containsKey(ipv4))
+        {
+            throw new IllegalArgumentException("a route to " + WorkerEndpoint.formatIpv4(ipv4) + " exists already");
+        }
+        final String command = "table_add InaggIngress.ipv4_forward InaggIngress.forward "
+            + WorkerEndpoint.formatIpv4(ipv4) + " => " + port + " " + WorkerEndpoint.formatMac(mac);
+        final CommandResult result = cli.runAll(List.of(command)).getFirst();
+        if (!result.ok() || result.entryHandle().isEmpty())
+        {
+            throw result.exception("the route to " + WorkerEndpoint.formatIpv4(ipv4));
+        }
+        routes.put(ipv4, result.entryHandle().getAsInt());
+    }
+
+    /** Removes the route to {@code ipv4} ({@link #addRoute}); nothing if there is none. */
+    public synchronized void removeRoute(final int ipv4)
+    {
+        final Integer handle = routes.remove(ipv4);
+        if (handle != null)
+        {
+            runOrThrow(List.of("table_delete InaggIngress.ipv4_forward " + handle),
+                "the route to " + WorkerEndpoint.formatIpv4(ipv4));
         }
     }
 

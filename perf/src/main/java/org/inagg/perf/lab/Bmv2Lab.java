@@ -27,6 +27,8 @@ public final class Bmv2Lab implements AutoCloseable
 {
     /** First UDP port of the workers: host n binds {@code WORKER_UDP_BASE + n}. */
     public static final int WORKER_UDP_BASE = 40_000;
+    /** UDP port of a parameter server ({@link #startParameterServer}). */
+    public static final int SERVER_UDP_PORT = 9100;
 
     private final HostNetwork network;
     private final SimpleSwitchProcess simpleSwitch;
@@ -81,6 +83,11 @@ public final class Bmv2Lab implements AutoCloseable
                 + "-h*)");
             final Bmv2Switch control = new Bmv2Switch(simpleSwitch.cli(), new SwitchAddress(
                 WorkerEndpoint.parseMac(HostNetwork.SWITCH_MAC), WorkerEndpoint.parseIpv4(HostNetwork.SWITCH_IPV4)));
+            for (final HostNetwork.Host host : network.hosts())
+            {
+                control.addRoute(WorkerEndpoint.parseIpv4(host.ipv4()), host.port(),
+                    WorkerEndpoint.parseMac(host.mac()));
+            }
             return new Bmv2Lab(network, simpleSwitch, control, workDirectory);
         }
         catch (final RuntimeException ex)
@@ -137,32 +144,91 @@ public final class Bmv2Lab implements AutoCloseable
     }
 
     /**
-     * Starts one {@code inagg worker} per worker of {@code job} on its host, bound to its registered endpoint, with
-     * {@code args} added (elements, iterations, dtype, loss, ...).
+     * Starts one {@code inagg worker} per worker of {@code job} on its host, bound to its registered endpoint, sending
+     * to the switch, with {@code args} added (elements, iterations, dtype, loss, ...).
      */
     public List<InaggProcess> startWorkers(final JobSpec job, final List<String> args)
     {
         final List<InaggProcess> started = new ArrayList<>();
         for (final WorkerEndpoint endpoint : job.workers())
         {
-            final HostNetwork.Host host = network.host(endpoint.port());
-            final List<String> command = new ArrayList<>(List.of("worker",
-                "--switch", HostNetwork.SWITCH_IPV4 + ":" + InaggP4.UDP_PORT,
-                "--bind", host.ipv4() + ":" + endpoint.udpPort(),
-                "--job-id", Integer.toString(job.jobId()),
-                "--worker-id", Integer.toString(endpoint.peer()),
-                "--workers", Integer.toString(job.workerCount()),
-                "--no-progress"));
-            command.addAll(args);
-            final InaggProcess process = InaggProcess.start(host.exec(),
-                workDirectory.resolve("job" + job.jobId() + "-worker" + endpoint.peer() + ".log"), command);
-            synchronized (this)
-            {
-                processes.add(process);
-            }
-            started.add(process);
+            started.add(startWorker(job.jobId(), endpoint.peer(), job.workerCount(), endpoint.port(),
+                HostNetwork.SWITCH_IPV4 + ":" + InaggP4.UDP_PORT, args));
         }
         return started;
+    }
+
+    /**
+     * Starts {@code inagg worker} {@code workerId} of {@code workers} for {@code jobId} on host {@code hostNumber},
+     * bound to 10.0.0.n:40000+n, sending to {@code target} (host:port: the switch, or a parameter server that the
+     * worker reaches through the switch's IPv4 forwarding).
+     */
+    public InaggProcess startWorker(
+        final int jobId, final int workerId, final int workers, final int hostNumber, final String target,
+        final List<String> args)
+    {
+        final HostNetwork.Host host = network.host(hostNumber);
+        final List<String> command = new ArrayList<>(List.of("worker",
+            "--switch", target,
+            "--bind", host.ipv4() + ":" + (WORKER_UDP_BASE + hostNumber),
+            "--job-id", Integer.toString(jobId),
+            "--worker-id", Integer.toString(workerId),
+            "--workers", Integer.toString(workers),
+            "--no-progress"));
+        command.addAll(args);
+        return track(InaggProcess.start(host.exec(),
+            workDirectory.resolve("job" + jobId + "-worker" + workerId + ".log"), command));
+    }
+
+    /**
+     * Starts {@code inagg ps} on host {@code hostNumber} at 10.0.0.n:{@value #SERVER_UDP_PORT} for a job of
+     * {@code workers} workers whose worker w runs on host {@code workerHosts[w]}, and waits until it listens.
+     *
+     * @param job {@code ID:WORKERS[:SLOTS[:LANES]]}, as the switch has the job.
+     */
+    public InaggProcess startParameterServer(final int hostNumber, final String job, final int... workerHosts)
+        throws InterruptedException
+    {
+        final HostNetwork.Host host = network.host(hostNumber);
+        final List<String> addresses = new ArrayList<>();
+        for (final int workerHost : workerHosts)
+        {
+            addresses.add(network.host(workerHost).ipv4() + ":" + (WORKER_UDP_BASE + workerHost));
+        }
+        final InaggProcess process = track(InaggProcess.start(host.exec(), workDirectory.resolve("ps-h" + hostNumber
+            + ".log"), List.of("ps", "--bind", host.ipv4() + ":" + SERVER_UDP_PORT, "--job", job, "--workers-at",
+            String.join(",", addresses), "--stats-interval", "0")));
+        awaitListening(process, "inagg ps on " + host.namespace());
+        return process;
+    }
+
+    /** Host n's endpoint as a parameter server: port n, its MAC and address, UDP port {@value #SERVER_UDP_PORT}. */
+    public WorkerEndpoint serverEndpoint(final int hostNumber)
+    {
+        final HostNetwork.Host host = network.host(hostNumber);
+        return new WorkerEndpoint(0, host.port(), WorkerEndpoint.parseMac(host.mac()),
+            WorkerEndpoint.parseIpv4(host.ipv4()), SERVER_UDP_PORT);
+    }
+
+    private synchronized InaggProcess track(final InaggProcess process)
+    {
+        processes.add(process);
+        return process;
+    }
+
+    private static void awaitListening(final InaggProcess process, final String what) throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + 60_000_000_000L;
+        while (process.process().isAlive() && !process.output().contains("listening")
+            && System.nanoTime() < deadline)
+        {
+            Thread.sleep(20);
+        }
+        if (!process.output().contains("listening"))
+        {
+            process.kill();
+            throw new LabException(what + " did not start:\n" + process.output());
+        }
     }
 
     /**
@@ -178,24 +244,9 @@ public final class Bmv2Lab implements AutoCloseable
         final List<String> command = new ArrayList<>(List.of("switch",
             "--bind", HostNetwork.SWITCH_IPV4 + ":" + InaggP4.UDP_PORT, "--stats-interval", "0"));
         command.addAll(args);
-        final InaggProcess process = InaggProcess.start(network.switchExec(), workDirectory.resolve("switch.log"),
-            command);
-        synchronized (this)
-        {
-            processes.add(process);
-        }
-        final long deadline = System.nanoTime() + 60_000_000_000L;
-        while (process.process().isAlive() && !process.output().contains("listening")
-            && System.nanoTime() < deadline)
-        {
-            Thread.sleep(20);
-        }
-        if (!process.output().contains("listening"))
-        {
-            process.kill();
-            throw new LabException("inagg switch did not start in " + network.switchNamespace() + ":\n"
-                + process.output());
-        }
+        final InaggProcess process = track(InaggProcess.start(network.switchExec(),
+            workDirectory.resolve("switch.log"), command));
+        awaitListening(process, "inagg switch in " + network.switchNamespace());
         return process;
     }
 

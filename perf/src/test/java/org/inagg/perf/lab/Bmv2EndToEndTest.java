@@ -11,7 +11,13 @@ import java.util.stream.IntStream;
 import java.util.stream.Stream;
 
 import org.inagg.p4.bmv2.P4Toolchain;
+import org.inagg.p4.control.EsaJobSpec;
+import org.inagg.p4.control.EsaPool;
+import org.inagg.p4.control.InaggP4;
 import org.inagg.p4.control.JobSpec;
+import org.inagg.p4.esa.AllocationMode;
+import org.inagg.p4.esa.EsaCounter;
+import org.inagg.p4.esa.PriorityPolicy;
 import org.inagg.p4.softswitch.SwitchCounter;
 import org.inagg.perf.cli.SyntheticGradients;
 import org.junit.jupiter.api.AfterAll;
@@ -31,7 +37,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Unmodified {@code inagg worker} processes in network namespaces through bmv2 simple_switch running
  * {@code inagg_v1model.p4}, programmed at run time by {@link org.inagg.p4.bmv2.Bmv2Switch}: 2, 4 and 8 workers,
  * float32 and int32, tensors of 1, 257 and 1,000,003 elements, with and without 5% injected loss (drop, duplicate,
- * reorder in the workers' transports), and two jobs at once. Float32 results must be bit-identical to the in-process
+ * reorder in the workers' transports), two jobs at once, a two-level job (bmv2 + a parameter server) and two ESA
+ * jobs sharing a small aggregator pool with preemption. Float32 results must be bit-identical to the in-process
  * software switch's for the same inputs and within the fixed-point bound of a double-precision sum (each worker
  * checks); int32 results exact. One switch serves every scenario: jobs are added and removed at run time, and later
  * jobs reuse the slots (and the job id) of earlier ones, so register clearing is exercised too.
@@ -148,6 +155,91 @@ class Bmv2EndToEndTest
         }
     }
 
+    /**
+     * Two-level: W = 3, workers 0 and 1 on hosts 1 and 2 through bmv2 (an upstream job: the switch sums them and sends
+     * one PARTIAL to the parameter server), the parameter server on host 3, worker 2 on host 4 talking to the server
+     * directly; the server's results and worker 2's traffic cross bmv2 by its IPv4 forwarding. Bit-identical to one
+     * switch summing all three.
+     */
+    @Test
+    void shouldAggregateTwoLevelThroughBmv2AndAParameterServer() throws Exception
+    {
+        final int elements = 50_001;
+        final JobSpec job = JobSpec.upstream(2, SLOTS, 0, LANES,
+            List.of(lab.endpoint(0, 1), lab.endpoint(1, 2), lab.endpoint(2, 4)), lab.serverEndpoint(3), 0, 1);
+        lab.control().addJob(job);
+        InaggProcess server = null;
+        try
+        {
+            server = lab.startParameterServer(3, "2:3:" + SLOTS + ":" + LANES, 1, 2, 4);
+            final List<String> args = args("float32", elements, 0.05);
+            final String switchAddress = HostNetwork.SWITCH_IPV4 + ":" + InaggP4.UDP_PORT;
+            final List<InaggProcess> workers = List.of(
+                lab.startWorker(2, 0, 3, 1, switchAddress, args),
+                lab.startWorker(2, 1, 3, 2, switchAddress, args),
+                lab.startWorker(2, 2, 3, 4, "10.0.0.3:" + Bmv2Lab.SERVER_UDP_PORT, args));
+            assertReports(Bmv2Lab.await(workers, 240), softwareSwitchCrc(3, elements, LANES), "two-level");
+            assertThat(lab.control().counters().get(SwitchCounter.UPSTREAM_PARTIALS)).as("partials sent up")
+                .isPositive();
+        }
+        finally
+        {
+            if (server != null)
+            {
+                server.kill();
+            }
+            lab.control().removeJob(2);
+        }
+    }
+
+    /**
+     * ESA: two jobs share a pool of 4 aggregators on bmv2 (preemptive, job-table priorities 1 and 5), each with its
+     * parameter server (hosts 3 and 6) for what the pool cannot hold: blocks are preempted or fall back to the
+     * server, and every worker still gets the exact (float32: bit-identical to a slot switch's) result.
+     */
+    @Test
+    void shouldShareAnEsaPoolBetweenTwoJobsWithPreemption() throws Exception
+    {
+        final int elements = 30_000;
+        final int lanes = 64;
+        final int window = 8;
+        lab.control().esaPool(new EsaPool(2048, 4, AllocationMode.PREEMPTIVE, PriorityPolicy.JOB_TABLE));
+        final EsaJobSpec low = new EsaJobSpec(11, window, lanes, 11, 111, 1, 4L * elements,
+            List.of(lab.endpoint(0, 1), lab.endpoint(1, 2)), lab.serverEndpoint(3));
+        final EsaJobSpec high = new EsaJobSpec(12, window, lanes, 12, 112, 5, 4L * elements,
+            List.of(lab.endpoint(0, 4), lab.endpoint(1, 5)), lab.serverEndpoint(6));
+        lab.control().addJob(low);
+        lab.control().addJob(high);
+        final List<InaggProcess> servers = new ArrayList<>();
+        try
+        {
+            servers.add(lab.startParameterServer(3, "11:2:" + window + ":" + lanes, 1, 2));
+            servers.add(lab.startParameterServer(6, "12:2:" + window + ":" + lanes, 4, 5));
+            final String switchAddress = HostNetwork.SWITCH_IPV4 + ":" + InaggP4.UDP_PORT;
+            final List<String> args = args("float32", elements, 0.0);
+            final List<InaggProcess> a = List.of(lab.startWorker(11, 0, 2, 1, switchAddress, args),
+                lab.startWorker(11, 1, 2, 2, switchAddress, args));
+            final List<InaggProcess> b = List.of(lab.startWorker(12, 0, 2, 4, switchAddress, args),
+                lab.startWorker(12, 1, 2, 5, switchAddress, args));
+            final String expected = softwareSwitchCrc(2, elements, lanes);
+            assertReports(Bmv2Lab.await(a, 240), expected, "ESA job 11 (priority 1)");
+            assertReports(Bmv2Lab.await(b, 240), expected, "ESA job 12 (priority 5)");
+            final Map<EsaCounter, Long> esa = lab.control().esaCounters();
+            assertThat(esa.get(EsaCounter.COMPLETIONS)).as("blocks summed in the switch: %s", esa).isPositive();
+            assertThat(esa.get(EsaCounter.PREEMPTIONS) + esa.get(EsaCounter.FALLBACK_COLLISION))
+                .as("contention for the pool: %s", esa).isPositive();
+        }
+        finally
+        {
+            for (final InaggProcess server : servers)
+            {
+                server.kill();
+            }
+            lab.control().removeJob(11);
+            lab.control().removeJob(12);
+        }
+    }
+
     private static List<String> args(final String dtype, final int elements, final double loss)
     {
         final List<String> args = new ArrayList<>(List.of("--dtype", dtype, "-n", Integer.toString(elements), "-i",
@@ -174,7 +266,12 @@ class Bmv2EndToEndTest
 
     private static String softwareSwitchCrc(final int workers, final int elements)
     {
+        return softwareSwitchCrc(workers, elements, LANES);
+    }
+
+    private static String softwareSwitchCrc(final int workers, final int elements, final int lanes)
+    {
         return String.format(Locale.ROOT, "%08x",
-            SyntheticGradients.softwareSwitchCrc32(workers, elements, SEED, SLOTS, LANES));
+            SyntheticGradients.softwareSwitchCrc32(workers, elements, SEED, SLOTS, lanes));
     }
 }
