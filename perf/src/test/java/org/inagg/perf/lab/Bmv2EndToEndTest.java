@@ -156,6 +156,59 @@ class Bmv2EndToEndTest
     }
 
     /**
+     * Hostile packets sent raw (AF_PACKET) while a job runs: an unknown job, a worker id out of range, a source that
+     * is not registered (a stranger's address; worker 0's address with another port), a wrong version, an Element
+     * Count that disagrees with the length, a slot out of range from worker 0's own source, frames shorter than their
+     * IPv4/UDP lengths say, and bytes that are no protocol. Each inagg-level fault is dropped and counted under its
+     * counter (the same ones the conformance vectors check on both targets); the job completes bit-identical.
+     */
+    @Test
+    void shouldDropAndCountHostilePacketsWhileAJobRunsUnharmed() throws Exception
+    {
+        final int elements = 200_000;
+        final int times = 5;
+        final JobSpec job = lab.addSlotJob(3, SLOTS, 0, LANES, 3, 1, 2);
+        try
+        {
+            final Map<SwitchCounter, Long> before = lab.control().counters();
+            final List<InaggProcess> workers = lab.startWorkers(job, args("float32", elements, 0.0));
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (lab.control().counters().get(SwitchCounter.CONTRIBUTIONS)
+                < before.get(SwitchCounter.CONTRIBUTIONS) + 50 && System.nanoTime() < deadline)
+            {
+                Thread.sleep(100);
+            }
+            final HostNetwork.Host stranger = lab.network().host(7);
+            final HostNetwork.Host worker0 = lab.network().host(1);
+            final int strangerPort = Bmv2Lab.WORKER_UDP_BASE + 7;
+            new HostileFrames()
+                .aggregate(stranger, strangerPort, 1, 99, 0, 0, 4, 4, times)     // unknown job
+                .aggregate(stranger, strangerPort, 1, 3, 5, 0, 4, 4, times)      // worker id 5 of W = 2
+                .aggregate(stranger, strangerPort, 1, 3, 0, 0, 4, 4, times)      // worker 0 from a stranger
+                .aggregate(stranger, strangerPort, 2, 3, 0, 0, 4, 4, times)      // version 2
+                .aggregate(stranger, strangerPort, 1, 3, 0, 0, 6, 4, times)      // Element Count 6, 4 lanes
+                .truncated(stranger, strangerPort, 100, times)                  // 100 bytes fewer than claimed
+                .junk(60, times)
+                .sendFrom(stranger);
+            new HostileFrames()
+                .aggregate(worker0, Bmv2Lab.WORKER_UDP_BASE + 99, 1, 3, 0, 0, 4, 4, times) // worker 0's host, other port
+                .aggregate(worker0, Bmv2Lab.WORKER_UDP_BASE + 1, 1, 3, 0, 100, 4, 4, times) // its source, slot 100
+                .sendFrom(worker0);
+            assertReports(Bmv2Lab.await(workers, 240), softwareSwitchCrc(2, elements), "job under hostile packets");
+            final Map<SwitchCounter, Long> after = lab.control().counters();
+            final Map<SwitchCounter, Long> expected = Map.of(SwitchCounter.DROP_UNKNOWN_JOB, (long)times,
+                SwitchCounter.DROP_UNKNOWN_WORKER, (long)times, SwitchCounter.DROP_SOURCE_MISMATCH, 2L * times,
+                SwitchCounter.DROP_MALFORMED, 2L * times, SwitchCounter.DROP_BAD_SLOT, (long)times);
+            expected.forEach((counter, count) -> assertThat(after.get(counter) - before.get(counter))
+                .as("%s counted on bmv2 (before %s, after %s)", counter, before, after).isEqualTo(count));
+        }
+        finally
+        {
+            lab.control().removeJob(3);
+        }
+    }
+
+    /**
      * Two-level: W = 3, workers 0 and 1 on hosts 1 and 2 through bmv2 (an upstream job: the switch sums them and sends
      * one PARTIAL to the parameter server), the parameter server on host 3, worker 2 on host 4 talking to the server
      * directly; the server's results and worker 2's traffic cross bmv2 by its IPv4 forwarding. Bit-identical to one
