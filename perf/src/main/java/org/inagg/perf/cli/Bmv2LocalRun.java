@@ -149,6 +149,8 @@ record Bmv2LocalRun(
             bmv2.slowestRate(), software.slowestRate(), bmv2.slowestRate() / software.slowestRate());
         out.printf(Locale.ROOT, "  %-30s %-22.3f %-22.3f%n", "wall time, s (JVM start incl.)", bmv2.seconds(),
             software.seconds());
+        out.printf(Locale.ROOT, "  %-30s %-22.0f %-22s%n", "switch packets in/s (wall)",
+            counters.getOrDefault(SwitchCounter.RECEIVED, 0L) / bmv2.seconds(), "");
         out.printf(Locale.ROOT, "  %-30s %-22s %-22s%n", "retransmissions", String.format("%,d",
             bmv2.retransmissions()), String.format("%,d", software.retransmissions()));
         out.printf(Locale.ROOT, "  %-30s %-22s %-22s%n", "result crc32 (all workers)", bmv2.crc(), software.crc());
