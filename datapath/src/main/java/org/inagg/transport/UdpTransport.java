@@ -44,6 +44,7 @@ public final class UdpTransport implements Transport
     private int txTail;
     private int claimedPeer = -1;
     private int claimedLength;
+    private InetSocketAddress sender;
 
     private UdpTransport(
         final DatagramChannel channel, final List<InetSocketAddress> knownPeers, final int maxPeers,
@@ -142,6 +143,21 @@ public final class UdpTransport implements Transport
         peers.add(address);
         peerByAddress.put(address, peers.size() - 1);
         return peers.size() - 1;
+    }
+
+    /** The address of peer {@code peer}, or null when there is no such peer. */
+    public InetSocketAddress peerAddress(final int peer)
+    {
+        return peer >= 0 && peer < peers.size() ? peers.get(peer) : null;
+    }
+
+    /**
+     * The source address of the datagram that {@link #poll} is handing up now, also when its sender is beyond the peer
+     * table (peer -1); valid during the handler's call. The same object for as long as the sender does not change.
+     */
+    public InetSocketAddress currentSender()
+    {
+        return sender;
     }
 
     @Override
@@ -243,6 +259,7 @@ public final class UdpTransport implements Transport
                 {
                     peer = addPeer((InetSocketAddress)source);
                 }
+                sender = (InetSocketAddress)source;
                 handler.onMessage(rxMemory, 0, rxBuffer.position(), peer);
                 received++;
             }

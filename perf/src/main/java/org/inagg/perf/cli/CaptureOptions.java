@@ -1,0 +1,91 @@
+package org.inagg.perf.cli;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.util.Locale;
+
+import org.inagg.transport.Transport;
+import org.inagg.transport.capture.FrameHeaders;
+import org.inagg.transport.capture.PcapTransport;
+import org.inagg.transport.capture.PcapWriter;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code --pcap FILE} and {@code --pcap-max-bytes SIZE}, shared by {@code local}, {@code switch}, {@code ps} and
+ * {@code worker}: a packet capture of what the node sends and receives (docs/observability.md).
+ */
+final class CaptureOptions
+{
+    @Option(names = "--pcap", paramLabel = "FILE",
+        description = "Capture what this node sends and receives into FILE (pcap, Ethernet/IPv4/UDP frames; open "
+            + "it with Wireshark or tshark and tools/wireshark/inagg.lua). `local` captures at its switch.")
+    Path file;
+
+    @Option(names = "--pcap-max-bytes", paramLabel = "SIZE", defaultValue = "100M",
+        description = "Stop capturing, saying so once, when FILE would grow past SIZE bytes; K, M, G suffixes are "
+            + "KiB, MiB, GiB (default ${DEFAULT-VALUE}).")
+    String maxBytes;
+
+    private PcapWriter writer;
+
+    /** The writer of --pcap, opened on the first call; null without --pcap. */
+    PcapWriter writer()
+    {
+        if (file == null || writer != null)
+        {
+            return writer;
+        }
+        final long cap = parseSize(maxBytes);
+        try
+        {
+            writer = PcapWriter.open(file, cap, System.err::println);
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException("--pcap: cannot create " + file + ": " + ex.getMessage(), ex);
+        }
+        return writer;
+    }
+
+    /** {@code transport} with the capture of --pcap around it, or as it is without --pcap. */
+    Transport wrap(final Transport transport, final FrameHeaders headers)
+    {
+        return PcapTransport.wrap(transport, writer(), headers);
+    }
+
+    /** One line on what was captured, when --pcap was given. */
+    void report(final PrintWriter out)
+    {
+        if (writer != null)
+        {
+            writer.flush();
+            out.printf("pcap: %,d frames (%,d bytes) in %s%s%n", writer.framesCaptured(), writer.fileBytes(), file,
+                writer.stopped() ? ", then stopped; " + String.format("%,d", writer.framesNotCaptured())
+                    + " frames not captured" : "");
+            out.flush();
+        }
+    }
+
+    static long parseSize(final String text)
+    {
+        final String t = text.trim().toUpperCase(Locale.ROOT);
+        final int shift = t.endsWith("K") ? 10 : t.endsWith("M") ? 20 : t.endsWith("G") ? 30 : 0;
+        try
+        {
+            final long value = Long.parseLong(shift == 0 ? t : t.substring(0, t.length() - 1)) << shift;
+            if (value < PcapWriter.GLOBAL_HEADER_LENGTH)
+            {
+                throw new IllegalArgumentException("--pcap-max-bytes must be at least "
+                    + PcapWriter.GLOBAL_HEADER_LENGTH + " (the file header), got " + text);
+            }
+            return value;
+        }
+        catch (final NumberFormatException ex)
+        {
+            throw new IllegalArgumentException("--pcap-max-bytes wants a size such as 104857600, 512K, 100M or 2G, "
+                + "got '" + text + "'");
+        }
+    }
+}
