@@ -33,18 +33,26 @@ def ip_bytes(ip):
 
 
 def ipv4_checksum(header):
-    total = sum(struct.unpack("!10H", header))
+    total = sum(struct.unpack("!%dH" % (len(header) // 2), header))
     while total >> 16:
         total = (total & 0xFFFF) + (total >> 16)
     return (~total) & 0xFFFF
 
 
-def frame(src_mac, dst_mac, src_ip, dst_ip, sport, dport, payload, ident, flags_frag, ttl):
-    udp = struct.pack("!HHHH", sport, dport, 8 + len(payload), 0)
-    ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(udp) + len(payload), ident, flags_frag, ttl, 17, 0,
-                     ip_bytes(src_ip), ip_bytes(dst_ip))
+def frame(src_mac, dst_mac, src_ip, dst_ip, sport, dport, payload, ident, flags_frag, ttl, udp_length=None,
+          total_length=None, protocol=17, options=b"", ether_type=0x0800, trailer=b"", cut=None):
+    """An Ethernet / IPv4 / UDP frame. The keyword arguments after ttl break it for the malformed-frame vectors:
+    a UDP length or IPv4 total length other than the payload's, another protocol, IPv4 options (4-byte words),
+    another EtherType, bytes after the datagram (trailer), or the frame cut to its first `cut` bytes."""
+    udp_length = 8 + len(payload) if udp_length is None else udp_length
+    udp = struct.pack("!HHHH", sport, dport, udp_length, 0)
+    ihl = 5 + len(options) // 4
+    total_length = 4 * ihl + 8 + len(payload) if total_length is None else total_length
+    ip = struct.pack("!BBHHHBBH4s4s", 0x40 | ihl, 0, total_length, ident, flags_frag, ttl, protocol, 0,
+                     ip_bytes(src_ip), ip_bytes(dst_ip)) + options
     ip = ip[:10] + struct.pack("!H", ipv4_checksum(ip)) + ip[12:]
-    return mac_bytes(dst_mac) + mac_bytes(src_mac) + b"\x08\x00" + ip + udp + payload
+    data = mac_bytes(dst_mac) + mac_bytes(src_mac) + struct.pack("!H", ether_type) + ip + udp + payload + trailer
+    return data if cut is None else data[:cut]
 
 
 def inagg(msg_type, flags, job, worker, slot=0, copy=0, seq=0, lanes=(), count=None, block_exp=0,
@@ -78,6 +86,7 @@ class Job:
 class Vector:
     def __init__(self, name, title):
         self.name, self.lines, self.jobs = name, ["# " + line for line in title.strip().splitlines()], []
+        self.received = 0       # messages the switch receives (SwitchCounter / EsaCounter RECEIVED)
 
     def comment(self, text):
         self.lines.append("")
@@ -107,9 +116,16 @@ class Vector:
                 self.lines.append("mc_node_associate %d %d" % (job.group, handle))
                 handle += 1
 
-    def send(self, sender, message, port=None, ident=0x1234, dport=INAGG_PORT, ip_len_delta=0):
-        data = frame(sender.mac, SWITCH_MAC, sender.ip, SWITCH_IP, sender.udp, dport, message, ident, 0, 64)
+    def send(self, sender, message, port=None, ident=0x1234, dport=INAGG_PORT, flags_frag=0, received=True,
+             **broken):
+        """A frame from `sender` to the switch carrying `message` as its UDP payload. `received`: whether it reaches
+        the switch as a message (False: a frame the transport drops, see malformed_headers); `broken`: frame()'s
+        keyword arguments that break the frame."""
+        data = frame(sender.mac, SWITCH_MAC, sender.ip, SWITCH_IP, sender.udp, dport, message, ident, flags_frag, 64,
+                     **broken)
         self.lines.append("packet %d %s" % (sender.port if port is None else port, data.hex().upper()))
+        if received:
+            self.received += 1
 
     def expect(self, receiver, message, port=None):
         """A frame from the switch: fixed IPv4 id 0, DF, TTL 64, UDP source port INAGG_PORT, checksum 0."""
@@ -118,8 +134,13 @@ class Vector:
         self.lines.append("expect %d %s" % (receiver.port if port is None else port, data.hex().upper()))
 
     def counters(self, **expected):
-        """Software switch counters after the run; checked by the JUnit runner only (the bmv2 runner skips them)."""
+        """The switch's counters after the run, every one the run counts (and some that must stay 0), by their
+        SwitchCounter / EsaCounter names, RECEIVED first (the messages sent, unless given): checked against the
+        software switch (ConformanceVectorTest, which also checks that none it counted is missing) and against the P4
+        program's counters of the same names on bmv2 (bmv2_vectors.py)."""
         self.lines.append("")
+        expected = dict(RECEIVED=self.received, **{k: v for k, v in expected.items() if k != "RECEIVED"}) \
+            if "RECEIVED" not in expected else expected
         for name, value in expected.items():
             self.lines.append("softswitch_counter %s %d" % (name, value))
 
@@ -166,6 +187,7 @@ Next Exponent is the max (3, 5, -1 -> 5). Then round 8 on copy 1 of the same slo
     v.send(w[0], contribution(job, 0, 1, 1, 8, [7, 8], next_exp=-7))
     v.send(w[1], contribution(job, 1, 1, 1, 8, [9, 10], next_exp=-5))
     multicast(v, job, 1, 1, 8, [21, 24], -3)
+    v.counters(CONTRIBUTIONS=6, RESULTS_SENT=6)
     return v
 
 
@@ -205,7 +227,7 @@ round's lanes); the header is the retransmission's, with FLAG_RESULT, the stored
     v.comment("worker 0 retransmits too")
     v.send(w[0], contribution(job, 0, 5, 1, 40, [1, 1, 1, 1], next_exp=4, flags=FLAG_RETRANSMIT))
     v.expect(w[0], result(job, 0, 5, 1, 40, [3, 4, 5, 6], 6))
-    v.counters(RETRANSMIT_REPLIES=3, CONTRIBUTIONS=2)
+    v.counters(RETRANSMIT_REPLIES=3, CONTRIBUTIONS=2, RESULTS_SENT=2)
     return v
 
 
@@ -230,6 +252,7 @@ worker's bit in copy 0 was cleared when it contributed to copy 1); round 1's res
     v.expect(w[1], result(job, 1, 0, 1, 1, [40, 60], 2))
     v.send(w[1], contribution(job, 1, 0, 0, 2, [300, 400], next_exp=-4))
     multicast(v, job, 0, 0, 2, [400, 600], -2)
+    v.counters(CONTRIBUTIONS=6, RESULTS_SENT=6, RETRANSMIT_REPLIES=1)
     return v
 
 
@@ -254,7 +277,7 @@ Round 2 then completes with exactly its two contributions.""")
     v.send(w[1], contribution(job, 1, 1, 0, 4, [50, 50]))
     v.send(w[1], contribution(job, 1, 1, 0, 2, [9, 10]))
     multicast(v, job, 1, 0, 2, [16, 18], 0)
-    v.counters(DROP_STALE=1, DROP_VIOLATION=1, CONTRIBUTIONS=6)
+    v.counters(DROP_STALE=1, DROP_VIOLATION=1, CONTRIBUTIONS=6, RESULTS_SENT=6)
     return v
 
 
@@ -298,7 +321,7 @@ a stranger for worker 1 (dropped unanswered). The genuine contributions then com
     v.send(w[0], contribution(job, 0, 0, 0, 0, [1, 2]))
     v.send(w[1], contribution(job, 1, 0, 0, 0, [3, 4]))
     multicast(v, job, 0, 0, 0, [4, 6], 0)
-    v.counters(DROP_SOURCE_MISMATCH=4, CONTRIBUTIONS=2, JOINS=0)
+    v.counters(DROP_SOURCE_MISMATCH=4, CONTRIBUTIONS=2, RESULTS_SENT=2, JOINS=0)
     return v
 
 
@@ -352,7 +375,193 @@ worker; and within a round, a packet whose lane count differs from the round's. 
     v.send(w[1], contribution(job, 1, 0, 0, 0, [10, 20, 30]))
     v.send(w[1], contribution(job, 1, 0, 0, 0, [10, 20]))
     multicast(v, job, 0, 0, 0, [11, 22], 0)
-    v.counters(DROP_BAD_SIZE=2, DROP_MALFORMED=4, DROP_BAD_SLOT=1, CONTRIBUTIONS=2)
+    v.counters(DROP_BAD_SIZE=2, DROP_MALFORMED=4, DROP_BAD_SLOT=1, CONTRIBUTIONS=2, RESULTS_SENT=2)
+    return v
+
+
+def malformed_headers():
+    v = Vector("malformed_headers", """
+Every check the P4 parsers and ingress make on a frame, and what the software switch sees of it. The software switch
+gets only the UDP payload (a message) from its transport, so the checks split in two:
+- faults of the message, which the software switch sees (InaggHeader.check: shorter than the 20-byte header, a version
+  other than 1, a length other than 20 + 4 x Element Count; then a message type it does not take): both targets
+  count RECEIVED and DROP_MALFORMED;
+- faults of the frame below the message (not IPv4 without options, a fragment, not UDP, another UDP port, a frame
+  shorter than its UDP datagram, UDP and IPv4 lengths that disagree): a host's UDP stack, DpdkTransport and the
+  vectors' FrameTransport drop such a frame before the switch sees it, and the P4 programs drop it uncounted (what is
+  not inagg traffic at all would be forwarded by inagg_v1model.p4's ipv4_forward if it had a route; the vectors set
+  none): no counter moves on either target (RECEIVED counts messages only).
+Not faults: bytes after the datagram (an Ethernet trailer: the message is used, and what the switch sends has no
+trailer), and more lanes than inagg_v1model.p4's lane stack holds (a well-formed message: more lanes than the job's,
+DROP_BAD_SIZE; a JOIN is answered). Job 30 (2 workers, 4 lanes) then completes round 0 with exactly its two
+contributions.""")
+    w = [host(1), host(2)]
+    job = Job(30, w, 2, 0, 4, 30)
+    v.setup(job)
+    good = contribution(job, 0, 0, 0, 0, [1, 2, 3, 4], next_exp=2)
+    v.comment("message faults (the software switch sees each message): counted RECEIVED and DROP_MALFORMED")
+    v.comment("a message of 12 bytes, shorter than the header (UDP length 20, the frame holds it): TOO_SHORT")
+    v.send(w[0], good[:12])
+    v.comment("an empty message (UDP length 8): TOO_SHORT")
+    v.send(w[0], b"")
+    v.comment("Element Count 4, but the message (and the frame) ends after 2 lanes: LENGTH_MISMATCH")
+    v.send(w[0], inagg(AGGREGATE, 0, 30, 0, 0, 0, 0, [1, 2], count=4))
+    v.comment("Element Count 2, but the message carries 3 lanes: LENGTH_MISMATCH")
+    v.send(w[0], inagg(AGGREGATE, 0, 30, 0, 0, 0, 0, [1, 2, 3], count=2))
+    v.comment("Element Count 2, the message 2 lanes and 2 more bytes (not a multiple of 4): LENGTH_MISMATCH")
+    v.send(w[0], inagg(AGGREGATE, 0, 30, 0, 0, 0, 0, [1, 2]) + b"\x00\x07")
+    v.comment("more lanes than the P4 lane stack holds (257, 300): well-formed messages, so not malformed: an")
+    v.comment("AGGREGATE with more lanes than the job's is DROP_BAD_SIZE, a JOIN carrying them is answered")
+    v.send(w[0], contribution(job, 0, 0, 0, 0, list(range(257))))
+    v.send(w[0], inagg(JOIN, 0, 30, 0, seq=2, lanes=list(range(300))))
+    v.expect(w[0], inagg(JOIN_ACK, FLAG_RESULT, 30, 0, slot=2, seq=2, reserved=4))
+    v.comment("versions 0 and 15: BAD_VERSION")
+    v.send(w[0], inagg(AGGREGATE, 0, 30, 0, 0, 0, 0, [1, 2, 3, 4], version=0))
+    v.send(w[0], inagg(AGGREGATE, 0, 30, 0, 0, 0, 0, [1, 2, 3, 4], version=15))
+    v.comment("well-formed messages of a type the switch does not take: JOIN_ACK, PARTIAL, type 9")
+    v.send(w[0], inagg(JOIN_ACK, FLAG_RESULT, 30, 0, slot=2, seq=2, reserved=4))
+    v.send(w[0], inagg(PARTIAL, 0, 30, 2, 0, 0, 0, [1, 2, 3, 4, 3], reserved=1))
+    v.send(w[0], inagg(9, 0, 30, 0, 0, 0, 0, [1, 2, 3, 4]))
+    v.comment("frame faults: the software switch sees nothing (its transport drops the frame), the P4 program drops")
+    v.comment("the frame uncounted; the message inside is worker 0's good contribution every time, never added")
+    v.comment("the frame ends inside the lanes (UDP length 44 and IPv4 total length 64 say 4 lanes, 2 are there)")
+    v.send(w[0], good, received=False, cut=14 + 20 + 8 + 20 + 8)
+    v.comment("the frame ends inside the inagg header")
+    v.send(w[0], good, received=False, cut=14 + 20 + 8 + 10)
+    v.comment("the frame ends inside the UDP header")
+    v.send(w[0], good, received=False, cut=14 + 20 + 4)
+    v.comment("UDP length 4 more than the frame holds (IPv4 total length agrees with it)")
+    v.send(w[0], good, received=False, udp_length=8 + len(good) + 4, total_length=28 + len(good) + 4)
+    v.comment("IPv4 total length 4 less than 20 + UDP length")
+    v.send(w[0], good, received=False, total_length=28 + len(good) - 4)
+    v.comment("IPv4 total length 4 more than 20 + UDP length, the frame holding it (a host's UDP stack and")
+    v.comment("DpdkTransport would hand up the UDP datagram; the P4 programs and FrameTransport require them equal)")
+    v.send(w[0], good, received=False, total_length=28 + len(good) + 4, trailer=b"\x00" * 4)
+    v.comment("UDP length 7 (less than its own header), IPv4 total length 27")
+    v.send(w[0], good, received=False, udp_length=7, total_length=27)
+    v.comment("IPv4 with options (IHL 6, one word of NOPs)")
+    v.send(w[0], good, received=False, options=b"\x01\x01\x01\x01")
+    v.comment("a first fragment (More Fragments set) and a later fragment (offset 8 bytes)")
+    v.send(w[0], good, received=False, flags_frag=0x2000)
+    v.send(w[0], good, received=False, flags_frag=0x0001)
+    v.comment("TCP instead of UDP; UDP to port 47001; an IPv6 EtherType")
+    v.send(w[0], good, received=False, protocol=6)
+    v.send(w[0], good, received=False, dport=INAGG_PORT + 1)
+    v.send(w[0], good, received=False, ether_type=0x86DD)
+    v.comment("a trailer is not a fault: worker 0's contribution with 6 bytes after its datagram is added; worker 1's,")
+    v.comment("with 2, completes the round; the results carry no trailer")
+    v.send(w[0], good, trailer=b"\xAA" * 6)
+    v.send(w[1], contribution(job, 1, 0, 0, 0, [10, 20, 30, 40], next_exp=1), trailer=b"\xBB" * 2)
+    multicast(v, job, 0, 0, 0, [11, 22, 33, 44], 2)
+    v.comment("a JOIN with a 4-byte trailer: the JOIN_ACK is 20 bytes of message")
+    v.send(w[1], inagg(JOIN, 0, 30, 1, seq=2), trailer=b"\xCC" * 4)
+    v.expect(w[1], inagg(JOIN_ACK, FLAG_RESULT, 30, 1, slot=2, seq=2, reserved=4))
+    v.counters(DROP_MALFORMED=10, DROP_BAD_SIZE=1, CONTRIBUTIONS=2, RESULTS_SENT=2, JOINS=2)
+    return v
+
+
+def stale_and_foreign_senders():
+    v = Vector("stale_and_foreign_senders", """
+Senders that are not who they claim, and packets that come too late. Job 31 has 3 workers (hosts 1..3) and one slot;
+rounds 0 (copy 0) and 1 (copy 1) complete, round 2 opens on copy 0. Then: worker 1's id from a stranger, from
+worker 2's address, from worker 1's IPv4 address with another UDP port, and from worker 1's UDP port with another
+IPv4 address (all DROP_SOURCE_MISMATCH, whatever they carry: also a stranger's retransmission of the complete round
+1, which is not answered); worker ids 3 (= W) and 65535 (DROP_UNKNOWN_WORKER); a stranger's AGGREGATE and JOIN for
+job 77, which does not exist (DROP_UNKNOWN_JOB; REJECT unknown job, to the stranger). Late packets: round 0 on copy 0
+while round 2 is open there is stale; round 1 on copy 1, still complete, is answered; once rounds 2 and 3 are
+complete, rounds 1 and 0 are stale, and so is sequence 0xFFFFFFFF (-1: before 0 in serial order, not after 2).""")
+    w = [host(1), host(2), host(3)]
+    stranger = host(66, port=7)
+    job = Job(31, w, 1, 0, 2, 31)
+    v.setup(job)
+    v.send(w[0], contribution(job, 0, 0, 0, 0, [1, 1]))
+    v.send(w[1], contribution(job, 1, 0, 0, 0, [2, 2]))
+    v.send(w[2], contribution(job, 2, 0, 0, 0, [3, 3]))
+    multicast(v, job, 0, 0, 0, [6, 6], 0)
+    v.send(w[2], contribution(job, 2, 0, 1, 1, [10, 20], next_exp=3))
+    v.send(w[0], contribution(job, 0, 0, 1, 1, [30, 40], next_exp=1))
+    v.send(w[1], contribution(job, 1, 0, 1, 1, [50, 60], next_exp=2))
+    multicast(v, job, 0, 1, 1, [90, 120], 3)
+    v.send(w[0], contribution(job, 0, 0, 0, 2, [100, 100]))
+    v.comment("worker 1's id from a stranger, from worker 2's address, from worker 1's IPv4 address with UDP port")
+    v.comment("50000, from worker 1's UDP port with IPv4 address 10.0.0.99: source mismatch, nothing added")
+    v.send(stranger, contribution(job, 1, 0, 0, 2, [7, 7]))
+    v.send(w[2], contribution(job, 1, 0, 0, 2, [7, 7]))
+    v.send(Host(2, w[1].mac, w[1].ip, 50000), contribution(job, 1, 0, 0, 2, [7, 7]))
+    v.send(Host(2, w[1].mac, "10.0.0.99", w[1].udp), contribution(job, 1, 0, 0, 2, [7, 7]))
+    v.comment("a stranger retransmits worker 0's packet of the complete round 1: source mismatch, not answered")
+    v.send(stranger, contribution(job, 0, 0, 1, 1, [30, 40], next_exp=1, flags=FLAG_RETRANSMIT))
+    v.comment("worker ids 3 (= W) and 65535 from worker 0's host: unknown worker")
+    v.send(w[0], contribution(job, 3, 0, 0, 2, [7, 7]))
+    v.send(w[0], contribution(job, 0xFFFF, 0, 0, 2, [7, 7]))
+    v.comment("a stranger's AGGREGATE and JOIN for job 77: unknown job; the JOIN is answered with a REJECT")
+    v.send(stranger, contribution(Job(77, [stranger], 1, 0, 2, 1), 0, 0, 0, 2, [7, 7]))
+    v.send(stranger, inagg(JOIN, 0, 77, 0, seq=1))
+    v.expect(stranger, inagg(REJECT, FLAG_RESULT, 77, 0, status=UNKNOWN_JOB))
+    v.comment("worker 1's late duplicate of round 0 on copy 0, where round 2 is open: stale")
+    v.send(w[1], contribution(job, 1, 0, 0, 0, [2, 2], flags=FLAG_RETRANSMIT))
+    v.comment("worker 2 retransmits round 1 on copy 1, still complete: answered from copy 1")
+    v.send(w[2], contribution(job, 2, 0, 1, 1, [10, 20], next_exp=3, flags=FLAG_RETRANSMIT))
+    v.expect(w[2], result(job, 2, 0, 1, 1, [90, 120], 3))
+    v.send(w[1], contribution(job, 1, 0, 0, 2, [200, 200]))
+    v.send(w[2], contribution(job, 2, 0, 0, 2, [300, 300]))
+    multicast(v, job, 0, 0, 2, [600, 600], 0)
+    v.send(w[0], contribution(job, 0, 0, 1, 3, [1, 0]))
+    v.send(w[1], contribution(job, 1, 0, 1, 3, [0, 1]))
+    v.send(w[2], contribution(job, 2, 0, 1, 3, [1, 1]))
+    multicast(v, job, 0, 1, 3, [2, 2], 0)
+    v.comment("round 1 on copy 1 (now round 3), round 0 and sequence 0xFFFFFFFF on copy 0 (now round 2): stale")
+    v.send(w[0], contribution(job, 0, 0, 1, 1, [30, 40], next_exp=1, flags=FLAG_RETRANSMIT))
+    v.send(w[1], contribution(job, 1, 0, 0, 0, [2, 2], flags=FLAG_RETRANSMIT))
+    v.send(w[2], contribution(job, 2, 0, 0, -1, [5, 5]))
+    v.counters(DROP_SOURCE_MISMATCH=5, DROP_UNKNOWN_WORKER=2, DROP_UNKNOWN_JOB=1, REJECTS=1, DROP_STALE=4,
+               RETRANSMIT_REPLIES=1, CONTRIBUTIONS=12, RESULTS_SENT=12)
+    return v
+
+
+def shadow_copy_retransmit():
+    v = Vector("shadow_copy_retransmit", """
+A worker that lost a result retransmits, and is answered from the shadow copy that still holds the result while the
+other copy is reused by the next round. Job 32 (3 workers, 3 lanes, pool slots 4..5), slot 1: round 10 (copy 0) and
+round 11 (copy 1) complete; worker 2 lost round 11's result. Round 12 reuses copy 0 (fresh sums: round 10's are not
+added) and worker 2, which has round 10's result, contributes to it first; its retransmission of round 11 on copy 1 is
+answered from copy 1 (twice: also with 1 lane, the reply has the round's 3); round 12 completes. Round 13 reuses copy
+1 while worker 1, which lost round 12's result, retransmits it: answered from copy 0. Round 13 completes; round 11 is
+now stale on copy 1, while round 12 is still answered on copy 0. A reply is the retransmission's header (its block
+exponent and flags' INT32) with FLAG_RESULT, the stored sums and max Next Exponent.""")
+    w = [host(1), host(2), host(3)]
+    job = Job(32, w, 2, 4, 3, 32)
+    v.setup(job)
+    v.send(w[0], contribution(job, 0, 1, 0, 10, [1, 2, 3], next_exp=1))
+    v.send(w[1], contribution(job, 1, 1, 0, 10, [4, 5, 6], next_exp=2))
+    v.send(w[2], contribution(job, 2, 1, 0, 10, [7, 8, 9], next_exp=3))
+    multicast(v, job, 1, 0, 10, [12, 15, 18], 3)
+    v.send(w[1], contribution(job, 1, 1, 1, 11, [10, 0, -10], next_exp=-1))
+    v.send(w[0], contribution(job, 0, 1, 1, 11, [20, 0, -20], next_exp=-4))
+    v.send(w[2], contribution(job, 2, 1, 1, 11, [30, 0, -30], next_exp=-2))
+    multicast(v, job, 1, 1, 11, [60, 0, -60], -1)
+    v.comment("round 12 reuses copy 0: worker 2 first (it has round 10's result), then worker 0")
+    v.send(w[2], contribution(job, 2, 1, 0, 12, [100, 100, 100], next_exp=0))
+    v.comment("worker 2 lost round 11's result: answered from copy 1, also for a 1-lane retransmission")
+    v.send(w[2], contribution(job, 2, 1, 1, 11, [30, 0, -30], next_exp=-2, block_exp=4, flags=FLAG_RETRANSMIT))
+    v.expect(w[2], result(job, 2, 1, 1, 11, [60, 0, -60], -1, block_exp=4))
+    v.send(w[2], contribution(job, 2, 1, 1, 11, [30], next_exp=-2, flags=FLAG_RETRANSMIT | FLAG_INT32))
+    v.expect(w[2], result(job, 2, 1, 1, 11, [60, 0, -60], -1, request_flags=FLAG_INT32))
+    v.send(w[0], contribution(job, 0, 1, 0, 12, [200, 200, 200], next_exp=5))
+    v.send(w[1], contribution(job, 1, 1, 0, 12, [300, 300, 300], next_exp=-3))
+    multicast(v, job, 1, 0, 12, [600, 600, 600], 5)
+    v.comment("round 13 reuses copy 1; worker 1 lost round 12's result: answered from copy 0 meanwhile")
+    v.send(w[0], contribution(job, 0, 1, 1, 13, [1, 1, 1], next_exp=0))
+    v.send(w[1], contribution(job, 1, 1, 0, 12, [300, 300, 300], next_exp=-3, flags=FLAG_RETRANSMIT))
+    v.expect(w[1], result(job, 1, 1, 0, 12, [600, 600, 600], 5))
+    v.send(w[1], contribution(job, 1, 1, 1, 13, [2, 2, 2], next_exp=0))
+    v.send(w[2], contribution(job, 2, 1, 1, 13, [3, 3, 3], next_exp=0))
+    multicast(v, job, 1, 1, 13, [6, 6, 6], 0)
+    v.comment("round 11 on copy 1 (now round 13) is stale; round 12 on copy 0 is still answered")
+    v.send(w[2], contribution(job, 2, 1, 1, 11, [30, 0, -30], next_exp=-2, flags=FLAG_RETRANSMIT))
+    v.send(w[0], contribution(job, 0, 1, 0, 12, [200, 200, 200], next_exp=5, flags=FLAG_RETRANSMIT))
+    v.expect(w[0], result(job, 0, 1, 0, 12, [600, 600, 600], 5))
+    v.counters(CONTRIBUTIONS=12, RESULTS_SENT=12, RETRANSMIT_REPLIES=4, DROP_STALE=1)
     return v
 
 
@@ -502,7 +711,8 @@ take the aggregator. Job 1's straggler follows its block to the server (RAW, TOM
     v.send(b.workers[1], agg(b, 1, 5, 0, 5, [1, 2], next_exp=-1, priority=7))
     esa_results(v, b, 5, 0, 5, [101, 202], 0, 0, 0, 7)
     v.expect(b.server, partial(b, 2, 5, 0, 5, [101, 202], [0b11], 0, 0, 0, 7, COMPLETE))
-    v.counters(PREEMPTIONS=1, FALLBACK_TOMBSTONE=1, ALLOCATIONS=2, COMPLETIONS=1, CONTRIBUTIONS=4)
+    v.counters(PREEMPTIONS=1, FALLBACK_TOMBSTONE=1, ALLOCATIONS=2, COMPLETIONS=1, CONTRIBUTIONS=4, RESULTS_SENT=2,
+               RESULT_COPIES=1)
     return v
 
 
@@ -526,7 +736,8 @@ either (equal priorities never do). Job 2 then completes undisturbed.""")
     v.send(b.workers[1], agg(b, 1, 5, 0, 5, [2, 2, 2, 2], priority=5))
     esa_results(v, b, 5, 0, 5, [3, 3, 3, 3], 0, 0, 0, 5)
     v.expect(b.server, partial(b, 2, 5, 0, 5, [3, 3, 3, 3], [0b11], 0, 0, 0, 5, COMPLETE))
-    v.counters(FALLBACK_COLLISION=2, FALLBACK_TOMBSTONE=1, PREEMPTIONS=0, ALLOCATIONS=1, COMPLETIONS=1)
+    v.counters(FALLBACK_COLLISION=2, FALLBACK_TOMBSTONE=1, PREEMPTIONS=0, ALLOCATIONS=1, COMPLETIONS=1,
+               CONTRIBUTIONS=2, RESULTS_SENT=2, RESULT_COPIES=1)
     return v
 
 
@@ -555,7 +766,8 @@ Job 1's next block at that aggregator (14) is not tombstoned: it allocates and c
     v.send(a.workers[2], agg(a, 2, 3, 1, 14, [30, 0, 0, 3], next_exp=-3, priority=1))
     esa_results(v, a, 3, 1, 14, [60, 0, 0, 6], -2, 0, 0, 1)
     v.expect(a.server, partial(a, 3, 3, 1, 14, [60, 0, 0, 6], [0b111], 0, 0, -2, 1, COMPLETE))
-    v.counters(PREEMPTIONS=1, FALLBACK_TOMBSTONE=1, ALLOCATIONS=3, COMPLETIONS=2)
+    v.counters(PREEMPTIONS=1, FALLBACK_TOMBSTONE=1, ALLOCATIONS=3, COMPLETIONS=2, CONTRIBUTIONS=7, RESULTS_SENT=5,
+               RESULT_COPIES=2)
     return v
 
 
@@ -585,7 +797,7 @@ retransmission of block 11 (aggregator 0, free) goes to the server alone; block 
     v.send(a.workers[1], agg(a, 1, 3, 0, 11, [9, 9], flags=FLAG_RETRANSMIT, priority=3))
     v.expect(a.server, agg(a, 1, 3, 0, 11, [9, 9], flags=FLAG_RETRANSMIT, priority=3, status=RETRANSMIT))
     v.send(a.workers[0], agg(a, 0, 3, 0, 11, [8, 8], priority=3))
-    v.counters(FLUSHES=1, FALLBACK_RETRANSMIT=2, FALLBACK_TOMBSTONE=1, ALLOCATIONS=2, CONTRIBUTIONS=3)
+    v.counters(FLUSHES=1, FALLBACK_RETRANSMIT=2, FALLBACK_TOMBSTONE=1, ALLOCATIONS=2, CONTRIBUTIONS=3, COMPLETIONS=0)
     return v
 
 
@@ -608,7 +820,8 @@ same job (6, aggregator 3) never does, even at priority 9: RAW (COLLISION). Bloc
     v.send(a.workers[1], agg(a, 1, 2, 0, 14, [10, 20, 30, 40], priority=0))
     esa_results(v, a, 2, 0, 14, [18, 29, 40, 51], 0, 0, 0, 0)
     v.expect(a.server, partial(a, 3, 2, 0, 14, [18, 29, 40, 51], [0b111], 0, 0, 0, 0, COMPLETE))
-    v.counters(STALE_EVICTIONS=1, FALLBACK_COLLISION=1, ALLOCATIONS=2, COMPLETIONS=1)
+    v.counters(STALE_EVICTIONS=1, FALLBACK_COLLISION=1, ALLOCATIONS=2, COMPLETIONS=1, CONTRIBUTIONS=5,
+               RESULTS_SENT=3, RESULT_COPIES=1)
     return v
 
 
@@ -630,7 +843,8 @@ request's header Priority, the COMPLETE PARTIAL the stored table priority 7.""")
     v.send(b.workers[1], agg(b, 1, 4, 1, 5, [4, 0, 0, 0], priority=0))
     esa_results(v, b, 4, 1, 5, [6, 0, 0, 0], 0, 0, 0, 0)
     v.expect(b.server, partial(b, 2, 4, 1, 5, [6, 0, 0, 0], [0b11], 0, 0, 0, 7, COMPLETE))
-    v.counters(PREEMPTIONS=1, FALLBACK_COLLISION=1, COMPLETIONS=1)
+    v.counters(PREEMPTIONS=1, FALLBACK_COLLISION=1, COMPLETIONS=1, ALLOCATIONS=2, CONTRIBUTIONS=3, RESULTS_SENT=2,
+               RESULT_COPIES=1)
     return v
 
 
@@ -669,7 +883,52 @@ workers as it came (worker id rewritten) and frees the aggregator if it still ho
         v.expect(h, inagg(AGGREGATE, FLAG_RESULT, 2, w, 1, 0, 9, [3, 0, 0, 0], next_exp=0, priority=1))
     v.send(a.workers[0], agg(a, 0, 2, 0, 14, [1, 1, 1, 1], priority=9))
     v.counters(COMPLETIONS=2, DUPLICATES=1, FALLBACK_COLLISION=1, DROP_UNKNOWN_WORKER=1, ACKS=2, RESULTS_SENT=4,
-               ALLOCATIONS=3, PREEMPTIONS=0)
+               ALLOCATIONS=3, PREEMPTIONS=0, CONTRIBUTIONS=5, RESULT_COPIES=2)
+    return v
+
+
+def esa_preemption_release():
+    v = Vector("esa_preemption_release", """
+ESA, header priorities, pool of 4 at pool slots 8..9. A preempted job gets the aggregator back once its preemptor
+releases it. JOINs first, counted under EsaSwitch's names: job 1's worker 0 claimed from job 2's worker 0's address
+(dropped unanswered, DROP_UNKNOWN_WORKER), job 2's worker id 2 (REJECT, worker id out of range), job 1's worker 0
+(JOIN_ACK with the window 16). Job 1's block 6 ((6 + 0x9E3779B1) mod 4 = 3) holds workers 0 and 1 at priority 1; job
+2's block 5 (aggregator 3) at priority 5 preempts it (job 1's PARTIAL, PREEMPTED, to job 1's server) and completes,
+which releases the aggregator. Job 1's worker 2 then retransmits block 6: a retransmission never allocates, so it
+goes to the server (RAW, RETRANSMIT) although the aggregator is free. Job 1's next block at aggregator 3 (10)
+allocates it again and completes in the switch. A packet of job 2 from worker id 5 is dropped (DROP_UNKNOWN_WORKER).""")
+    a, b = esa_hosts()
+    pool = EsaPool(8, 4, MODE_ESA, True)
+    esa_setup(v, pool, a, b)
+    assert pool.index(a, 6) == 3 and pool.index(b, 5) == 3 and pool.index(a, 10) == 3
+    v.comment("JOINs: job 1's worker 0 from job 2's worker 0's address (dropped), job 2's worker id 2 (REJECT), job 1's")
+    v.comment("worker 0 (JOIN_ACK)")
+    v.send(b.workers[0], inagg(JOIN, 0, 1, 0, seq=3))
+    v.send(b.workers[1], inagg(JOIN, 0, 2, 2, seq=2))
+    v.expect(b.workers[1], inagg(REJECT, FLAG_RESULT, 2, 2, status=WORKER_ID_OUT_OF_RANGE))
+    v.send(a.workers[0], inagg(JOIN, 0, 1, 0, seq=3))
+    v.expect(a.workers[0], inagg(JOIN_ACK, FLAG_RESULT, 1, 0, slot=16, seq=3, reserved=4))
+    v.send(a.workers[0], agg(a, 0, 2, 0, 6, [1, 2, 3, 4], next_exp=2, priority=1))
+    v.send(a.workers[1], agg(a, 1, 2, 0, 6, [5, 6, 7, 8], next_exp=-1, priority=1))
+    v.comment("job 2's block 5 at priority 5 preempts job 1's block 6")
+    v.send(b.workers[0], agg(b, 0, 5, 1, 5, [10, 10, 10, 10], next_exp=0, flags=FLAG_INT32, priority=5))
+    v.expect(a.server, partial(a, 2, 2, 0, 6, [6, 8, 10, 12], [0b011], 0, 0, 2, 1, PREEMPTED))
+    v.comment("job 2's block 5 completes: the aggregator is released")
+    v.send(b.workers[1], agg(b, 1, 5, 1, 5, [1, 2, 3, 4], next_exp=3, flags=FLAG_INT32, priority=5))
+    esa_results(v, b, 5, 1, 5, [11, 12, 13, 14], 3, FLAG_INT32, 0, 5)
+    v.expect(b.server, partial(b, 2, 5, 1, 5, [11, 12, 13, 14], [0b11], FLAG_INT32, 0, 3, 5, COMPLETE))
+    v.comment("job 1's worker 2 retransmits block 6: to the server, no allocation")
+    v.send(a.workers[2], agg(a, 2, 2, 0, 6, [9, 9, 9, 9], flags=FLAG_RETRANSMIT, priority=1))
+    v.expect(a.server, agg(a, 2, 2, 0, 6, [9, 9, 9, 9], flags=FLAG_RETRANSMIT, priority=1, status=RETRANSMIT))
+    v.comment("job 1's block 10 allocates aggregator 3 again and completes")
+    v.send(a.workers[1], agg(a, 1, 3, 1, 10, [1, 0, 0, 0], next_exp=-3, block_exp=2, priority=1))
+    v.send(a.workers[2], agg(a, 2, 3, 1, 10, [0, 1, 0, 0], next_exp=-2, block_exp=2, priority=1))
+    v.send(a.workers[0], agg(a, 0, 3, 1, 10, [0, 0, 1, 0], next_exp=-5, block_exp=2, priority=1))
+    esa_results(v, a, 3, 1, 10, [1, 1, 1, 0], -2, 0, 2, 1)
+    v.expect(a.server, partial(a, 3, 3, 1, 10, [1, 1, 1, 0], [0b111], 0, 2, -2, 1, COMPLETE))
+    v.send(b.workers[1], agg(b, 5, 5, 0, 9, [1, 1, 1, 1], priority=5))
+    v.counters(JOINS=1, REJECTS=1, DROP_UNKNOWN_WORKER=2, ALLOCATIONS=3, CONTRIBUTIONS=7, PREEMPTIONS=1,
+               COMPLETIONS=2, RESULTS_SENT=5, RESULT_COPIES=2, FALLBACK_RETRANSMIT=1, FLUSHES=0)
     return v
 
 
@@ -697,22 +956,23 @@ class UpstreamJob:
         return words
 
 
-def upstream_setup(v, job):
+def upstream_setup(v, *jobs):
     v.lines.append("")
     v.lines.append("# setup (simple_switch_CLI; the same lines org.inagg.p4.control.JobTable emits)")
     v.lines.append("register_reset InaggIngress.used_reg")
     v.lines.append("register_reset InaggIngress.seen_reg")
     v.lines.append("table_set_default InaggEgress.switch_address InaggEgress.set_switch_address %s %s"
                    % (SWITCH_MAC, SWITCH_IP))
-    words = job.words() + [0] * (8 - len(job.words()))
-    v.lines.append("table_add InaggIngress.job_table InaggIngress.set_upstream_job %d => %d %d %d %d %d %d %s"
-                   % (job.job_id, job.workers, job.slots, job.base, job.lanes, len(job.local), job.server.port,
-                      " ".join(str(word) for word in words)))
-    for w, h in job.local.items():
-        v.lines.append("table_add InaggIngress.worker_source InaggIngress.source_ok %d %d %s %d =>"
-                       % (job.job_id, w, h.ip, h.udp))
-    v.lines.append("table_add InaggEgress.server_endpoint InaggEgress.set_endpoint %d => %s %s %d"
-                   % (job.job_id, job.server.mac, job.server.ip, job.server.udp))
+    for job in jobs:
+        words = job.words() + [0] * (8 - len(job.words()))
+        v.lines.append("table_add InaggIngress.job_table InaggIngress.set_upstream_job %d => %d %d %d %d %d %d %s"
+                       % (job.job_id, job.workers, job.slots, job.base, job.lanes, len(job.local), job.server.port,
+                          " ".join(str(word) for word in words)))
+        for w, h in job.local.items():
+            v.lines.append("table_add InaggIngress.worker_source InaggIngress.source_ok %d %d %s %d =>"
+                           % (job.job_id, w, h.ip, h.udp))
+        v.lines.append("table_add InaggEgress.server_endpoint InaggEgress.set_endpoint %d => %s %s %d"
+                       % (job.job_id, job.server.mac, job.server.ip, job.server.udp))
 
 
 def upstream_partial(job, slot, copy, seq, sums, flags, block_exp, max_exp, priority):
@@ -819,12 +1079,52 @@ answered with W = 4. Workers 1 and 3 complete the local sum.""")
     return v
 
 
+def upstream_two_level():
+    v = Vector("upstream_two_level", """
+Two-level aggregation of one tensor sharded over two jobs with their own parameter servers (a multi-PS plan): job 40
+(server host 9) and job 41 (server host 10) have 4 workers each, of which this switch serves 0 and 1 (hosts 1 and 2,
+the same in both jobs); job 40 owns pool slots 0..1, job 41 slots 2..3. The same slot, copy and round of both jobs
+interleave: each job's local sum goes as its own PARTIAL to its own server, and a retransmission of a complete round
+goes to that job's server (RETRANSMIT). What a switch in the middle must not take: a RESULT (the servers answer the
+workers themselves; a worker's RESULT is malformed here), another switch's PARTIAL, and a newer round on an
+incomplete copy (violation).""")
+    local = {0: host(1), 1: host(2)}
+    a = UpstreamJob(40, 4, local, host(9), 2, 0, 2)
+    b = UpstreamJob(41, 4, local, host(10), 2, 2, 2)
+    upstream_setup(v, a, b)
+    v.comment("worker 1's JOIN of job 41: JOIN_ACK with W = 4")
+    v.send(local[1], inagg(JOIN, 0, 41, 1, seq=4))
+    v.expect(local[1], inagg(JOIN_ACK, FLAG_RESULT, 41, 1, slot=2, seq=4, reserved=2))
+    v.send(local[0], contribution(a, 0, 1, 0, 5, [1, 2], next_exp=1))
+    v.send(local[0], contribution(b, 0, 1, 0, 5, [1000, 2000], next_exp=-1, flags=FLAG_INT32))
+    v.send(local[1], contribution(b, 1, 1, 0, 5, [3000, 4000], next_exp=-2, flags=FLAG_INT32))
+    v.expect(b.server, upstream_partial(b, 1, 0, 5, [4000, 6000], FLAG_INT32, 0, -1, 0))
+    v.send(local[1], contribution(a, 1, 1, 0, 5, [3, 4], next_exp=2))
+    v.expect(a.server, upstream_partial(a, 1, 0, 5, [4, 6], 0, 0, 2, 0))
+    v.comment("worker 0 retransmits job 41's round 5: to job 41's server as it came, Status RETRANSMIT")
+    v.send(local[0], contribution(b, 0, 1, 0, 5, [1000, 2000], next_exp=-1, flags=FLAG_INT32 | FLAG_RETRANSMIT))
+    v.expect(b.server, agg(b, 0, 1, 0, 5, [1000, 2000], next_exp=-1, flags=FLAG_INT32 | FLAG_RETRANSMIT,
+                           status=RETRANSMIT))
+    v.comment("a RESULT for job 40 from worker 0, and a PARTIAL of job 40 from worker 1: malformed here")
+    v.send(local[0], inagg(AGGREGATE, FLAG_RESULT, 40, 0, 1, 0, 5, [4, 6], next_exp=2))
+    v.send(local[1], partial(a, 2, 1, 0, 5, [4, 6], [0b11], 0, 0, 2, 0, SUBTREE))
+    v.comment("round 6 on copy 1 of job 40 opens; round 8 on the same copy while it is incomplete: violation")
+    v.send(local[0], contribution(a, 0, 1, 1, 6, [5, 5]))
+    v.send(local[1], contribution(a, 1, 1, 1, 8, [9, 9]))
+    v.send(local[1], contribution(a, 1, 1, 1, 6, [6, 6]))
+    v.expect(a.server, upstream_partial(a, 1, 1, 6, [11, 11], 0, 0, 0, 0))
+    v.counters(JOINS=1, CONTRIBUTIONS=6, UPSTREAM_PARTIALS=3, UPSTREAM_FORWARDS=1, DROP_MALFORMED=2,
+               DROP_VIOLATION=1, RESULTS_SENT=0)
+    return v
+
+
 def main():
     for make in (aggregate_to_completion, duplicates, retransmission_after_completion, shadow_copy_reuse,
                  stale_late_duplicates, multi_job_isolation, spoofing, unknown_job_and_worker, bad_sizes,
                  esa_completion, esa_preemption, esa_collision_fallback, esa_tombstone, esa_retransmit_flush,
                  esa_same_job_newer_block, esa_job_table_priority, esa_atp, upstream_completion,
-                 upstream_retransmit_forward, upstream_foreign_worker):
+                 upstream_retransmit_forward, upstream_foreign_worker, malformed_headers, stale_and_foreign_senders,
+                 shadow_copy_retransmit, upstream_two_level, esa_preemption_release):
         make().write()
 
 if __name__ == "__main__":

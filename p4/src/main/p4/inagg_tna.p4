@@ -125,10 +125,13 @@ const bit<8> C_DROP_VIOLATION = 13;
 const bit<8> C_JOINS = 15;
 const bit<8> C_REJECTS = 16;
 
-// Indices of esa_counters: org.inagg.p4.esa.EsaCounter type id - 300
+// Indices of esa_counters and esa_egress_counters: org.inagg.p4.esa.EsaCounter type id - 300 (ESA jobs only; what
+// is counted before the job's mode is known is in inagg_counters, as in inagg_v1model.p4). CONTRIBUTIONS and
+// ALLOCATIONS have a counter each (esa_contributions, esa_allocations): one packet adds to them besides its outcome.
 const bit<8> E_CONTRIBUTIONS = 2;
 const bit<8> E_ALLOCATIONS = 3;
 const bit<8> E_COMPLETIONS = 4;
+const bit<8> E_RESULTS_SENT = 5;
 const bit<8> E_PREEMPTIONS = 6;
 const bit<8> E_FLUSHES = 8;
 const bit<8> E_FALLBACK_COLLISION = 9;
@@ -136,6 +139,10 @@ const bit<8> E_FALLBACK_RETRANSMIT = 10;
 const bit<8> E_FALLBACK_TOMBSTONE = 11;
 const bit<8> E_DUPLICATES = 12;
 const bit<8> E_RESULT_COPIES = 13;
+const bit<8> E_DROP_UNKNOWN_WORKER = 19;
+const bit<8> E_DROP_BAD_SIZE = 20;
+const bit<8> E_JOINS = 22;
+const bit<8> E_REJECTS = 23;
 
 header ethernet_t {
     bit<48> dst_addr;
@@ -321,6 +328,8 @@ struct tomb_t {
 parser InaggIngressParser(packet_in pkt, out headers_t hdr, out ingress_metadata_t meta,
                           out ingress_intrinsic_metadata_t ig_intr_md) {
     state start {
+        // Every field starts at 0 (ingress writes what it reads, but an out parameter must be written here).
+        meta = {...};
         pkt.extract(ig_intr_md);
         pkt.advance(PORT_METADATA_SIZE);
         transition select(ig_intr_md.ingress_port) {
@@ -349,8 +358,9 @@ parser InaggIngressParser(packet_in pkt, out headers_t hdr, out ingress_metadata
     }
     state parse_ipv4 {
         pkt.extract(hdr.ipv4);
-        transition select(hdr.ipv4.ihl, hdr.ipv4.frag_offset, hdr.ipv4.protocol) {
-            (4w5, 13w0, IP_PROTO_UDP): parse_udp;
+        // No options; not a fragment (More Fragments clear, offset 0); UDP.
+        transition select(hdr.ipv4.ihl, hdr.ipv4.flags[0:0], hdr.ipv4.frag_offset, hdr.ipv4.protocol) {
+            (4w5, 1w0, 13w0, IP_PROTO_UDP): parse_udp;
             default: accept;
         }
     }
@@ -378,13 +388,18 @@ control InaggIngress(inout headers_t hdr, inout ingress_metadata_t meta,
                      inout ingress_intrinsic_metadata_for_deparser_t ig_dprsr_md,
                      inout ingress_intrinsic_metadata_for_tm_t ig_tm_md) {
 
-    // TNA: a counter is addressed once per pass, so every path counts at most one outcome in each of these;
-    // SwitchCounter.RECEIVED has its own. Where EsaSwitch counts two outcomes for one packet (an allocation is also
-    // a contribution, a flush also a retransmission fallback, a completion also a contribution) this program counts
-    // the more specific one (the completion in its release pass).
+    // TNA: a counter is addressed once per pass, so every path counts at most one outcome in each of these, and
+    // what one packet counts besides its outcome has a counter of its own: SwitchCounter.RECEIVED (received_counter),
+    // EsaCounter CONTRIBUTIONS (esa_contributions: an allocation and a preemption are contributions too) and
+    // ALLOCATIONS (esa_allocations: a preemption allocates). An ESA completion counts its contribution in pass 0 and
+    // COMPLETIONS in its release pass; what is counted per copy sent (RESULTS_SENT, RESULT_COPIES) and the flush's
+    // raw retransmission (FALLBACK_RETRANSMIT, besides FLUSHES) are counted in egress (egress_counters,
+    // esa_egress_counters). So every counter counts what the software switches count under its name.
     Counter<bit<64>, bit<1>>(1, CounterType_t.PACKETS) received_counter;
     Counter<bit<64>, bit<8>>(32, CounterType_t.PACKETS) inagg_counters;
     Counter<bit<64>, bit<8>>(32, CounterType_t.PACKETS) esa_counters;
+    Counter<bit<64>, bit<1>>(1, CounterType_t.PACKETS) esa_contributions;
+    Counter<bit<64>, bit<1>>(1, CounterType_t.PACKETS) esa_allocations;
 
     // ---- job table and worker sources ------------------------------------------------------------------------
     // A slot job (SoftwareSwitch / SwitchJobConfig). lane_base, chunks, chunk_shift: where its lanes live in the
@@ -521,10 +536,12 @@ control InaggIngress(inout headers_t hdr, inout ingress_metadata_t meta,
 #define ESA_KEY_BASE (POOL_SLOTS * BITMAP_WORDS)
 // Two comparisons (word.seq == q, NEWER), one output source (mem_hi under a predicate), hi half written two ways
 // (| worker bit, = worker bit), lo half one way. The answer is assigned first, before the word is written, so that
-// it is the old value (mem_hi) in every branch.
+// it is the old value (mem_hi) in every branch; "old_bits = 0" at the top is the output's 0 where the predicate is
+// false (what a stateful ALU answers there anyway), written out so that every path assigns the out parameter.
 #define SEEN_ACTION(reg, name, NEWER)                                                                   \
     RegisterAction<seen_word_t, bit<32>, bit<32>>(reg) name = {                                          \
         void apply(inout seen_word_t word, out bit<32> old_bits) {                                       \
+            old_bits = 0;                                                                                \
             if (word.seq == meta.seq_s || !(NEWER)) {                                                    \
                 old_bits = (bit<32>)word.bits;                                                           \
             }                                                                                            \
@@ -563,6 +580,7 @@ control InaggIngress(inout headers_t hdr, inout ingress_metadata_t meta,
     // is flushed by its workers' retransmissions.
     RegisterAction<seen_word_t, bit<32>, bit<32>>(seen1_reg) esa_key_claim = {
         void apply(inout seen_word_t key, out bit<32> holder_tag) {
+            holder_tag = 0;     // TAKE's answer (the predicate's 0, written out)
             if (key.seq == meta.esa_tag_s || !(meta.rank_s > key.bits)) {
                 holder_tag = (bit<32>)key.seq;
             }
@@ -578,6 +596,7 @@ control InaggIngress(inout headers_t hdr, inout ingress_metadata_t meta,
     // the slot path's); a completion whose block was flushed meanwhile finds rank 0 and frees nothing, as before.
     RegisterAction<seen_word_t, bit<32>, bit<32>>(seen1_reg) esa_key_free = {
         void apply(inout seen_word_t key, out bit<32> freed) {
+            freed = 0;
             if (key.seq == meta.esa_tag_s && key.bits != 0) {
                 key.bits = 0;
                 freed = 1;
@@ -612,6 +631,7 @@ control InaggIngress(inout headers_t hdr, inout ingress_metadata_t meta,
     Register<round_t, bit<32>>(POOL_COPIES + ESA_AGGREGATORS) round_reg;
     RegisterAction<round_t, bit<32>, bit<32>>(round_reg) round_contribute = {
         void apply(inout round_t r, out bit<32> state) {
+            state = 0;          // a violation's answer (the predicate's 0, written out)
             if (r.state < 2) {
                 r.seq = hdr.inagg.sequence;
                 r.state = (bit<32>)meta.workers;
@@ -624,6 +644,7 @@ control InaggIngress(inout headers_t hdr, inout ingress_metadata_t meta,
     };
     RegisterAction<round_t, bit<32>, bit<32>>(round_reg) round_count = {
         void apply(inout round_t r, out bit<32> state) {
+            state = 0;          // stale
             if (r.seq == hdr.inagg.sequence) {
                 state = r.state;
                 if (r.state > 1) {
@@ -634,6 +655,7 @@ control InaggIngress(inout headers_t hdr, inout ingress_metadata_t meta,
     };
     RegisterAction<round_t, bit<32>, bit<32>>(round_reg) round_inspect = {
         void apply(inout round_t r, out bit<32> state) {
+            state = 0;          // stale
             if (r.seq == hdr.inagg.sequence) {
                 state = r.state;
             }
@@ -793,17 +815,22 @@ control InaggIngress(inout headers_t hdr, inout ingress_metadata_t meta,
     // ---- SlotPool.lanesAction / readLanes, AggregatorPool lanes: one register per lane position ----------------
 #include "generated/inagg_tna_lane_registers.p4"
 
-    // Leaves by the recirculation port for the next pass, carrying meta's decision; egress is bypassed.
+    // Leaves by the recirculation port for the next pass, carrying meta's decision; egress is bypassed (the bridge
+    // header is dropped at the end of the pass, meta.recirculate).
     action recirculate_next(in bit<8> phase, in bit<8> chunk) {
         hdr.recirc.phase = phase;
         hdr.recirc.chunk = chunk;
         ig_tm_md.ucast_egress_port = TNA_RECIRC_PORT;
         ig_tm_md.bypass_egress = 1;
         ig_dprsr_md.drop_ctl = 0;
-        hdr.bridge.setInvalid();
+        meta.recirculate = 1;
     }
 
     apply {
+        // Locals are declared before the first return (p4c's uninitialized_use analysis does not carry an
+        // initialiser past one).
+        bool deliver = false;
+        bit<8> reason = 0;
         ig_dprsr_md.drop_ctl = 1;
         hdr.bridge.setValid();
         hdr.bridge.kind = KIND_BRIDGE;
@@ -818,15 +845,15 @@ control InaggIngress(inout headers_t hdr, inout ingress_metadata_t meta,
         meta.recirculate = 0;
         meta.outcome = OUTCOME_ABSORB;
         meta.server_job = 0;
-        if (!hdr.inagg.isValid()) {
+        if (!hdr.udp.isValid() || hdr.udp.dst_port != INAGG_UDP_PORT) {
+            // Not inagg traffic: this program only aggregates.
             return;
         }
-        hdr.bridge.dst_worker = hdr.inagg.worker_id;
 
         if (hdr.recirc.isValid()) {
             // ---- passes after the first: the decision is in the recirculation header ------------------------
+            hdr.bridge.dst_worker = hdr.inagg.worker_id;
             meta.lane_row = hdr.recirc.lane_row + (bit<32>)hdr.recirc.chunk;
-            bool deliver = false;
             if (hdr.recirc.phase == PHASE_CONSUME) {
                 meta.lane_op = (bit<3>)hdr.recirc.lane_op;
                 if (hdr.recirc.chunk + 1 != hdr.recirc.chunks) {
@@ -873,10 +900,31 @@ control InaggIngress(inout headers_t hdr, inout ingress_metadata_t meta,
             }
         } else {
             // ---- pass 0 ---------------------------------------------------------------------------------------
-            received_counter.count(0);
+            // The frame must carry one whole UDP datagram (inagg_v1model.p4, docs/p4.md "Wire format and parser"):
+            // else it is no message, dropped uncounted, as the software switch's transports drop it.
+            if (hdr.udp.length < 8 || hdr.ipv4.total_len != hdr.udp.length + 20) {
+                return;
+            }
+            if (!hdr.inagg.isValid()) {
+                // The parser could not extract the inagg header: a message shorter than it if the UDP length says so
+                // (InaggHeader.check's TOO_SHORT), else a frame shorter than its datagram (no message).
+                if (hdr.udp.length < 28) {
+                    received_counter.count(0);
+                    inagg_counters.count(C_DROP_MALFORMED);
+                }
+                return;
+            }
+            hdr.bridge.dst_worker = hdr.inagg.worker_id;
             meta.wire_length = hdr.inagg.element_count << 2;
-            if (hdr.inagg.version != 1 || hdr.udp.length != 28 + meta.wire_length
-                    || hdr.ipv4.total_len != 48 + meta.wire_length || ig_prsr_md.parser_err != 0) {
+            if (hdr.udp.length == 28 + meta.wire_length && ig_prsr_md.parser_err != 0) {
+                // The lengths agree but the frame ends inside the lanes (of the chunk this pass parses): a frame
+                // shorter than its datagram, no message. TNA: ingress has no frame length, so a frame cut after
+                // the first chunk is not found here.
+                return;
+            }
+            received_counter.count(0);
+            // InaggHeader.check: version 1, length = header + Element Count lanes.
+            if (hdr.inagg.version != 1 || hdr.udp.length != 28 + meta.wire_length || ig_prsr_md.parser_err != 0) {
                 inagg_counters.count(C_DROP_MALFORMED);
                 return;
             }
@@ -896,7 +944,6 @@ control InaggIngress(inout headers_t hdr, inout ingress_metadata_t meta,
                     inagg_counters.count(C_DROP_MALFORMED);
                     return;
                 }
-                bit<8> reason = 0;
                 bit<32> announced_workers = hdr.inagg.sequence;
                 if (meta.job_found == 0) {
                     reason = REJECT_UNKNOWN_JOB;
@@ -904,7 +951,12 @@ control InaggIngress(inout headers_t hdr, inout ingress_metadata_t meta,
                     reason = REJECT_WORKER_ID_OUT_OF_RANGE;
                 } else {
                     if (meta.source_ok == 0) {
-                        inagg_counters.count(C_DROP_SOURCE_MISMATCH);
+                        // EsaSwitch.join counts a JOIN from another source as an unknown worker
+                        if (meta.esa == 1) {
+                            esa_counters.count(E_DROP_UNKNOWN_WORKER);
+                        } else {
+                            inagg_counters.count(C_DROP_SOURCE_MISMATCH);
+                        }
                         return;
                     }
                     if (announced_workers != (bit<32>)meta.workers) {
@@ -925,11 +977,19 @@ control InaggIngress(inout headers_t hdr, inout ingress_metadata_t meta,
                     hdr.inagg.slot = (bit<15>)meta.slots;
                     hdr.inagg.sequence = (bit<32>)meta.workers;
                     hdr.inagg.reserved = meta.job_lanes;
-                    inagg_counters.count(C_JOINS);
+                    if (meta.esa == 1) {
+                        esa_counters.count(E_JOINS);
+                    } else {
+                        inagg_counters.count(C_JOINS);
+                    }
                 } else {
                     hdr.inagg.msg_type = MSG_REJECT;
                     hdr.inagg.status = reason;
-                    inagg_counters.count(C_REJECTS);
+                    if (meta.job_found == 1 && meta.esa == 1) {
+                        esa_counters.count(E_REJECTS);
+                    } else {
+                        inagg_counters.count(C_REJECTS);
+                    }
                 }
                 // Back to the sender: its addresses become the destination.
                 hdr.ethernet.dst_addr = hdr.ethernet.src_addr;
@@ -948,18 +1008,31 @@ control InaggIngress(inout headers_t hdr, inout ingress_metadata_t meta,
                 inagg_counters.count(C_DROP_UNKNOWN_JOB);
                 return;
             }
+            // Worker and source (EsaSwitch counts both as an unknown worker), then the lanes.
             if (hdr.inagg.worker_id >= meta.workers) {
-                inagg_counters.count(C_DROP_UNKNOWN_WORKER);
+                if (meta.esa == 1) {
+                    esa_counters.count(E_DROP_UNKNOWN_WORKER);
+                } else {
+                    inagg_counters.count(C_DROP_UNKNOWN_WORKER);
+                }
                 return;
             }
             if (meta.source_ok == 0) {
-                inagg_counters.count(C_DROP_SOURCE_MISMATCH);
+                if (meta.esa == 1) {
+                    esa_counters.count(E_DROP_UNKNOWN_WORKER);
+                } else {
+                    inagg_counters.count(C_DROP_SOURCE_MISMATCH);
+                }
                 return;
             }
             // TNA: every packet of a job carries exactly the job's lanes (no per-round lane count register), so
             // the software switch's ROUND_BAD_SIZE cannot arise; a shorter tail block must be padded by the worker.
             if (hdr.inagg.element_count != meta.job_lanes) {
-                inagg_counters.count(C_DROP_BAD_SIZE);
+                if (meta.esa == 1) {
+                    esa_counters.count(E_DROP_BAD_SIZE);
+                } else {
+                    inagg_counters.count(C_DROP_BAD_SIZE);
+                }
                 return;
             }
             worker_bit.apply();
@@ -1151,9 +1224,8 @@ control InaggIngress(inout headers_t hdr, inout ingress_metadata_t meta,
                             meta.lane_op = LANE_ADD;
                             if ((meta.bits | meta.worker_bit) == meta.full_mask) {
                                 meta.outcome = OUTCOME_MULTICAST;
-                            } else {
-                                esa_counters.count(E_CONTRIBUTIONS);
                             }
+                            esa_contributions.count(0);
                         }
                     } else if (meta.claim == 0) {
                         // TAKE: AggregatorPool.allocate, with swap semantics (the holder's state comes back).
@@ -1162,10 +1234,12 @@ control InaggIngress(inout headers_t hdr, inout ingress_metadata_t meta,
                         meta.holder_id = esa_id_swap.execute(meta.esa_index);
                         meta.holder_fmt = esa_fmt_swap.execute(meta.esa_index);
                         meta.exponent = esa_exp_swap.execute(meta.pool_index);
+                        // AggregatorPool.allocate: an allocation and this packet's contribution, also on eviction.
+                        esa_allocations.count(0);
+                        esa_contributions.count(0);
                         if (meta.holder_fmt[7:0] == 0) {
                             // It was free: this packet's lanes are the sum so far (W = 1 is refused for ESA).
                             meta.lane_op = LANE_WRITE;
-                            esa_counters.count(E_ALLOCATIONS);
                         } else {
                             // PREEMPTED: the packet leaves as the holder's PARTIAL, for the holder's server; its
                             // own lanes take the holder's place (lane_k_swap).
@@ -1236,6 +1310,10 @@ control InaggIngress(inout headers_t hdr, inout ingress_metadata_t meta,
         if (meta.consumed == 1) {
 #include "generated/inagg_tna_lane_invalidate.p4"
         }
+        if (meta.recirculate == 1) {
+            // Recirculated packets bypass egress: no bridge header.
+            hdr.bridge.setInvalid();
+        }
     }
 }
 
@@ -1262,6 +1340,7 @@ control InaggIngressDeparser(packet_out pkt, inout headers_t hdr, in ingress_met
 parser InaggEgressParser(packet_in pkt, out headers_t hdr, out egress_metadata_t meta,
                          out egress_intrinsic_metadata_t eg_intr_md) {
     state start {
+        meta = {...};
         pkt.extract(eg_intr_md);
         transition select(pkt.lookahead<bit<8>>()) {
             KIND_MIRROR_RAW: parse_mirror;
@@ -1295,7 +1374,10 @@ control InaggEgress(inout headers_t hdr, inout egress_metadata_t meta,
                     in egress_intrinsic_metadata_from_parser_t eg_prsr_md,
                     inout egress_intrinsic_metadata_for_deparser_t eg_dprsr_md,
                     inout egress_intrinsic_metadata_for_output_port_t eg_oport_md) {
+    // Counted per copy that leaves: SwitchCounter RESULTS_SENT (egress_counters), EsaCounter RESULTS_SENT and
+    // RESULT_COPIES, and the flush's raw retransmission, FALLBACK_RETRANSMIT (esa_egress_counters).
     Counter<bit<64>, bit<8>>(32, CounterType_t.PACKETS) egress_counters;
+    Counter<bit<64>, bit<8>>(32, CounterType_t.PACKETS) esa_egress_counters;
 
     action set_switch_address(bit<48> mac, bit<32> ipv4) {
         meta.switch_mac = mac;
@@ -1337,6 +1419,7 @@ control InaggEgress(inout headers_t hdr, inout egress_metadata_t meta,
             // The raw retransmission of an ESA flush (RAW, reason RETRANSMIT).
             hdr.inagg.status = REASON_RETRANSMIT;
             meta.dst = DST_SERVER;
+            esa_egress_counters.count(E_FALLBACK_RETRANSMIT);
         } else {
             meta.dst = hdr.bridge.dst;
             if (hdr.bridge.is_multicast == 1) {
@@ -1351,10 +1434,15 @@ control InaggEgress(inout headers_t hdr, inout egress_metadata_t meta,
                     hdr.bitmap.setValid();
                     hdr.bitmap.word = hdr.bridge.full_mask;
                     meta.dst = DST_SERVER;
+                    esa_egress_counters.count(E_RESULT_COPIES);
                 } else {
                     hdr.bridge.dst_worker = eg_intr_md.egress_rid;
                     hdr.inagg.worker_id = eg_intr_md.egress_rid;
-                    egress_counters.count(C_RESULTS_SENT);
+                    if (hdr.bridge.esa_complete == 1) {
+                        esa_egress_counters.count(E_RESULTS_SENT);
+                    } else {
+                        egress_counters.count(C_RESULTS_SENT);
+                    }
                 }
             }
         }

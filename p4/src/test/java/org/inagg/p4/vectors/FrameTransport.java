@@ -80,19 +80,25 @@ final class FrameTransport implements Transport
     }
 
     /**
-     * Hands the frame to {@code handler} as the switch's transport would: only IPv4 (no options) / UDP to the inagg
-     * port; anything else is not for the switch and is dropped here, as the P4 parsers drop it.
+     * Hands the frame to {@code handler} as the switch's transport would: only IPv4 (no options, not a fragment) / UDP
+     * to the inagg port, carrying one whole UDP datagram (UDP length at least 8, IPv4 total length = 20 + UDP length,
+     * the frame at least that long; bytes after it are ignored); anything else is not a message for the switch and is
+     * dropped here uncounted, as the P4 programs drop it (docs/p4.md, "Wire format and parser"). The message is the
+     * UDP payload, whatever it holds: the switch's own check (InaggHeader.check) judges it.
      */
     boolean deliver(final int port, final byte[] frame, final MessageHandler handler)
     {
         final ByteBuffer b = ByteBuffer.wrap(frame);
-        if (frame.length < HEADERS_LENGTH || b.getShort(12) != 0x0800 || b.get(14) != 0x45 || b.get(23) != 17
+        if (frame.length < HEADERS_LENGTH || b.getShort(12) != 0x0800 || b.get(14) != 0x45
+            || (b.getShort(20) & 0x3FFF) != 0 || b.get(23) != 17
             || (b.getShort(36) & 0xFFFF) != InaggP4.UDP_PORT)
         {
             return false;
         }
+        final int ipLength = b.getShort(16) & 0xFFFF;
         final int udpLength = b.getShort(38) & 0xFFFF;
-        if (udpLength < UDP_LENGTH || ETHERNET_LENGTH + IPV4_LENGTH + udpLength > frame.length)
+        if (udpLength < UDP_LENGTH || ipLength != IPV4_LENGTH + udpLength
+            || ETHERNET_LENGTH + IPV4_LENGTH + udpLength > frame.length)
         {
             return false;
         }
