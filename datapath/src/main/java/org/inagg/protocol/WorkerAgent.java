@@ -52,6 +52,7 @@ public final class WorkerAgent implements Agent, MessageHandler, DeadlineTimerWh
     private static final int IDLE_LOSS_FACTOR = 2;
     private static final int MAX_RECEIVE_BURSTS_PER_CYCLE = 16;
     private static final double MIN_CONGESTION_WINDOW = 2;
+    private static final System.Logger LOGGER = System.getLogger(WorkerAgent.class.getName());
 
     private final WorkerSettings settings;
     private final Transport transport;
@@ -69,6 +70,7 @@ public final class WorkerAgent implements Agent, MessageHandler, DeadlineTimerWh
     private int slots;
     private int elementsPerPacket;
     private volatile InaggException failure;
+    private boolean closing;
 
     private int[] slotRound = new int[0];
     private int[] slotPacket = new int[0];
@@ -81,6 +83,8 @@ public final class WorkerAgent implements Agent, MessageHandler, DeadlineTimerWh
     private long highestCompletedStamp;
     private double congestionWindow;
     private int outstanding;
+    /** The value of {@code outstanding} last published to {@link WorkerCounter#SLOTS_IN_USE}. */
+    private int publishedOutstanding;
     private long lastWindowCutNs = Long.MIN_VALUE;
     private int[] sendQueue = new int[0];
     private int sendHead;
@@ -115,7 +119,8 @@ public final class WorkerAgent implements Agent, MessageHandler, DeadlineTimerWh
         final String prefix = "job " + settings.jobId() + " worker " + settings.workerId() + ": ";
         for (final WorkerCounter counter : WorkerCounter.values())
         {
-            counters[counter.ordinal()] = registry.newCounter(prefix + counter.label(), counter.typeId());
+            counters[counter.ordinal()] = registry.newCounter(counter, prefix + counter.label(), settings.jobId(),
+                settings.workerId());
         }
     }
 
@@ -218,12 +223,23 @@ public final class WorkerAgent implements Agent, MessageHandler, DeadlineTimerWh
             }
         }
         work += transport.flush();
+        if (outstanding != publishedOutstanding)
+        {
+            publishedOutstanding = outstanding;
+            counters[WorkerCounter.SLOTS_IN_USE.ordinal()].setRelease(outstanding);
+        }
         return work;
     }
 
     @Override
     public void onClose()
     {
+        if (failure == null)
+        {
+            LOGGER.log(System.Logger.Level.DEBUG, () -> "job " + settings.jobId() + " worker " + settings.workerId()
+                + ": closed");
+        }
+        closing = true;
         fail(new InaggException("job " + settings.jobId() + " worker " + settings.workerId() + " was closed"));
         failQueued();
         transport.close();
@@ -264,9 +280,11 @@ public final class WorkerAgent implements Agent, MessageHandler, DeadlineTimerWh
         return 1;
     }
 
-    private void onJoinAnswer(final MemorySegment m, final long o, final int type)
+    private void onJoinAnswer(final MemorySegment m, final long o, final int type, final int peer)
     {
-        if (joined.isDone() || InaggHeader.jobId(m, o) != settings.jobId()
+        // Only the node the JOIN went to answers it: an answer from any other sender (a stray or a spoof) would join
+        // this worker with another job's window and lanes, or fail it, at a stranger's word.
+        if (joined.isDone() || peer != settings.switchPeer() || InaggHeader.jobId(m, o) != settings.jobId()
             || InaggHeader.workerId(m, o) != settings.workerId())
         {
             return;
@@ -306,6 +324,9 @@ public final class WorkerAgent implements Agent, MessageHandler, DeadlineTimerWh
         java.util.Arrays.fill(slotPacket, IDLE);
         java.util.Arrays.fill(slotTimer, DeadlineTimerWheel.NULL_DEADLINE);
         congestionWindow = slots;
+        LOGGER.log(System.Logger.Level.INFO, () -> "job " + settings.jobId() + " worker " + settings.workerId()
+            + ": joined the switch at " + transport.describePeer(settings.switchPeer()) + " (" + workers + " workers, "
+            + poolSlots + " slots of " + lanes + " lanes)");
         joined.complete(null);
     }
 
@@ -588,7 +609,7 @@ public final class WorkerAgent implements Agent, MessageHandler, DeadlineTimerWh
         }
         else if (type == MessageType.JOIN_ACK || type == MessageType.REJECT)
         {
-            onJoinAnswer(m, o, type);
+            onJoinAnswer(m, o, type, peer);
         }
         else
         {
@@ -677,6 +698,11 @@ public final class WorkerAgent implements Agent, MessageHandler, DeadlineTimerWh
             return;
         }
         failure = cause;
+        if (!closing)
+        {
+            LOGGER.log(System.Logger.Level.WARNING, () -> "job " + settings.jobId() + " worker "
+                + settings.workerId() + ": failed: " + cause.getMessage());
+        }
         joined.completeExceptionally(cause);
         if (op != null)
         {

@@ -1,7 +1,9 @@
 package org.inagg.protocol;
 
-/** Counters of a worker agent: fixed type ids (1xx) and labels. */
-public enum WorkerCounter
+import org.inagg.agent.CounterDescriptor;
+
+/** Counters of a worker agent: fixed type ids (1xx) and labels; all count up except the gauge SLOTS_IN_USE. */
+public enum WorkerCounter implements CounterDescriptor
 {
     PACKETS_SENT(101, "packets sent"),
     RESULTS_RECEIVED(102, "results received"),
@@ -10,24 +12,47 @@ public enum WorkerCounter
     MALFORMED(105, "malformed messages dropped"),
     TX_FULL(106, "sends deferred: transport full"),
     ELEMENTS_REDUCED(107, "elements all-reduced"),
-    PAYLOAD_BYTES_SENT(108, "payload bytes sent");
+    PAYLOAD_BYTES_SENT(108, "payload bytes sent"),
+    /** A gauge: packets sent and not yet answered, each holding one of the job's slots. */
+    SLOTS_IN_USE(109, "slots in use (packets awaiting their result)", true);
 
     private final int typeId;
     private final String label;
+    private final boolean gauge;
 
     WorkerCounter(final int typeId, final String label)
     {
-        this.typeId = typeId;
-        this.label = label;
+        this(typeId, label, false);
     }
 
+    WorkerCounter(final int typeId, final String label, final boolean gauge)
+    {
+        this.typeId = typeId;
+        this.label = label;
+        this.gauge = gauge;
+    }
+
+    @Override
     public int typeId()
     {
         return typeId;
     }
 
+    @Override
     public String label()
     {
         return label;
+    }
+
+    @Override
+    public boolean gauge()
+    {
+        return gauge;
+    }
+
+    @Override
+    public String family()
+    {
+        return "worker";
     }
 }

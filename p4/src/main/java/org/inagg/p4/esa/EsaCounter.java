@@ -1,7 +1,9 @@
 package org.inagg.p4.esa;
 
+import org.inagg.agent.CounterDescriptor;
+
 /** Counters of the ESA switch: fixed type ids (3xx), one per outcome. */
-public enum EsaCounter
+public enum EsaCounter implements CounterDescriptor
 {
     RECEIVED(301, "messages received"),
     CONTRIBUTIONS(302, "contributions aggregated in the switch"),
@@ -36,13 +38,21 @@ public enum EsaCounter
         this.label = label;
     }
 
+    @Override
     public int typeId()
     {
         return typeId;
     }
 
+    @Override
     public String label()
     {
         return label;
+    }
+
+    @Override
+    public String family()
+    {
+        return "esa_switch";
     }
 }

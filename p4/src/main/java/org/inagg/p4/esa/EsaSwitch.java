@@ -7,6 +7,7 @@ import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
 import org.agrona.concurrent.status.AtomicCounter;
 import org.inagg.agent.CounterRegistry;
+import org.inagg.p4.softswitch.JoinLog;
 import org.inagg.transport.MessageHandler;
 import org.inagg.transport.Transport;
 import org.inagg.wire.InaggHeader;
@@ -53,6 +54,7 @@ public final class EsaSwitch implements Agent, MessageHandler
     private final int[] tablePriority = new int[JOBS];
     private final ManyToOneConcurrentArrayQueue<Object> controlQueue = new ManyToOneConcurrentArrayQueue<>(4096);
     private final AtomicCounter[] counters = new AtomicCounter[EsaCounter.values().length];
+    private final JoinLog joinLog;
 
     private record RemoveJob(int jobId)
     {
@@ -71,8 +73,9 @@ public final class EsaSwitch implements Agent, MessageHandler
         this.preemptive = settings.mode() == AllocationMode.PREEMPTIVE;
         for (final EsaCounter counter : EsaCounter.values())
         {
-            counters[counter.ordinal()] = registry.newCounter("esa switch: " + counter.label(), counter.typeId());
+            counters[counter.ordinal()] = registry.newCounter(counter, "esa switch: " + counter.label());
         }
+        this.joinLog = new JoinLog(EsaSwitch.class, "esa switch", transport);
     }
 
     /**
@@ -198,12 +201,14 @@ public final class EsaSwitch implements Agent, MessageHandler
                 remainingBytes[config.jobId()] = config.totalBytes();
                 tablePriority[config.jobId()] = settings.policy() == PriorityPolicy.SHORTEST_REMAINING_FIRST
                     ? srfPriority(config.totalBytes()) : config.priority();
+                joinLog.jobInstalled(config.jobId(), config.toString());
             }
             else if (change instanceof RemoveJob remove)
             {
                 jobs[remove.jobId()] = null;
                 workerPeers[remove.jobId()] = null;
                 pool.releaseJob(remove.jobId());
+                joinLog.jobRemoved(remove.jobId());
             }
             else if (change instanceof RemainingUpdate update && jobs[update.jobId()] != null)
             {
@@ -354,6 +359,7 @@ public final class EsaSwitch implements Agent, MessageHandler
     {
         final int jobId = InaggHeader.jobId(m, o);
         final int worker = InaggHeader.workerId(m, o);
+        final int claimedWorkers = InaggHeader.sequence(m, o);
         final EsaJobConfig job = jobs[jobId];
         final int reason;
         if (job == null)
@@ -367,9 +373,10 @@ public final class EsaSwitch implements Agent, MessageHandler
         else if (workerPeers[jobId][worker] != peer)
         {
             increment(EsaCounter.DROP_UNKNOWN_WORKER);
+            joinLog.spoofed(jobId, worker, peer);
             return;
         }
-        else if (InaggHeader.sequence(m, o) != job.workers())
+        else if (claimedWorkers != job.workers())
         {
             reason = RejectReason.WORKER_COUNT_MISMATCH;
         }
@@ -395,6 +402,14 @@ public final class EsaSwitch implements Agent, MessageHandler
             increment(EsaCounter.REJECTS);
         }
         transport.commit();
+        if (reason == 0)
+        {
+            joinLog.joined(jobId, worker, job.workers(), peer);
+        }
+        else
+        {
+            joinLog.rejected(jobId, worker, claimedWorkers, reason, peer);
+        }
     }
 
     private int effectivePriority(final EsaJobConfig job, final MemorySegment m, final long o)

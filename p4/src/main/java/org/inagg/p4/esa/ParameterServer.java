@@ -12,6 +12,7 @@ import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
 import org.agrona.concurrent.status.AtomicCounter;
 import org.inagg.agent.CounterRegistry;
+import org.inagg.p4.softswitch.JoinLog;
 import org.inagg.transport.MessageHandler;
 import org.inagg.transport.Transport;
 import org.inagg.wire.InaggHeader;
@@ -58,6 +59,7 @@ public final class ParameterServer implements Agent, MessageHandler
     private final ManyToOneConcurrentArrayQueue<ServerJobConfig> pendingJobs =
         new ManyToOneConcurrentArrayQueue<>(1024);
     private final AtomicCounter[] counters = new AtomicCounter[ServerCounter.values().length];
+    private final JoinLog joinLog;
 
     /** Entry states of a job's block table. */
     private static final int FREE = 0;
@@ -166,8 +168,9 @@ public final class ParameterServer implements Agent, MessageHandler
         this.staging = Arena.ofAuto().allocate(transport.maxMessageLength(), 64);
         for (final ServerCounter counter : ServerCounter.values())
         {
-            counters[counter.ordinal()] = registry.newCounter("parameter server: " + counter.label(), counter.typeId());
+            counters[counter.ordinal()] = registry.newCounter(counter, "parameter server: " + counter.label());
         }
+        this.joinLog = new JoinLog(ParameterServer.class, "parameter server", transport);
     }
 
     /** Installs (or replaces, forgetting its blocks) a job; applied before the next message. Any thread. */
@@ -219,6 +222,7 @@ public final class ParameterServer implements Agent, MessageHandler
         while ((config = pendingJobs.poll()) != null)
         {
             jobs[config.jobId()] = new ServerJob(config, retainedResults);
+            joinLog.jobInstalled(config.jobId(), config.toString());
             work++;
         }
         return work;
@@ -273,6 +277,7 @@ public final class ParameterServer implements Agent, MessageHandler
     {
         final int jobId = InaggHeader.jobId(m, o);
         final int worker = InaggHeader.workerId(m, o);
+        final int claimedWorkers = InaggHeader.sequence(m, o);
         final int reason;
         if (job != null && !job.config.answersJoins())
         {
@@ -290,9 +295,10 @@ public final class ParameterServer implements Agent, MessageHandler
         else if (job.peers[worker] != peer)
         {
             increment(ServerCounter.DROP_MALFORMED);
+            joinLog.spoofed(jobId, worker, peer);
             return;
         }
-        else if (InaggHeader.sequence(m, o) != job.config.workers())
+        else if (claimedWorkers != job.config.workers())
         {
             reason = RejectReason.WORKER_COUNT_MISMATCH;
         }
@@ -319,6 +325,14 @@ public final class ParameterServer implements Agent, MessageHandler
             increment(ServerCounter.REJECTS);
         }
         transport.commit();
+        if (reason == 0)
+        {
+            joinLog.joined(jobId, worker, job.config.workers(), peer);
+        }
+        else
+        {
+            joinLog.rejected(jobId, worker, claimedWorkers, reason, peer);
+        }
     }
 
     private void raw(final ServerJob job, final MemorySegment m, final long o)

@@ -1,7 +1,9 @@
 package org.inagg.p4.esa;
 
+import org.inagg.agent.CounterDescriptor;
+
 /** Counters of the parameter server: fixed type ids (4xx). */
-public enum ServerCounter
+public enum ServerCounter implements CounterDescriptor
 {
     RECEIVED(401, "messages received"),
     RAW_MERGED(402, "raw fragments merged"),
@@ -28,13 +30,21 @@ public enum ServerCounter
         this.label = label;
     }
 
+    @Override
     public int typeId()
     {
         return typeId;
     }
 
+    @Override
     public String label()
     {
         return label;
+    }
+
+    @Override
+    public String family()
+    {
+        return "ps";
     }
 }

@@ -49,6 +49,7 @@ public final class SoftwareSwitch implements Agent, MessageHandler
     private final MemorySegment staging;
     /** Jobs as last requested through {@link #addJob}, to refuse overlapping slot ranges; guarded by itself. */
     private final Map<Integer, SwitchJobConfig> requestedJobs = new HashMap<>();
+    private final JoinLog joinLog;
 
     private record JobRequest(SwitchJobConfig config, UpstreamAggregation upstream)
     {
@@ -106,8 +107,9 @@ public final class SoftwareSwitch implements Agent, MessageHandler
         this.staging = Arena.ofAuto().allocate(transport.maxMessageLength(), 64);
         for (final SwitchCounter counter : SwitchCounter.values())
         {
-            counters[counter.ordinal()] = registry.newCounter("switch: " + counter.label(), counter.typeId());
+            counters[counter.ordinal()] = registry.newCounter(counter, "switch: " + counter.label());
         }
+        this.joinLog = new JoinLog(SoftwareSwitch.class, "switch", transport);
     }
 
     /**
@@ -184,7 +186,12 @@ public final class SoftwareSwitch implements Agent, MessageHandler
         JobRequest request;
         while ((request = pendingJobs.poll()) != null)
         {
-            jobs[request.config().jobId()] = new SwitchJob(request.config(), request.upstream());
+            final SwitchJobConfig config = request.config();
+            jobs[config.jobId()] = new SwitchJob(config, request.upstream());
+            joinLog.jobInstalled(config.jobId(), config.workers() + " workers, " + config.slots() + " slots of "
+                + config.lanesPerPacket() + " lanes" + (request.upstream() == null ? ""
+                : ", summing workers " + Arrays.toString(request.upstream().localWorkers()) + " up to peer "
+                + transport.describePeer(request.upstream().parameterServerPeer())));
             work++;
         }
         // Drain the receive queue (bounded): a switch that reads less than its workers send overflows socket buffers.
@@ -416,6 +423,7 @@ public final class SoftwareSwitch implements Agent, MessageHandler
     {
         final int jobId = InaggHeader.jobId(m, o);
         final int worker = InaggHeader.workerId(m, o);
+        final int claimedWorkers = InaggHeader.sequence(m, o);
         final SwitchJob job = jobs[jobId];
         final int reason;
         if (job == null)
@@ -430,9 +438,10 @@ public final class SoftwareSwitch implements Agent, MessageHandler
         {
             // A JOIN from anyone but the registered source is not answered: no reply to a spoofed address.
             increment(SwitchCounter.DROP_SOURCE_MISMATCH);
+            joinLog.spoofed(jobId, worker, peer);
             return;
         }
-        else if (InaggHeader.sequence(m, o) != job.config.workers())
+        else if (claimedWorkers != job.config.workers())
         {
             reason = RejectReason.WORKER_COUNT_MISMATCH;
         }
@@ -460,6 +469,14 @@ public final class SoftwareSwitch implements Agent, MessageHandler
             increment(SwitchCounter.REJECTS);
         }
         transport.commit();
+        if (reason == 0)
+        {
+            joinLog.joined(jobId, worker, job.config.workers(), peer);
+        }
+        else
+        {
+            joinLog.rejected(jobId, worker, claimedWorkers, reason, peer);
+        }
     }
 
     private void increment(final SwitchCounter counter)

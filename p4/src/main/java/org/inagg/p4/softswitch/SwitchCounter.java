@@ -1,7 +1,9 @@
 package org.inagg.p4.softswitch;
 
+import org.inagg.agent.CounterDescriptor;
+
 /** Counters of the software switch: fixed type ids (2xx), one per outcome of the pipeline. */
-public enum SwitchCounter
+public enum SwitchCounter implements CounterDescriptor
 {
     RECEIVED(201, "messages received"),
     CONTRIBUTIONS(202, "contributions aggregated"),
@@ -31,13 +33,21 @@ public enum SwitchCounter
         this.label = label;
     }
 
+    @Override
     public int typeId()
     {
         return typeId;
     }
 
+    @Override
     public String label()
     {
         return label;
+    }
+
+    @Override
+    public String family()
+    {
+        return "switch";
     }
 }

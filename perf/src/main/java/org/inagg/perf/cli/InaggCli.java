@@ -8,9 +8,10 @@ import picocli.CommandLine.Command;
     name = "inagg",
     mixinStandardHelpOptions = true,
     version = "inagg 0.1.0",
-    description = "In-network aggregation of gradients: run a local all-reduce, a switch, a worker, or benchmarks.",
-    subcommands = {LocalCommand.class, SwitchCommand.class, PsCommand.class, WorkerCommand.class, BenchCommand.class,
-        DpdkRateCommand.class, CommandLine.HelpCommand.class})
+    description = "In-network aggregation of gradients: run a local all-reduce, a switch, a worker, or benchmarks; "
+        + "show the counters of running ones (stat).",
+    subcommands = {LocalCommand.class, SwitchCommand.class, PsCommand.class, WorkerCommand.class, StatCommand.class,
+        BenchCommand.class, DpdkRateCommand.class, CommandLine.HelpCommand.class})
 public final class InaggCli implements Runnable
 {
     @CommandLine.Spec
@@ -18,6 +19,12 @@ public final class InaggCli implements Runnable
 
     public static void main(final String[] args)
     {
+        // Lifecycle lines (System.Logger over java.util.logging) on one line each, unless configured otherwise.
+        if (System.getProperty("java.util.logging.SimpleFormatter.format") == null)
+        {
+            System.setProperty("java.util.logging.SimpleFormatter.format",
+                "%1$tF %1$tT.%1$tL %4$s %5$s%6$s%n");
+        }
         System.exit(execute(args));
     }
 

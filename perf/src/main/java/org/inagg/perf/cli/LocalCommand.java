@@ -13,6 +13,7 @@ import org.inagg.perf.cluster.TransportKind;
 import org.inagg.protocol.WorkerCounter;
 import org.inagg.transport.FaultConfig;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
@@ -88,6 +89,12 @@ final class LocalCommand implements Callable<Integer>
     @Option(names = "--no-progress", description = "Do not draw the progress bar.")
     private boolean noProgress;
 
+    @Mixin
+    private CaptureOptions capture;
+
+    @Mixin
+    private CountersOptions countersOptions;
+
     @Override
     public Integer call() throws InterruptedException
     {
@@ -103,6 +110,11 @@ final class LocalCommand implements Callable<Integer>
         final long retransmitUs = this.retransmitUs != null ? this.retransmitUs : bmv2 ? 100_000 : 2000;
         if (bmv2)
         {
+            if (capture.file != null)
+            {
+                throw new IllegalArgumentException("--pcap captures at the Java switch; with --switch bmv2 capture "
+                    + "on the lab's interfaces instead (tcpdump -i <veth> -w FILE)");
+            }
             if (!"inproc".equals(transport) || threads != 1)
             {
                 throw new IllegalArgumentException("--switch bmv2 runs worker processes over UDP through bmv2's "
@@ -138,7 +150,9 @@ final class LocalCommand implements Callable<Integer>
         final double[] reference = SyntheticGradients.reference(elements, workers, 0, seed);
 
         final Histogram latencyUs = new Histogram(TimeUnit.MINUTES.toMicros(10), 3);
-        try (LocalCluster cluster = LocalCluster.start(options))
+        try (LocalCluster cluster = LocalCluster.start(options, capture.writer(), countersOptions.open("local",
+            "local " + workers + " workers, " + kind.name().toLowerCase(java.util.Locale.ROOT) + ", " + lanes
+                + " lanes, " + slots + " slots", LocalCluster.countersCapacity(workers), out)))
         {
             for (int i = 0; i < warmup; i++)
             {
@@ -192,6 +206,11 @@ final class LocalCommand implements Callable<Integer>
             out.print(cluster.describeCounters());
             out.flush();
             return identical ? 0 : 2;
+        }
+        finally
+        {
+            countersOptions.close();
+            capture.report(out);
         }
     }
 }

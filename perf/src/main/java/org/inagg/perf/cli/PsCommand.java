@@ -7,7 +7,6 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 
 import org.agrona.concurrent.AgentRunner;
-import org.inagg.agent.CounterRegistry;
 import org.inagg.agent.IdleStrategies;
 import org.inagg.p4.esa.EsaWire;
 import org.inagg.p4.esa.ParameterServer;
@@ -17,6 +16,7 @@ import org.inagg.p4.softswitch.SwitchJobConfig;
 import org.inagg.transport.FaultConfig;
 import org.inagg.transport.FaultInjectingTransport;
 import org.inagg.transport.UdpTransport;
+import org.inagg.transport.capture.FrameHeaders;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -53,6 +53,12 @@ final class PsCommand implements Callable<Integer>
     @Mixin
     private ServiceOptions service;
 
+    @Mixin
+    private CaptureOptions capture;
+
+    @Mixin
+    private CountersOptions countersOptions;
+
     @Override
     public Integer call() throws InterruptedException
     {
@@ -75,8 +81,10 @@ final class PsCommand implements Callable<Integer>
             peers[w] = w;
         }
         final ParameterServer server = new ParameterServer(
-            FaultInjectingTransport.wrap(udp, service.loss > 0 ? FaultConfig.lossy(service.loss, 2) : FaultConfig.NONE),
-            new CounterRegistry(64), 256, 2 * config.slots());
+            FaultInjectingTransport.wrap(capture.wrap(udp, FrameHeaders.udp(udp)), service.loss > 0 ? FaultConfig.lossy(service.loss, 2) : FaultConfig.NONE),
+            countersOptions.open("ps", "ps udp://" + udp.localAddress().getHostString() + ":"
+                + udp.localAddress().getPort() + " job " + job, 64, out), 256,
+            2 * config.slots());
         server.addJob(new ServerJobConfig(config.jobId(), config.workers(), peers, 0, false, config.slots(),
             config.lanesPerPacket()));
         final AgentRunner runner = new AgentRunner(IdleStrategies.byName(service.idle), Throwable::printStackTrace,
@@ -94,7 +102,9 @@ final class PsCommand implements Callable<Integer>
 
         service.runUntilStopped(stopped, () -> report(out, server));
         runner.close();
+        countersOptions.close();
         report(out, server);
+        capture.report(out);
         return 0;
     }
 

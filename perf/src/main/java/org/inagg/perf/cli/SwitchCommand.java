@@ -17,6 +17,7 @@ import org.inagg.transport.FaultConfig;
 import org.inagg.transport.FaultInjectingTransport;
 import org.inagg.transport.Transport;
 import org.inagg.transport.UdpTransport;
+import org.inagg.transport.capture.FrameHeaders;
 import org.inagg.wire.InaggHeader;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -61,6 +62,12 @@ final class SwitchCommand implements Callable<Integer>
     @Mixin
     private DpdkOptions dpdkOptions;
 
+    @Mixin
+    private CaptureOptions capture;
+
+    @Mixin
+    private CountersOptions countersOptions;
+
     @Override
     public Integer call() throws InterruptedException
     {
@@ -87,9 +94,12 @@ final class SwitchCommand implements Callable<Integer>
             upstream == null ? List.of() : List.of(Addresses.parse("--upstream", upstream)), service.maxPeers,
             maxMessage, 64);
         final Transport transport = dpdk ? node.transport() : udp;
-        final CounterRegistry counters = new CounterRegistry(64);
+        final CounterRegistry counters = countersOptions.open("switch", "switch "
+            + (dpdk ? "dpdk " + dpdkOptions.ports : "udp://" + udp.localAddress().getHostString() + ":"
+                + udp.localAddress().getPort()) + " jobs " + String.join(",", jobs)
+            + (upstream == null ? "" : " up to " + upstream), 64, out);
         final SoftwareSwitch softwareSwitch = new SoftwareSwitch(
-            FaultInjectingTransport.wrap(transport,
+            FaultInjectingTransport.wrap(capture.wrap(transport, dpdk ? FrameHeaders.inPlace() : FrameHeaders.udp(udp)),
                 service.loss > 0 ? FaultConfig.lossy(service.loss, 1) : FaultConfig.NONE),
             counters, 256);
         for (final SwitchJobConfig config : configs)
@@ -128,6 +138,8 @@ final class SwitchCommand implements Callable<Integer>
             out.flush();
         });
         runner.close();
+        countersOptions.close();
+        capture.report(out);
         if (node != null)
         {
             node.close();

@@ -8,11 +8,13 @@ import java.util.concurrent.TimeUnit;
 
 import org.inagg.api.AllReduceJob;
 import org.inagg.api.JobContext;
+import org.inagg.api.launch.Launch;
 import org.inagg.protocol.WorkerCounter;
 import org.inagg.transport.FaultConfig;
 import org.inagg.transport.FaultInjectingTransport;
 import org.inagg.transport.Transport;
 import org.inagg.transport.UdpTransport;
+import org.inagg.transport.capture.FrameHeaders;
 import org.inagg.wire.InaggHeader;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -25,7 +27,8 @@ import picocli.CommandLine.Model.CommandSpec;
     name = "worker",
     mixinStandardHelpOptions = true,
     description = "Join a job on a switch over UDP and all-reduce synthetic gradients; every worker of the job must "
-        + "run with the same --elements, --iterations and --seed. Checks the result against a double-precision sum.")
+        + "run with the same --elements, --iterations and --seed. Checks the result against a double-precision sum. "
+        + "Started by torchrun, mpirun or srun, it takes --worker-id and -w from their environment.")
 final class WorkerCommand implements Callable<Integer>
 {
     @Spec
@@ -41,10 +44,12 @@ final class WorkerCommand implements Callable<Integer>
     @Option(names = "--job-id", defaultValue = "1", description = "Job id (default ${DEFAULT-VALUE}).")
     private int jobId;
 
-    @Option(names = "--worker-id", required = true, description = "This worker's id, 0..workers-1.")
+    /** --worker-id, -w, --launcher: from the flags, else from torchrun's, mpirun's or srun's environment. */
+    @Mixin
+    private LaunchOptions launchOptions;
+
     private int workerId;
 
-    @Option(names = {"-w", "--workers"}, required = true, description = "Workers in the job.")
     private int workers;
 
     @Option(names = {"-n", "--elements"}, defaultValue = "1048576", description = "Elements per tensor (default ${DEFAULT-VALUE}).")
@@ -87,10 +92,19 @@ final class WorkerCommand implements Callable<Integer>
     @Mixin
     private DpdkOptions dpdkOptions;
 
+    @Mixin
+    private CaptureOptions capture;
+
+    @Mixin
+    private CountersOptions countersOptions;
+
     @Override
     public Integer call() throws InterruptedException
     {
         final PrintWriter out = spec.commandLine().getOut();
+        final Launch launch = launchOptions.resolve(System.getenv());
+        workerId = launch.rank();
+        workers = launch.worldSize();
         final boolean dpdk = DpdkOptions.isDpdk(transportName);
         if (!dpdk && switchAddress == null)
         {
@@ -107,11 +121,14 @@ final class WorkerCommand implements Callable<Integer>
         final Transport transport = dpdk ? node.transport() : UdpTransport.open(Addresses.parse("--bind", bind),
             List.of(Addresses.parse("--switch", switchAddress)), 1, InaggHeader.messageLength(maxLanes), 64);
         final JobContext context = new JobContext().jobId(jobId).workerId(workerId).workers(workers)
-            .transport(FaultInjectingTransport.wrap(transport,
+            .transport(FaultInjectingTransport.wrap(capture.wrap(transport,
+                    dpdk ? FrameHeaders.inPlace() : FrameHeaders.udp((UdpTransport)transport)),
                 loss > 0 ? FaultConfig.lossy(loss, seed * 31 + workerId) : FaultConfig.NONE))
             .retransmitTimeout(Duration.ofNanos(TimeUnit.MICROSECONDS.toNanos(retransmitUs)))
             .peerTimeout(Duration.ofMillis(peerTimeoutMs))
-            .idleStrategy(idle);
+            .idleStrategy(idle)
+            .counters(countersOptions.open("worker", "worker " + workerId + "/" + workers + " of job " + jobId + " via "
+                + transport.describePeer(0), 64, out));
         final boolean ints = switch (dtype)
         {
             case "float32" -> false;
@@ -133,8 +150,8 @@ final class WorkerCommand implements Callable<Integer>
         boolean correct;
         try (AllReduceJob job = AllReduceJob.open(context))
         {
-            out.printf("inagg worker %d/%d of job %d joined switch %s (%d lanes/packet, %s)%n", workerId, workers, jobId,
-                transport.describePeer(0), job.elementsPerPacket(), dtype);
+            out.printf("inagg worker %d/%d (rank from %s) of job %d joined switch %s (%d lanes/packet, %s)%n",
+                workerId, workers, launch.source(), jobId, transport.describePeer(0), job.elementsPerPacket(), dtype);
             out.flush();
             final ProgressBar progress = new ProgressBar(System.err, iterations, !noProgress);
             final long start = System.nanoTime();
@@ -177,6 +194,8 @@ final class WorkerCommand implements Callable<Integer>
         }
         finally
         {
+            countersOptions.close();
+            capture.report(out);
             if (node != null)
             {
                 node.close(); // after the job's agent closed the transport

@@ -20,6 +20,9 @@ import org.inagg.transport.FaultInjectingTransport;
 import org.inagg.transport.InProcessNetwork;
 import org.inagg.transport.Transport;
 import org.inagg.transport.UdpTransport;
+import org.inagg.transport.capture.FrameHeaders;
+import org.inagg.transport.capture.PcapTransport;
+import org.inagg.transport.capture.PcapWriter;
 import org.inagg.wire.InaggHeader;
 
 /**
@@ -37,12 +40,13 @@ public final class LocalCluster implements AutoCloseable
     private KillableAgent killableSwitch;
     private DpdkRingNetwork dpdkNetwork;
 
-    private LocalCluster(final ClusterOptions options)
+    private LocalCluster(final ClusterOptions options, final PcapWriter switchCapture, final CounterRegistry registry)
     {
         this.options = options;
-        this.counters = new CounterRegistry(32 + 16 * options.workers());
+        this.counters = registry != null ? registry : new CounterRegistry(countersCapacity(options.workers()));
         final int maxMessage = InaggHeader.messageLength(options.lanesPerPacket());
-        final Transport switchTransport;
+        Transport switchTransport;
+        final FrameHeaders switchFrames;
         final List<Transport> workerTransports = new ArrayList<>();
         final int switchPeer;
         if (options.transport() == TransportKind.INPROC)
@@ -52,6 +56,7 @@ public final class LocalCluster implements AutoCloseable
             inboxes[0] = inboxBytes(options.workers() * (long)options.slots() * maxMessage * 2);
             final InProcessNetwork network = new InProcessNetwork(inboxes, maxMessage);
             switchTransport = network.endpoint(0);
+            switchFrames = FrameHeaders.inProcess(0);
             for (int w = 0; w < options.workers(); w++)
             {
                 workerTransports.add(network.endpoint(w + 1));
@@ -62,6 +67,7 @@ public final class LocalCluster implements AutoCloseable
         {
             dpdkNetwork = new DpdkRingNetwork(options.workers(), maxMessage);
             switchTransport = dpdkNetwork.switchTransport();
+            switchFrames = FrameHeaders.inPlace();
             workerTransports.addAll(dpdkNetwork.workerTransports());
             switchPeer = 0;
         }
@@ -71,6 +77,7 @@ public final class LocalCluster implements AutoCloseable
             final UdpTransport udpSwitch = UdpTransport.open(new InetSocketAddress(loopback, 0), List.of(),
                 options.workers() + 1, maxMessage, 64);
             switchTransport = udpSwitch;
+            switchFrames = FrameHeaders.udp(udpSwitch);
             for (int w = 0; w < options.workers(); w++)
             {
                 workerTransports.add(UdpTransport.open(new InetSocketAddress(loopback, 0),
@@ -78,6 +85,7 @@ public final class LocalCluster implements AutoCloseable
             }
             switchPeer = 0;
         }
+        switchTransport = PcapTransport.wrap(switchTransport, switchCapture, switchFrames);
         softwareSwitch = new SoftwareSwitch(faulty(switchTransport, 0), counters, 256);
         killableSwitch = new KillableAgent(softwareSwitch);
         softwareSwitch.addJob(new SwitchJobConfig(ClusterOptions.JOB_ID, options.workers(), options.slots(),
@@ -101,7 +109,30 @@ public final class LocalCluster implements AutoCloseable
     /** Builds the cluster, starts its agent threads and waits until every worker joined. */
     public static LocalCluster start(final ClusterOptions options)
     {
-        final LocalCluster cluster = new LocalCluster(options);
+        return start(options, null);
+    }
+
+    /**
+     * Like {@link #start(ClusterOptions)}, with a packet capture at the switch: every packet between the switch and
+     * the workers, once, in both directions (in-process endpoints are 10.0.0.1 for the switch and 10.0.0.(w + 2) for
+     * worker w, see {@link FrameHeaders#inProcess}). The switch's transport closes {@code switchCapture} on close.
+     *
+     * @param switchCapture the capture file, or null for none.
+     */
+    public static LocalCluster start(final ClusterOptions options, final PcapWriter switchCapture)
+    {
+        return start(options, switchCapture, null);
+    }
+
+    /**
+     * Like {@link #start(ClusterOptions, PcapWriter)}, with the switch's and the workers' counters in {@code counters}
+     * (e.g. a {@link org.inagg.agent.counters.CountersFile}'s, for {@code inagg stat}); null for a private registry.
+     * It needs room for {@link #countersCapacity} counters.
+     */
+    public static LocalCluster start(final ClusterOptions options, final PcapWriter switchCapture,
+        final CounterRegistry counters)
+    {
+        final LocalCluster cluster = new LocalCluster(options, switchCapture, counters);
         try
         {
             cluster.startRunners();
@@ -181,6 +212,12 @@ public final class LocalCluster implements AutoCloseable
     public SoftwareSwitch softwareSwitch()
     {
         return softwareSwitch;
+    }
+
+    /** Counters a cluster of {@code workers} workers allocates, at most. */
+    public static int countersCapacity(final int workers)
+    {
+        return 32 + 16 * workers;
     }
 
     public CounterRegistry counters()

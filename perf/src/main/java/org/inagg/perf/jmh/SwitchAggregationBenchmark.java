@@ -5,6 +5,8 @@ import java.lang.foreign.MemorySegment;
 import java.util.concurrent.TimeUnit;
 
 import org.inagg.agent.CounterRegistry;
+import org.inagg.agent.counters.CountersDirectory;
+import org.inagg.agent.counters.CountersFile;
 import org.inagg.p4.softswitch.SoftwareSwitch;
 import org.inagg.p4.softswitch.SwitchJobConfig;
 import org.inagg.transport.DiscardTransport;
@@ -22,11 +24,14 @@ import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * The software switch's per-packet cost: one invocation feeds the W contributions of one slot round (256 lanes each),
  * the last of which completes it and multicasts W results into a transport that discards them. Reported per packet.
+ * {@code counters}: the switch's counters in process memory, or in a mapped counters file as {@code inagg switch} has
+ * them (the file goes to the counters directory, see {@link CountersDirectory}, and is removed at the end).
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -41,15 +46,30 @@ public class SwitchAggregationBenchmark
     private static final int LANES = 256;
     private static final int SLOTS = 128;
 
+    @Param({"memory", "file"})
+    public String counters;
+
+    private CountersFile countersFile;
     private SoftwareSwitch softwareSwitch;
     private MemorySegment packets;
     private int length;
     private int round;
 
     @Setup(Level.Trial)
-    public void setup()
+    public void setup() throws java.io.IOException
     {
-        softwareSwitch = new SoftwareSwitch(new DiscardTransport(65536), new CounterRegistry(64), 64);
+        final CounterRegistry registry;
+        if ("file".equals(counters))
+        {
+            countersFile = CountersFile.create(CountersDirectory.resolve(null), "bench", "SwitchAggregationBenchmark",
+                64);
+            registry = countersFile.registry();
+        }
+        else
+        {
+            registry = new CounterRegistry(64);
+        }
+        softwareSwitch = new SoftwareSwitch(new DiscardTransport(65536), registry, 64);
         softwareSwitch.addJob(new SwitchJobConfig(1, WORKERS, SLOTS, LANES));
         softwareSwitch.doWork();
         length = InaggHeader.messageLength(LANES);
@@ -65,6 +85,15 @@ public class SwitchAggregationBenchmark
             {
                 InaggHeader.setElement(packets, o, i, i * (w + 1));
             }
+        }
+    }
+
+    @TearDown(Level.Trial)
+    public void tearDown()
+    {
+        if (countersFile != null)
+        {
+            countersFile.close();
         }
     }
 

@@ -5,15 +5,31 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
-/** {@code inagg} CLI commands run as processes of this JVM's runtime and classpath, each logging to a file. */
+/**
+ * {@code inagg} CLI commands run as processes of this JVM's runtime and classpath, each logging to a file. Their
+ * counters files go to a directory of their own (INAGG_DIR, unless the environment given says otherwise), removed on
+ * close: the processes killed here leave theirs.
+ */
 final class CliProcesses implements AutoCloseable
 {
     private final List<Process> processes = new ArrayList<>();
+    private Path countersDirectory;
 
     /** Starts {@code inagg args...}, prefixed by {@code wrapper} (e.g. {@code ip netns exec ns}). */
     Process start(final Path log, final List<String> wrapper, final String... args) throws IOException
+    {
+        return start(log, wrapper, Map.of(), args);
+    }
+
+    /**
+     * Starts {@code inagg args...} like {@link #start(Path, List, String...)}, with {@code environment} set in the
+     * process's environment (a null value removes the variable).
+     */
+    Process start(final Path log, final List<String> wrapper, final Map<String, String> environment,
+        final String... args) throws IOException
     {
         final List<String> command = new ArrayList<>(wrapper);
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
@@ -21,8 +37,25 @@ final class CliProcesses implements AutoCloseable
             "--add-exports", "java.base/jdk.internal.misc=ALL-UNNAMED", "-Xmx512m", "-XX:+UseSerialGC",
             "-cp", System.getProperty("java.class.path"), InaggCli.class.getName()));
         command.addAll(List.of(args));
-        final Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile())
-            .start();
+        final ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
+            .redirectOutput(log.toFile());
+        if (countersDirectory == null)
+        {
+            countersDirectory = Files.createTempDirectory("inagg-counters");
+        }
+        builder.environment().put("INAGG_DIR", countersDirectory.toString());
+        environment.forEach((name, value) ->
+        {
+            if (value == null)
+            {
+                builder.environment().remove(name);
+            }
+            else
+            {
+                builder.environment().put(name, value);
+            }
+        });
+        final Process process = builder.start();
         processes.add(process);
         return process;
     }
@@ -56,6 +89,21 @@ final class CliProcesses implements AutoCloseable
         for (final Process process : processes)
         {
             process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        }
+        if (countersDirectory != null)
+        {
+            try (var files = Files.list(countersDirectory))
+            {
+                for (final Path file : files.toList())
+                {
+                    Files.deleteIfExists(file);
+                }
+                Files.deleteIfExists(countersDirectory);
+            }
+            catch (final IOException ex)
+            {
+                // a temporary directory left behind
+            }
         }
     }
 }
