@@ -115,6 +115,12 @@ final class LocalCommand implements Callable<Integer>
                 throw new IllegalArgumentException("--pcap captures at the Java switch; with --switch bmv2 capture "
                     + "on the lab's interfaces instead (tcpdump -i <veth> -w FILE)");
             }
+            if (countersOptions.metricsPort != 0 || countersOptions.directory != null)
+            {
+                throw new IllegalArgumentException("--metrics-port and --counters-dir are this process's counters; "
+                    + "with --switch bmv2 the workers are processes with counter files of their own (inagg stat "
+                    + "reads them) and bmv2's counters are printed at the end");
+            }
             if (!"inproc".equals(transport) || threads != 1)
             {
                 throw new IllegalArgumentException("--switch bmv2 runs worker processes over UDP through bmv2's "
