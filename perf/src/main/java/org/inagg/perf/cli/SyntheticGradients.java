@@ -102,33 +102,66 @@ public final class SyntheticGradients
         {
             fill(inputs[w], w, iteration, seed);
         }
+        return countOutOfBound(result, inputs, lanes);
+    }
+
+    /**
+     * The index of the first element of {@code result} (the sum of {@code inputs}, blocks of {@code lanes}) outside
+     * the fixed-point bound, or -1 if none is.
+     */
+    public static long firstOutOfBound(final float[] result, final float[][] inputs, final int lanes)
+    {
+        for (int start = 0; start < result.length; start += lanes)
+        {
+            final int end = Math.min(result.length, start + lanes);
+            final int exponent = blockExponent(inputs, start, end);
+            for (int i = start; i < end; i++)
+            {
+                if (outside(result, inputs, i, exponent))
+                {
+                    return i;
+                }
+            }
+        }
+        return -1;
+    }
+
+    private static long countOutOfBound(final float[] result, final float[][] inputs, final int lanes)
+    {
         long outside = 0;
         for (int start = 0; start < result.length; start += lanes)
         {
             final int end = Math.min(result.length, start + lanes);
-            float maxAbs = 0;
-            for (final float[] input : inputs)
-            {
-                for (int i = start; i < end; i++)
-                {
-                    maxAbs = Math.max(maxAbs, Math.abs(input[i]));
-                }
-            }
-            final int exponent = FixedPoint.exponentOfMaxMagnitudeBits(Float.floatToRawIntBits(maxAbs));
+            final int exponent = blockExponent(inputs, start, end);
             for (int i = start; i < end; i++)
             {
-                double exact = 0;
-                for (final float[] input : inputs)
-                {
-                    exact += input[i];
-                }
-                if (Math.abs(result[i] - exact) > FixedPoint.sumErrorBound(exponent, workers, result[i]))
-                {
-                    outside++;
-                }
+                outside += outside(result, inputs, i, exponent) ? 1 : 0;
             }
         }
         return outside;
+    }
+
+    private static int blockExponent(final float[][] inputs, final int start, final int end)
+    {
+        float maxAbs = 0;
+        for (final float[] input : inputs)
+        {
+            for (int i = start; i < end; i++)
+            {
+                maxAbs = Math.max(maxAbs, Math.abs(input[i]));
+            }
+        }
+        return FixedPoint.exponentOfMaxMagnitudeBits(Float.floatToRawIntBits(maxAbs));
+    }
+
+    private static boolean outside(final float[] result, final float[][] inputs, final int i, final int exponent)
+    {
+        double exact = 0;
+        for (final float[] input : inputs)
+        {
+            exact += input[i];
+        }
+        return Math.abs(result[i] - exact) > FixedPoint.sumErrorBound(exponent, inputs.length, result[i]);
     }
 
     /** CRC-32 of the int tensor, big-endian, as {@link #crc32(float[])}. */
