@@ -1,8 +1,10 @@
 package org.inagg.control.plan;
 
+import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.json.JsonMapper;
 import org.inagg.control.aggregation.AggregationGroup;
 import org.inagg.control.aggregation.AggregationProblem;
 import org.inagg.control.aggregation.CapacityViolation;
@@ -30,8 +32,9 @@ import java.util.Map;
 public final class PlanJson {
 
     public static final String SCHEMA = "inagg-plan/1";
-    private static final ObjectMapper MAPPER = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT)
-        .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+    private static final ObjectMapper MAPPER = JsonMapper.builder().enable(SerializationFeature.INDENT_OUTPUT)
+        .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+        .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION).build();
 
     private PlanJson() {
     }
@@ -110,7 +113,12 @@ public final class PlanJson {
         return write(plan(algorithm, result, trees));
     }
 
-    /** Reads a plan; rejects other schemas and unknown fields. */
+    /**
+     * Reads a plan; rejects other schemas, unknown fields, fields given twice and missing (or null) fields, so that
+     * whatever reads the plan next finds every value it needs.
+     *
+     * @throws IllegalArgumentException saying what is wrong.
+     */
     public static InaPlan read(String json) {
         InaPlan plan;
         try {
@@ -118,10 +126,58 @@ public final class PlanJson {
         } catch (IOException e) {
             throw new IllegalArgumentException("malformed plan: " + e.getMessage(), e);
         }
+        if (plan == null) {
+            throw new IllegalArgumentException("malformed plan: no JSON object");
+        }
         if (!SCHEMA.equals(plan.schema())) {
             throw new IllegalArgumentException("plan schema " + plan.schema() + ", expected " + SCHEMA);
         }
+        requireComplete(plan);
         return plan;
+    }
+
+    /**
+     * Every field present and no null in a list or map, except a share's {@code group} (null when direct) and
+     * {@code path} (checked where it is used): Jackson leaves a missing field null, and the deployment would fail on
+     * it with a NullPointerException instead of a message (fuzzing finding, docs/fuzzing.md).
+     */
+    private static void requireComplete(InaPlan plan) {
+        present(plan.topology(), "topology");
+        present(plan.algorithm(), "algorithm");
+        present(plan.split(), "split").forEach((ps, share) -> present(share, "split." + ps));
+        present(plan.violationsAtLpRate(), "violationsAtLpRate").forEach(v -> present(v, "violationsAtLpRate[]"));
+        for (InaPlan.WorkerRoute route : present(plan.workers(), "workers")) {
+            present(route, "workers[]");
+            present(route.worker(), "workers[].worker");
+            for (InaPlan.Share share : present(route.shares(), "shares of worker " + route.worker())) {
+                present(share, "shares[] of worker " + route.worker());
+                present(share.ps(), "ps of a share of worker " + route.worker());
+                present(share.aggregateAt(), "aggregateAt of a share of worker " + route.worker());
+                if (share.path() != null) {
+                    share.path().forEach(node -> present(node, "a node of the path of worker " + route.worker()));
+                }
+            }
+        }
+        present(plan.switchJobTables(), "switchJobTables").forEach((sw, rows) -> {
+            for (InaPlan.SwitchJobEntry row : present(rows, "switchJobTables." + sw)) {
+                present(row, "switchJobTables." + sw + "[]");
+                present(row.ps(), "ps of a row of switch " + sw);
+                present(row.contributors(), "contributors of a row of switch " + sw)
+                    .forEach(c -> present(c, "contributors[] of switch " + sw));
+            }
+        });
+        for (InaPlan.MulticastTreeConfig tree : present(plan.multicastTrees(), "multicastTrees")) {
+            present(tree, "multicastTrees[]");
+            present(tree.ports(), "ports of a multicast tree").forEach((node, ports) ->
+                present(ports, "ports of node " + node).forEach(port -> present(port, "a port of node " + node)));
+        }
+    }
+
+    private static <T> T present(T value, String what) {
+        if (value == null) {
+            throw new IllegalArgumentException("plan: " + what + " is missing or null");
+        }
+        return value;
     }
 
     private static String id(Topology topology, int node) {

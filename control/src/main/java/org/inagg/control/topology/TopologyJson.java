@@ -1,8 +1,10 @@
 package org.inagg.control.topology;
 
+import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
@@ -21,11 +23,15 @@ import java.util.Locale;
  *   "links": [ {"a": "W1", "b": "S1", "bandwidthGbps": 3, "backgroundGbps": 0} ] }
  * </pre>
  * Optional fields default to: aggregationCapacityGbps 0 (not programmable), aggregatorSlots 0, ingressGbps
- * unlimited, backgroundGbps 0. Unknown fields are rejected so that a typo does not silently change a plan.
+ * unlimited, backgroundGbps 0. Unknown fields are rejected so that a typo does not silently change a plan, and so are
+ * a field given twice in one object, a field that does not apply to the node's kind (aggregation fields on a
+ * non-switch, ingressGbps on a non-PS) and a number written as text.
  */
 public final class TopologyJson {
 
-    private static final ObjectMapper MAPPER = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+    /** A key given twice in one object is an error, not "the last one wins" (fuzzing finding, docs/fuzzing.md). */
+    private static final ObjectMapper MAPPER = JsonMapper.builder().enable(SerializationFeature.INDENT_OUTPUT)
+        .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION).build();
 
     private TopologyJson() {
     }
@@ -99,18 +105,25 @@ public final class TopologyJson {
             allowOnly(node, "id", "kind", "aggregationCapacityGbps", "aggregatorSlots", "ingressGbps");
             String id = requireText(node, "id");
             NodeKind kind = NodeKind.valueOf(requireText(node, "kind").toUpperCase(Locale.ROOT));
+            // A field that means nothing for the node's kind is a mistake (fuzzing finding, docs/fuzzing.md).
+            if (kind != NodeKind.SWITCH) {
+                forbid(node, kind, "aggregationCapacityGbps", "aggregatorSlots");
+            }
+            if (kind != NodeKind.PARAMETER_SERVER) {
+                forbid(node, kind, "ingressGbps");
+            }
             builder.node(new Node(id, kind,
-                node.path("aggregationCapacityGbps").asDouble(0),
-                node.path("aggregatorSlots").asLong(0),
-                node.has("ingressGbps") ? node.get("ingressGbps").asDouble() : Double.POSITIVE_INFINITY));
+                number(node, "aggregationCapacityGbps", 0),
+                integer(node, "aggregatorSlots"),
+                number(node, "ingressGbps", Double.POSITIVE_INFINITY)));
         }
         for (JsonNode link : root.get("links")) {
             allowOnly(link, "a", "b", "bandwidthGbps", "backgroundGbps");
             if (!link.has("bandwidthGbps")) {
                 throw new IllegalArgumentException("link without bandwidthGbps: " + link);
             }
-            builder.link(requireText(link, "a"), requireText(link, "b"), link.get("bandwidthGbps").asDouble(),
-                link.path("backgroundGbps").asDouble(0));
+            builder.link(requireText(link, "a"), requireText(link, "b"), number(link, "bandwidthGbps", 0),
+                number(link, "backgroundGbps", 0));
         }
         return builder.build();
     }
@@ -127,6 +140,38 @@ public final class TopologyJson {
             throw new IllegalArgumentException("missing text field \"" + field + "\" in " + node);
         }
         return value.asText();
+    }
+
+    /** A number field, or {@code absent}; text such as "9" or "nine" is refused rather than read as 9 or 0. */
+    private static double number(JsonNode node, String field, double absent) {
+        JsonNode value = node.get(field);
+        if (value == null) {
+            return absent;
+        }
+        if (!value.isNumber()) {
+            throw new IllegalArgumentException("field \"" + field + "\" must be a number in " + node);
+        }
+        return value.asDouble();
+    }
+
+    private static long integer(JsonNode node, String field) {
+        JsonNode value = node.get(field);
+        if (value == null) {
+            return 0;
+        }
+        if (!value.isIntegralNumber() || !value.canConvertToLong()) {
+            throw new IllegalArgumentException("field \"" + field + "\" must be an integer in " + node);
+        }
+        return value.asLong();
+    }
+
+    private static void forbid(JsonNode node, NodeKind kind, String... fields) {
+        for (String field : fields) {
+            if (node.has(field)) {
+                throw new IllegalArgumentException("field \"" + field + "\" does not apply to a "
+                    + kind.name().toLowerCase(Locale.ROOT) + " node: " + node);
+            }
+        }
     }
 
     private static void allowOnly(JsonNode node, String... fields) {

@@ -163,7 +163,8 @@ final class SwitchCommand implements Callable<Integer>
 
     static SwitchJobConfig parseJob(final String text)
     {
-        final String[] parts = text.split(":");
+        // Limit -1 keeps trailing empty parts: "1:4:" is refused rather than read as "1:4" (fuzzing finding).
+        final String[] parts = text.split(":", -1);
         if (parts.length < 2 || parts.length > 4)
         {
             throw new IllegalArgumentException("--job wants ID:WORKERS[:SLOTS[:LANES]], got '" + text + "'");

@@ -1,0 +1,55 @@
+package org.inagg.control.topology;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+
+/**
+ * Regression tests of fuzzing findings on the topology file (docs/fuzzing.md, TopologyFileFuzzTest): the reader took
+ * a key given twice (the last one won), kept switch-only fields on workers and PSs (and ingress on switches) that the
+ * writer then dropped, and read numbers written as text ("nine" as 0): each silently changed what the file says.
+ */
+class TopologyJsonFuzzFindingsTest {
+
+    private static final String TINY = """
+        {"name": "tiny",
+         "nodes": [{"id": "S", "kind": "switch", "aggregationCapacityGbps": 9}, {"id": "W", "kind": "worker"},
+                   {"id": "P", "kind": "parameter_server", "ingressGbps": 4}],
+         "links": [{"a": "W", "b": "S", "bandwidthGbps": 10}, {"a": "P", "b": "S", "bandwidthGbps": 10}]}
+        """;
+
+    @Test
+    void shouldReadTheTinyTopology() {
+        TopologyJson.parse(TINY);
+    }
+
+    @Test
+    void shouldRejectAKeyGivenTwice() {
+        // The fuzzer's input: a switch's object that says "kind" twice.
+        assertThatIllegalArgumentException().isThrownBy(() -> TopologyJson.parse(TINY.replace(
+            "\"kind\": \"switch\", \"aggregationCapacityGbps\": 9",
+            "\"kind\": \"switch\", \"aggregationCapacityGbps\": 9, \"kind\": \"worker\"")))
+            .withMessageContaining("kind");
+    }
+
+    @Test
+    void shouldRejectFieldsThatDoNotApplyToTheNodesKind() {
+        assertThatIllegalArgumentException().isThrownBy(() -> TopologyJson.parse(TINY.replace(
+            "{\"id\": \"W\", \"kind\": \"worker\"}",
+            "{\"id\": \"W\", \"kind\": \"worker\", \"aggregationCapacityGbps\": 6}")))
+            .withMessageContaining("aggregationCapacityGbps");
+        assertThatIllegalArgumentException().isThrownBy(() -> TopologyJson.parse(TINY.replace(
+            "\"kind\": \"switch\", \"aggregationCapacityGbps\": 9", "\"kind\": \"switch\", \"ingressGbps\": 9")))
+            .withMessageContaining("ingressGbps");
+    }
+
+    @Test
+    void shouldRejectNumbersWrittenAsText() {
+        assertThatIllegalArgumentException().isThrownBy(() -> TopologyJson.parse(TINY.replace(
+            "\"aggregationCapacityGbps\": 9", "\"aggregationCapacityGbps\": \"nine\"")))
+            .withMessageContaining("number");
+        assertThatIllegalArgumentException().isThrownBy(() -> TopologyJson.parse(TINY.replace(
+            "\"aggregationCapacityGbps\": 9", "\"aggregationCapacityGbps\": 9, \"aggregatorSlots\": 1.5")))
+            .withMessageContaining("integer");
+    }
+}
