@@ -13,7 +13,10 @@ seconds=${1:-10}
 out=$module/target/fuzz
 CC=${CC:-clang}
 command -v "$CC" >/dev/null || { echo "run.sh: no $CC (apt-get install clang)" >&2; exit 2; }
-pkg-config --exists libdpdk || { echo "run.sh: pkg-config cannot find libdpdk (apt-get install libdpdk-dev)" >&2; exit 2; }
+if ! pkg-config --exists libdpdk; then
+  echo "run.sh: pkg-config cannot find libdpdk (apt-get install libdpdk-dev)" >&2
+  exit 2
+fi
 mkdir -p "$out"
 status=0
 for harness in "$here"/*_fuzzer.c; do

@@ -622,8 +622,11 @@ public final class WorkerAgent implements Agent, MessageHandler, DeadlineTimerWh
         counters[WorkerCounter.RESULTS_RECEIVED.ordinal()].incrementRelease();
         final int slot = InaggHeader.slotIndex(m, o);
         final int packet = InaggHeader.sequence(m, o) - streamBase;
+        // An idle slot takes no result: its marker (IDLE = -1) would match the packet of sequence streamBase - 1
+        // (fuzzing finding: an out-of-bounds exponent write for floats; for int32 a slot sent another slot's packet).
         if (op == null || InaggHeader.jobId(m, o) != settings.jobId() || slot >= activeSlots
-            || slotPacket[slot] != packet || InaggHeader.shadowCopy(m, o) != (slotRound[slot] & 1))
+            || slotPacket[slot] == IDLE || slotPacket[slot] != packet
+            || InaggHeader.shadowCopy(m, o) != (slotRound[slot] & 1))
         {
             counters[WorkerCounter.DUPLICATE_RESULTS.ordinal()].incrementRelease();
             return;

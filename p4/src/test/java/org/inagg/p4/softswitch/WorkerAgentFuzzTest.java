@@ -145,9 +145,9 @@ class WorkerAgentFuzzTest
             agents[0] = SWITCH;
             for (int w = 0; w < WORKERS; w++)
             {
-                workers[w] = new WorkerAgent(
-                    new WorkerSettings(JOB, w, WORKERS, SWITCH_PEER, 0, RETRANSMIT_NS, PEER_TIMEOUT_NS, RETRANSMIT_NS, 16),
-                    NETWORK.endpoint(1 + w), CONVERTER, () -> nowNs, registry, 4);
+                final WorkerSettings settings = new WorkerSettings(JOB, w, WORKERS, SWITCH_PEER, 0, RETRANSMIT_NS,
+                    PEER_TIMEOUT_NS, RETRANSMIT_NS, 16);
+                workers[w] = new WorkerAgent(settings, NETWORK.endpoint(1 + w), CONVERTER, () -> nowNs, registry, 4);
                 assertThat(workers[w].submit(operations[w])).isTrue();
                 agents[1 + w] = workers[w];
             }
