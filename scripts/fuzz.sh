@@ -7,7 +7,7 @@
 # TARGET_FILTER       an extended regex; only targets whose Class#method matches run (default: all).
 # Environment:
 #   FUZZ_RUNS=N     stop a target after N executions instead of (or before) the time limit.
-#   FUZZ_JOBS=N     targets fuzzed at once (default 1; each takes one core).
+#   FUZZ_JOBS=N     targets fuzzed at once (default: the number of cores; each takes one).
 #   FUZZ_OUT=DIR    where corpora, logs and findings go (default target/fuzz); the generated corpus of each target is
 #                   kept between runs, so repeated runs start where the last one stopped.
 #   FUZZ_SKIP_BUILD=1  fuzz the classes an earlier run built and copied to $FUZZ_OUT/classes.
@@ -21,7 +21,7 @@ root=$(pwd)
 
 seconds=${1:-8}
 filter=${2:-.}
-jobs=${FUZZ_JOBS:-1}
+jobs=${FUZZ_JOBS:-$(nproc 2>/dev/null || echo 1)}
 out=${FUZZ_OUT:-$root/target/fuzz}
 mvn=${MVN:-./mvnw}
 

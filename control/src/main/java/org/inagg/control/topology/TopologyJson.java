@@ -151,7 +151,8 @@ public final class TopologyJson {
         if (!value.isNumber()) {
             throw new IllegalArgumentException("field \"" + field + "\" must be a number in " + node);
         }
-        return value.asDouble();
+        // + 0.0 turns -0.0 into 0.0, which the writer leaves out like any zero (fuzzing finding, docs/fuzzing.md).
+        return value.asDouble() + 0.0;
     }
 
     private static long integer(JsonNode node, String field) {

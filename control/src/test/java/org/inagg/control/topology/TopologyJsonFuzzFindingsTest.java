@@ -2,12 +2,14 @@ package org.inagg.control.topology;
 
 import org.junit.jupiter.api.Test;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 /**
  * Regression tests of fuzzing findings on the topology file (docs/fuzzing.md, TopologyFileFuzzTest): the reader took
  * a key given twice (the last one won), kept switch-only fields on workers and PSs (and ingress on switches) that the
- * writer then dropped, and read numbers written as text ("nine" as 0): each silently changed what the file says.
+ * writer then dropped, read numbers written as text ("nine" as 0) and kept -0.0, which the writer leaves out: each
+ * silently changed what the file says.
  */
 class TopologyJsonFuzzFindingsTest {
 
@@ -41,6 +43,18 @@ class TopologyJsonFuzzFindingsTest {
         assertThatIllegalArgumentException().isThrownBy(() -> TopologyJson.parse(TINY.replace(
             "\"kind\": \"switch\", \"aggregationCapacityGbps\": 9", "\"kind\": \"switch\", \"ingressGbps\": 9")))
             .withMessageContaining("ingressGbps");
+    }
+
+    @Test
+    void shouldReadMinusZeroAsZeroSoThatTheFileWritesBackAsItWasRead() {
+        // The long run's input: "aggregationCapacityGbps": -0.00 was kept as -0.0, written back as absent (0.0).
+        Topology topology = TopologyJson.parse(TINY.replace("\"aggregationCapacityGbps\": 9",
+            "\"aggregationCapacityGbps\": -0.00").replace("\"bandwidthGbps\": 10}", "\"bandwidthGbps\": 10, "
+            + "\"backgroundGbps\": -0.0}"));
+        assertThat(Double.doubleToRawLongBits(topology.node(topology.index("S")).aggregationCapacityGbps())).isZero();
+        assertThat(Double.doubleToRawLongBits(topology.links().getFirst().backgroundGbps())).isZero();
+        assertThat(TopologyJson.parse(TopologyJson.toJson(topology)).nodes()).isEqualTo(topology.nodes());
+        assertThat(TopologyJson.parse(TopologyJson.toJson(topology)).links()).isEqualTo(topology.links());
     }
 
     @Test
