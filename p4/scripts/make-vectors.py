@@ -19,7 +19,8 @@ SWITCH_IP = "10.0.0.254"
 AGGREGATE, JOIN, JOIN_ACK, REJECT = 1, 2, 3, 4
 FLAG_RESULT, FLAG_RETRANSMIT, FLAG_INT32 = 0x01, 0x02, 0x04
 NO_EXPONENT = -128
-UNKNOWN_JOB, WORKER_ID_OUT_OF_RANGE, WORKER_COUNT_MISMATCH = 1, 2, 3
+UNKNOWN_JOB, WORKER_ID_OUT_OF_RANGE, WORKER_COUNT_MISMATCH, STALE_SESSION = 1, 2, 3, 4
+SESSION_CAUSE_CONTROL_PLANE = -1   # Sequence (0xFFFFFFFF) of a STALE_SESSION REJECT the data plane sends
 
 OUT_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src", "test", "vectors")
 
@@ -78,9 +79,10 @@ def host(n, port=None):
 
 
 class Job:
-    def __init__(self, job_id, workers, slots, base, lanes, group):
+    def __init__(self, job_id, workers, slots, base, lanes, group, session=0):
         self.job_id, self.workers, self.slots, self.base, self.lanes, self.group = \
             job_id, workers, slots, base, lanes, group
+        self.session = session
 
 
 class Vector:
@@ -102,8 +104,9 @@ class Vector:
                           % (SWITCH_MAC, SWITCH_IP))
         handle = 0
         for job in jobs:
-            self.lines.append("table_add InaggIngress.job_table InaggIngress.set_job %d => %d %d %d %d %d"
-                              % (job.job_id, len(job.workers), job.slots, job.base, job.lanes, job.group))
+            self.lines.append("table_add InaggIngress.job_table InaggIngress.set_job %d => %d %d %d %d %d %d"
+                              % (job.job_id, len(job.workers), job.slots, job.base, job.lanes, job.group,
+                                 job.session))
             for w, h in enumerate(job.workers):
                 self.lines.append("table_add InaggIngress.worker_source InaggIngress.source_ok %d %d %s %d =>"
                                   % (job.job_id, w, h.ip, h.udp))
@@ -149,14 +152,16 @@ class Vector:
             out.write("\n".join(self.lines) + "\n")
 
 
-def contribution(job, worker, slot, copy, seq, lanes, next_exp=0, block_exp=0, flags=0, priority=0):
+def contribution(job, worker, slot, copy, seq, lanes, next_exp=0, block_exp=0, flags=0, priority=0, session=None):
+    """An AGGREGATE of the job's session (its Reserved field), unless `session` names another."""
     return inagg(AGGREGATE, flags, job.job_id, worker, slot, copy, seq, lanes, block_exp=block_exp,
-                 next_exp=next_exp, priority=priority)
+                 next_exp=next_exp, priority=priority,
+                 reserved=getattr(job, "session", 0) if session is None else session)
 
 
 def result(job, worker, slot, copy, seq, sums, max_exp, block_exp=0, request_flags=0, priority=0):
     return inagg(AGGREGATE, (request_flags & FLAG_INT32) | FLAG_RESULT, job.job_id, worker, slot, copy, seq, sums,
-                 block_exp=block_exp, next_exp=max_exp, priority=priority)
+                 block_exp=block_exp, next_exp=max_exp, priority=priority, reserved=getattr(job, "session", 0))
 
 
 def multicast(v, job, slot, copy, seq, sums, max_exp, block_exp=0, request_flags=0, priority=0):
@@ -607,7 +612,7 @@ def esa_setup(v, pool, *jobs):
         v.lines.append("table_add InaggIngress.job_table InaggIngress.set_esa_job %d => %d %d %d %d %d %d %d %d %d %d %d %d"
                        % (job.job_id, len(job.workers), job.window, job.lanes, job.group, job.flush_group, pool.mode,
                           2 * pool.slot_base, pool.aggregators - 1, offset, 1 if pool.from_header else 0,
-                          job.priority, job.server.port))
+                          job.priority, job.server.port) + " 0")
         for w, h in enumerate(job.workers):
             v.lines.append("table_add InaggIngress.worker_source InaggIngress.source_ok %d %d %s %d =>"
                            % (job.job_id, w, h.ip, h.udp))
@@ -965,7 +970,7 @@ def upstream_setup(v, *jobs):
                    % (SWITCH_MAC, SWITCH_IP))
     for job in jobs:
         words = job.words() + [0] * (8 - len(job.words()))
-        v.lines.append("table_add InaggIngress.job_table InaggIngress.set_upstream_job %d => %d %d %d %d %d %d %s"
+        v.lines.append("table_add InaggIngress.job_table InaggIngress.set_upstream_job %d => %d %d %d %d %d %d %s 0"
                        % (job.job_id, job.workers, job.slots, job.base, job.lanes, len(job.local), job.server.port,
                           " ".join(str(word) for word in words)))
         for w, h in job.local.items():
@@ -1118,13 +1123,63 @@ incomplete copy (violation).""")
     return v
 
 
+def sessions():
+    v = Vector("sessions", """
+Sessions (docs/sessions.md): job 12 is in session 5, the value its job table row carries (the control plane rewrites the
+row, and clears the job's registers, to start a new run). A JOIN asking for session 0 (any) or 5 gets a JOIN_ACK
+granting 5 in Priority and Status; one asking for 4 or 0x105 is refused (REJECT STALE_SESSION, Reserved = 5, Sequence
+= 0xFFFFFFFF: the session came from the control plane). AGGREGATEs of sessions 4 and 6 (a delayed packet of the last
+run, a confused sender) are dropped before any register, counted DROP_STALE_SESSION, and answered to their sender
+with the same REJECT (no lanes); session 5's round completes with only its own lanes, and its results carry session 5.
+A retransmission of that round stamped with session 4 is refused, not answered with the sums; a stranger's stale
+packet claiming worker 0 is a source mismatch (no answer).""")
+    w = [host(1), host(2)]
+    stranger = host(66, port=7)
+    job = Job(12, w, 2, 0, 2, 12, session=5)
+    v.setup(job)
+
+    def ack(worker):
+        return inagg(JOIN_ACK, FLAG_RESULT, 12, worker, slot=2, seq=2, reserved=2, priority=0, status=5)
+
+    def stale(worker):
+        return inagg(REJECT, FLAG_RESULT, 12, worker, seq=SESSION_CAUSE_CONTROL_PLANE, status=STALE_SESSION,
+                     reserved=5)
+
+    v.comment("JOINs asking for any session and for session 5: JOIN_ACK granting 5")
+    v.send(w[0], inagg(JOIN, 0, 12, 0, seq=2))
+    v.expect(w[0], ack(0))
+    v.send(w[1], inagg(JOIN, 0, 12, 1, seq=2, reserved=5))
+    v.expect(w[1], ack(1))
+    v.comment("JOINs asking for sessions 4 and 0x105: REJECT STALE_SESSION naming session 5")
+    v.send(w[1], inagg(JOIN, 0, 12, 1, seq=2, reserved=4))
+    v.expect(w[1], stale(1))
+    v.send(w[0], inagg(JOIN, 0, 12, 0, seq=2, reserved=0x105))
+    v.expect(w[0], stale(0))
+    v.comment("AGGREGATEs of sessions 4 and 6: dropped, counted, answered with the REJECT")
+    v.send(w[0], contribution(job, 0, 0, 0, 0, [100, 100], session=4))
+    v.expect(w[0], stale(0))
+    v.send(w[1], contribution(job, 1, 0, 0, 0, [200, 200], session=6))
+    v.expect(w[1], stale(1))
+    v.comment("session 5's round: only its own lanes")
+    v.send(w[0], contribution(job, 0, 0, 0, 0, [1, 2]))
+    v.send(w[1], contribution(job, 1, 0, 0, 0, [3, 4]))
+    multicast(v, job, 0, 0, 0, [4, 6], 0)
+    v.comment("a session-4 retransmission of the complete round: refused, not answered with the sums")
+    v.send(w[0], contribution(job, 0, 0, 0, 0, [1, 2], flags=FLAG_RETRANSMIT, session=4))
+    v.expect(w[0], stale(0))
+    v.comment("a stranger's stale packet for worker 0: source mismatch first, no answer")
+    v.send(stranger, contribution(job, 0, 0, 0, 0, [7, 7], session=4))
+    v.counters(JOINS=2, REJECTS=2, DROP_STALE_SESSION=3, CONTRIBUTIONS=2, RESULTS_SENT=2, DROP_SOURCE_MISMATCH=1)
+    return v
+
+
 def main():
     for make in (aggregate_to_completion, duplicates, retransmission_after_completion, shadow_copy_reuse,
                  stale_late_duplicates, multi_job_isolation, spoofing, unknown_job_and_worker, bad_sizes,
                  esa_completion, esa_preemption, esa_collision_fallback, esa_tombstone, esa_retransmit_flush,
                  esa_same_job_newer_block, esa_job_table_priority, esa_atp, upstream_completion,
                  upstream_retransmit_forward, upstream_foreign_worker, malformed_headers, stale_and_foreign_senders,
-                 shadow_copy_retransmit, upstream_two_level, esa_preemption_release):
+                 shadow_copy_retransmit, upstream_two_level, esa_preemption_release, sessions):
         make().write()
 
 if __name__ == "__main__":

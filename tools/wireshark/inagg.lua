@@ -50,11 +50,13 @@ local REJECT_REASONS = {
     [1] = "UNKNOWN_JOB",
     [2] = "WORKER_ID_OUT_OF_RANGE",
     [3] = "WORKER_COUNT_MISMATCH",
+    [4] = "STALE_SESSION",
 }
 local REJECT_MEANINGS = {
     [1] = "the switch has no such job",
     [2] = "the worker id is not below the job's worker count",
     [3] = "the worker count differs from the job's on the switch",
+    [4] = "the job is in another session (it was restarted)",
 }
 -- Status of an AGGREGATE forwarded raw to the parameter server, or of a PARTIAL (org.inagg.p4.esa.EsaWire.REASON_*)
 local ESA_REASONS = {
@@ -103,7 +105,13 @@ local f = {
     status = ProtoField.uint8("inagg.status", "Status", base.DEC, nil, nil,
         "Reason code: of a REJECT, of a PARTIAL, of an AGGREGATE forwarded to the parameter server"),
     reserved = ProtoField.uint16("inagg.reserved", "Reserved", base.DEC, nil, nil,
-        "Zero, except JOIN_ACK (lanes per packet) and PARTIAL (bitmap words)"),
+        "Session of an AGGREGATE, JOIN or REJECT; lanes per packet in a JOIN_ACK, bitmap words in a PARTIAL"),
+    session = ProtoField.uint16("inagg.session", "Session", base.DEC, nil, nil,
+        "The job's run this message belongs to (AGGREGATE, REJECT), asks for (JOIN; 0 = any) or grants (JOIN_ACK)"),
+    incarnation = ProtoField.uint32("inagg.join.incarnation", "Incarnation", base.HEX, nil, nil,
+        "JOIN: the worker process's random number (bytes 14-17); another one for a joined worker id is a restart"),
+    stale_cause = ProtoField.int32("inagg.reject.rejoined_worker", "Rejoined worker", base.DEC, nil, nil,
+        "REJECT STALE_SESSION: the worker whose rejoin started the current session; -1 = the control plane"),
     join_workers = ProtoField.uint32("inagg.join.workers", "Worker count (as configured)", base.DEC, nil, nil,
         "JOIN: the worker count the worker was started with (Sequence)"),
     ack_workers = ProtoField.uint32("inagg.ack.workers", "Job's worker count", base.DEC, nil, nil,
@@ -308,22 +316,33 @@ local function dissect(tvb, pinfo, tree)
             status_item:add(f.esa_reason, tvb(17, 1))
             info = info .. " raw:" .. name_of(ESA_REASONS, status)
         end
+        reserved_item:add(f.session, tvb(18, 2))
+        info = info .. string.format(" session=%d", reserved)
         add_lanes(tvb, root, HEADER_LENGTH, count, "Lanes")
     elseif mtype == JOIN then
         seq_item:add(f.join_workers, tvb(8, 4))
-        info = info .. string.format(" worker=%d workers=%d", worker, sequence)
+        reserved_item:add(f.session, tvb(18, 2))
+        root:add(f.incarnation, tvb(14, 4))
+        info = info .. string.format(" worker=%d workers=%d session=%d", worker, sequence, reserved)
         add_lanes(tvb, root, HEADER_LENGTH, count, "Elements")
     elseif mtype == JOIN_ACK then
         seq_item:add(f.ack_workers, tvb(8, 4))
         slot_item:add(f.ack_slots, slot_range)
         reserved_item:add(f.ack_lanes, tvb(18, 2))
-        info = info .. string.format(" worker=%d workers=%d slots=%d lanes=%d", worker, sequence, slot, reserved)
+        root:add(f.session, tvb(16, 2))
+        info = info .. string.format(" worker=%d workers=%d slots=%d lanes=%d session=%d", worker, sequence, slot,
+            reserved, tvb(16, 2):uint())
         add_lanes(tvb, root, HEADER_LENGTH, count, "Elements")
     elseif mtype == REJECT then
         status_item:add(f.reject_reason, tvb(17, 1))
-        root:add_proto_expert_info(e.rejected, string.format("Join of worker %d to job %d rejected: %s (%s)",
+        reserved_item:add(f.session, tvb(18, 2))
+        if status == 4 then
+            seq_item:add(f.stale_cause, tvb(8, 4))
+        end
+        root:add_proto_expert_info(e.rejected, string.format("Worker %d of job %d rejected: %s (%s)",
             worker, job, name_of(REJECT_REASONS, status), REJECT_MEANINGS[status] or "unknown reason code"))
-        info = info .. string.format(" worker=%d reason=%s", worker, name_of(REJECT_REASONS, status))
+        info = info .. string.format(" worker=%d reason=%s session=%d", worker, name_of(REJECT_REASONS, status),
+            reserved)
         add_lanes(tvb, root, HEADER_LENGTH, count, "Elements")
     elseif mtype == PARTIAL then
         worker_item:add(f.contributors, tvb(4, 2))

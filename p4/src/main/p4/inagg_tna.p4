@@ -64,6 +64,7 @@ const bit<8> NO_EXPONENT = 0x80;
 const bit<8> REJECT_UNKNOWN_JOB = 1;
 const bit<8> REJECT_WORKER_ID_OUT_OF_RANGE = 2;
 const bit<8> REJECT_WORKER_COUNT_MISMATCH = 3;
+const bit<8> REJECT_STALE_SESSION = 4;
 
 // EsaWire reason codes (Status of a RAW or a PARTIAL)
 const bit<8> REASON_COLLISION = 1;
@@ -124,6 +125,7 @@ const bit<8> C_DROP_STALE = 12;
 const bit<8> C_DROP_VIOLATION = 13;
 const bit<8> C_JOINS = 15;
 const bit<8> C_REJECTS = 16;
+const bit<8> C_DROP_STALE_SESSION = 19;
 
 // Indices of esa_counters and esa_egress_counters: org.inagg.p4.esa.EsaCounter type id - 300 (ESA jobs only; what
 // is counted before the job's mode is known is in inagg_counters, as in inagg_v1model.p4). CONTRIBUTIONS and
@@ -249,6 +251,7 @@ struct headers_t {
 
 struct ingress_metadata_t {
     bit<1>   job_found;
+    bit<16>  session;            // the job's session (docs/sessions.md), from its job table row
     bit<1>   esa;                // the job's mode: 0 slot protocol, 1 ESA pool
     bit<16>  workers;
     bit<16>  slots;              // slot jobs: slots; ESA jobs: the window the JOIN_ACK offers
@@ -405,8 +408,9 @@ control InaggIngress(inout headers_t hdr, inout ingress_metadata_t meta,
     // A slot job (SoftwareSwitch / SwitchJobConfig). lane_base, chunks, chunk_shift: where its lanes live in the
     // lane registers (rows lane_base + ((2 * slot + copy) << chunk_shift) + chunk, chunk < chunks = lanes / 32).
     action set_job(bit<16> workers, bit<16> slots, bit<16> slot_base, bit<16> lanes, bit<16> mcast_grp,
-                   bit<32> lane_base, bit<8> chunks, bit<2> chunk_shift) {
+                   bit<32> lane_base, bit<8> chunks, bit<2> chunk_shift, bit<16> session) {
         meta.job_found = 1;
+        meta.session = session;
         meta.esa = 0;
         meta.workers = workers;
         meta.slots = slots;
@@ -424,8 +428,9 @@ control InaggIngress(inout headers_t hdr, inout ingress_metadata_t meta,
     // id ESA_SERVER_RID); ps_session: a mirror session to the server's port (flush).
     action set_esa_job(bit<16> workers, bit<16> window, bit<16> lanes, bit<16> mcast_grp, bit<32> lane_base,
                        bit<32> hash_offset, bit<32> job_tag, bit<32> full_mask, bit<32> rank,
-                       bit<1> rank_from_header, MirrorId_t ps_session) {
+                       bit<1> rank_from_header, MirrorId_t ps_session, bit<16> session) {
         meta.job_found = 1;
+        meta.session = session;
         meta.esa = 1;
         meta.workers = workers;
         meta.slots = window;
@@ -442,6 +447,7 @@ control InaggIngress(inout headers_t hdr, inout ingress_metadata_t meta,
     }
     action unknown_job() {
         meta.job_found = 0;
+        meta.session = 0;
     }
     table job_table {
         key = { hdr.inagg.job_id: exact @name("job_id"); }
@@ -961,6 +967,8 @@ control InaggIngress(inout headers_t hdr, inout ingress_metadata_t meta,
                     }
                     if (announced_workers != (bit<32>)meta.workers) {
                         reason = REJECT_WORKER_COUNT_MISMATCH;
+                    } else if (hdr.inagg.reserved != 0 && hdr.inagg.reserved != meta.session) {
+                        reason = REJECT_STALE_SESSION;
                     }
                 }
                 hdr.inagg.flags = FLAG_RESULT;
@@ -977,6 +985,9 @@ control InaggIngress(inout headers_t hdr, inout ingress_metadata_t meta,
                     hdr.inagg.slot = (bit<15>)meta.slots;
                     hdr.inagg.sequence = (bit<32>)meta.workers;
                     hdr.inagg.reserved = meta.job_lanes;
+                    // the granted session in Priority and Status (InaggHeader.ACK_SESSION_OFFSET)
+                    hdr.inagg.prio = meta.session[15:8];
+                    hdr.inagg.status = meta.session[7:0];
                     if (meta.esa == 1) {
                         esa_counters.count(E_JOINS);
                     } else {
@@ -985,6 +996,10 @@ control InaggIngress(inout headers_t hdr, inout ingress_metadata_t meta,
                 } else {
                     hdr.inagg.msg_type = MSG_REJECT;
                     hdr.inagg.status = reason;
+                    hdr.inagg.reserved = meta.session;
+                    if (reason == REJECT_STALE_SESSION) {
+                        hdr.inagg.sequence = 0xFFFFFFFF;    // started by the control plane
+                    }
                     if (meta.job_found == 1 && meta.esa == 1) {
                         esa_counters.count(E_REJECTS);
                     } else {
@@ -1023,6 +1038,13 @@ control InaggIngress(inout headers_t hdr, inout ingress_metadata_t meta,
                 } else {
                     inagg_counters.count(C_DROP_SOURCE_MISMATCH);
                 }
+                return;
+            }
+            // Session check: a packet of another run of the job never touches its registers. TNA: dropped and
+            // counted without an answer (the lanes cannot be cut off in ingress); the old run's workers learn of the
+            // new session from the REJECT of their liveness JOIN (docs/sessions.md).
+            if (hdr.inagg.reserved != meta.session) {
+                inagg_counters.count(C_DROP_STALE_SESSION);
                 return;
             }
             // TNA: every packet of a job carries exactly the job's lanes (no per-round lane count register), so

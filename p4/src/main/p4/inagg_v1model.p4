@@ -67,6 +67,7 @@ const bit<8> NO_EXPONENT = 0x80;
 const bit<8> REJECT_UNKNOWN_JOB = 1;
 const bit<8> REJECT_WORKER_ID_OUT_OF_RANGE = 2;
 const bit<8> REJECT_WORKER_COUNT_MISMATCH = 3;
+const bit<8> REJECT_STALE_SESSION = 4;
 
 // Job modes (job_table): the slot protocol, or the shared ESA pool in EsaSwitch's two AllocationModes.
 const bit<8> MODE_SLOT = 0;
@@ -135,6 +136,7 @@ const bit<32> C_JOINS = 15;
 const bit<32> C_REJECTS = 16;
 const bit<32> C_UPSTREAM_PARTIALS = 17;
 const bit<32> C_UPSTREAM_FORWARDS = 18;
+const bit<32> C_DROP_STALE_SESSION = 19;
 
 // Indices of esa_counters: org.inagg.p4.esa.EsaCounter type id - 300 (packets; the byte counters are not kept).
 // Counted for ESA jobs only. What the switch counts before it knows a job's mode (RECEIVED, DROP_MALFORMED,
@@ -224,6 +226,9 @@ struct metadata_t {
     bit<16> lanes_left;
     // job_table
     bit<1>  job_found;
+    // the job's session (docs/sessions.md): set by the control plane with the job's row, which it rewrites, and the
+    // job's registers it clears, to start a new run; only packets of this session are aggregated
+    bit<16> session;
     bit<16> workers;
     bit<16> slots;
     bit<16> slot_base;
@@ -378,8 +383,10 @@ control InaggIngress(inout headers_t hdr, inout metadata_t meta, inout standard_
     COUNTER(32, CounterType.packets) inagg_counters;
     COUNTER(32, CounterType.packets) esa_counters;
 
-    action set_job(bit<16> workers, bit<16> slots, bit<16> slot_base, bit<16> lanes, bit<16> mcast_grp) {
+    action set_job(bit<16> workers, bit<16> slots, bit<16> slot_base, bit<16> lanes, bit<16> mcast_grp,
+                   bit<16> session) {
         meta.job_found = 1;
+        meta.session = session;
         meta.mode = MODE_SLOT;
         meta.workers = workers;
         meta.slots = slots;
@@ -395,8 +402,9 @@ control InaggIngress(inout headers_t hdr, inout metadata_t meta, inout standard_
     // (server_endpoint in egress), nothing is multicast.
     action set_upstream_job(bit<16> workers, bit<16> slots, bit<16> slot_base, bit<16> lanes, bit<16> contributors,
                             bit<9> server_port, bit<32> local_0, bit<32> local_1, bit<32> local_2, bit<32> local_3,
-                            bit<32> local_4, bit<32> local_5, bit<32> local_6, bit<32> local_7) {
+                            bit<32> local_4, bit<32> local_5, bit<32> local_6, bit<32> local_7, bit<16> session) {
         meta.job_found = 1;
+        meta.session = session;
         meta.mode = MODE_SLOT;
         meta.workers = workers;
         meta.slots = slots;
@@ -422,8 +430,9 @@ control InaggIngress(inout headers_t hdr, inout metadata_t meta, inout standard_
     // job_priority is the job's (JOB_TABLE, or SHORTEST_REMAINING_FIRST as the control plane rewrites it).
     action set_esa_job(bit<16> workers, bit<16> window, bit<16> lanes, bit<16> mcast_grp, bit<16> flush_grp,
                        bit<8> mode, bit<32> pool_base, bit<32> pool_mask, bit<32> hash_offset,
-                       bit<1> priority_from_header, bit<8> job_priority, bit<9> server_port) {
+                       bit<1> priority_from_header, bit<8> job_priority, bit<9> server_port, bit<16> session) {
         meta.job_found = 1;
+        meta.session = session;
         meta.mode = mode;
         meta.workers = workers;
         meta.slots = window;
@@ -442,6 +451,7 @@ control InaggIngress(inout headers_t hdr, inout metadata_t meta, inout standard_
     }
     action unknown_job() {
         meta.job_found = 0;
+        meta.session = 0;
         meta.mode = MODE_SLOT;
         meta.upstream = 0;
     }
@@ -602,6 +612,9 @@ control InaggIngress(inout headers_t hdr, inout metadata_t meta, inout standard_
                 }
                 if (announced_workers != (bit<32>)meta.workers) {
                     reason = REJECT_WORKER_COUNT_MISMATCH;
+                } else if (hdr.inagg.reserved != 0 && hdr.inagg.reserved != meta.session) {
+                    // a JOIN asking for another session than the job's (JobMembership.join; 0 asks for any)
+                    reason = REJECT_STALE_SESSION;
                 }
             }
             // The answer reuses the header: every field but job id and worker id is rewritten.
@@ -620,6 +633,9 @@ control InaggIngress(inout headers_t hdr, inout metadata_t meta, inout standard_
                 hdr.inagg.slot = (bit<15>)meta.slots;
                 hdr.inagg.sequence = (bit<32>)meta.workers;
                 hdr.inagg.reserved = meta.job_lanes;
+                // the granted session in Priority and Status (InaggHeader.ACK_SESSION_OFFSET)
+                hdr.inagg.prio = meta.session[15:8];
+                hdr.inagg.status = meta.session[7:0];
                 if (meta.mode == MODE_SLOT) {
                     inagg_counters.count(C_JOINS);
                 } else {
@@ -628,6 +644,11 @@ control InaggIngress(inout headers_t hdr, inout metadata_t meta, inout standard_
             } else {
                 hdr.inagg.msg_type = MSG_REJECT;
                 hdr.inagg.status = reason;
+                hdr.inagg.reserved = meta.session;
+                if (reason == REJECT_STALE_SESSION) {
+                    // started by the control plane: the data plane keeps no membership (SESSION_CAUSE_CONTROL_PLANE)
+                    hdr.inagg.sequence = 0xFFFFFFFF;
+                }
                 // an unknown job's REJECT in inagg_counters (unknown_job() sets MODE_SLOT)
                 if (meta.mode == MODE_SLOT) {
                     inagg_counters.count(C_REJECTS);
@@ -908,6 +929,29 @@ control InaggIngress(inout headers_t hdr, inout metadata_t meta, inout standard_
         }
         if (meta.source_ok == 0) {
             inagg_counters.count(C_DROP_SOURCE_MISMATCH);
+            return;
+        }
+        // Session check (SoftwareSwitch.aggregate): a packet of another run of the job never touches its registers;
+        // its sender gets a REJECT naming the current session, so that the old run fails at once.
+        if (hdr.inagg.reserved != meta.session) {
+            inagg_counters.count(C_DROP_STALE_SESSION);
+            meta.reply_to_sender = 1;
+            meta.sender_mac = hdr.ethernet.src_addr;
+            meta.sender_ip = hdr.ipv4.src_addr;
+            meta.sender_port = hdr.udp.src_port;
+            hdr.inagg.msg_type = MSG_REJECT;
+            hdr.inagg.flags = FLAG_RESULT;
+            hdr.inagg.copy = 0;
+            hdr.inagg.slot = 0;
+            hdr.inagg.sequence = 0xFFFFFFFF;
+            hdr.inagg.element_count = 0;
+            hdr.inagg.block_exponent = 0;
+            hdr.inagg.next_exponent = NO_EXPONENT;
+            hdr.inagg.prio = 0;
+            hdr.inagg.status = REJECT_STALE_SESSION;
+            hdr.inagg.reserved = meta.session;
+#include "generated/inagg_v1model_lane_invalidate.p4"
+            standard_metadata.egress_spec = standard_metadata.ingress_port;
             return;
         }
         // Slot check: slot within the job's range, lanes within the job's.

@@ -1,6 +1,7 @@
 package org.inagg.agent;
 
 import java.nio.charset.StandardCharsets;
+import java.util.regex.Pattern;
 
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
@@ -27,6 +28,9 @@ import org.agrona.concurrent.status.CountersReader;
  */
 public final class CounterKey
 {
+    /** What a Prometheus metric name may be (compiled once: counters are allocated at start, not per packet). */
+    private static final Pattern METRIC_NAME = Pattern.compile("[a-z_][a-z0-9_]*");
+
     /** Job or worker id of a counter that is not per job or per worker. */
     public static final int NONE = -1;
     public static final int JOB_ID_OFFSET = 0;
@@ -63,7 +67,7 @@ public final class CounterKey
             return;
         }
         final String name = descriptor.metricName();
-        if (name.length() > MAX_NAME_LENGTH || !name.matches("[a-z_][a-z0-9_]*"))
+        if (name.length() > MAX_NAME_LENGTH || !METRIC_NAME.matcher(name).matches())
         {
             throw new IllegalArgumentException("metric name must be [a-z_][a-z0-9_]* of at most " + MAX_NAME_LENGTH
                 + " characters: '" + name + "'");

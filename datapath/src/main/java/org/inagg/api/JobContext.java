@@ -197,7 +197,7 @@ public final class JobContext
 
     IdleStrategy newIdleStrategy()
     {
-        return IdleStrategies.byName(idleStrategy);
+        return IdleStrategies.byName(idleStrategy, transport);
     }
 
     FixedPointConverter converter()

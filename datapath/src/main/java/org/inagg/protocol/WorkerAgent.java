@@ -13,6 +13,7 @@ import org.inagg.InaggException;
 import org.inagg.InvalidTensorException;
 import org.inagg.JobRejectedException;
 import org.inagg.PeerTimeoutException;
+import org.inagg.SessionChangedException;
 import org.inagg.agent.CounterRegistry;
 import org.inagg.fixedpoint.FixedPoint;
 import org.inagg.fixedpoint.FixedPointConverter;
@@ -48,8 +49,13 @@ import org.inagg.wire.WireCheck;
 public final class WorkerAgent implements Agent, MessageHandler, DeadlineTimerWheel.TimerHandler
 {
     private static final int IDLE = -1;
-    private static final int MAX_BACKOFF_SHIFT = 3;
     private static final int IDLE_LOSS_FACTOR = 2;
+    /** How late a check may run: the blocking idle strategy wakes at least once a millisecond. */
+    private static final long TIMER_GRANULARITY_NS = TimeUnit.MILLISECONDS.toNanos(1);
+    /** The timeout before the first round trip was measured: the first round also waits for the slowest worker. */
+    private static final long INITIAL_RTO_NS = TimeUnit.MILLISECONDS.toNanos(100);
+    /** The largest measured timeout, backoff included, as a multiple of the configured one. */
+    private static final long RTO_CEILING_FACTOR = 32;
     private static final int MAX_RECEIVE_BURSTS_PER_CYCLE = 16;
     private static final double MIN_CONGESTION_WINDOW = 2;
     private static final System.Logger LOGGER = System.getLogger(WorkerAgent.class.getName());
@@ -60,9 +66,18 @@ public final class WorkerAgent implements Agent, MessageHandler, DeadlineTimerWh
     private final NanoClock clock;
     private final ManyToOneConcurrentArrayQueue<AllReduceOperation> requests;
     private final DeadlineTimerWheel timers;
+    private final RetransmissionTimer retransmissionTimer;
     private final Long2LongHashMap slotByTimer = new Long2LongHashMap(-1);
     private final AtomicCounter[] counters = new AtomicCounter[WorkerCounter.values().length];
     private final java.util.concurrent.CompletableFuture<Void> joined = new java.util.concurrent.CompletableFuture<>();
+
+    /** This process's incarnation (random 32 bits, never 0): a JOIN with another one for this worker id is a restart. */
+    private final long incarnation = nonZeroRandom();
+    /** The job's session this worker joined (JOIN_ACK); stamped on every AGGREGATE. */
+    private int session = InaggHeader.ANY_SESSION;
+    /** When the switch last answered anything (a result or a JOIN_ACK of a liveness probe). */
+    private long lastSwitchAnswerNs;
+    private long nextProbeNs;
 
     private long nowNs;
     private long nextJoinNs;
@@ -86,6 +101,8 @@ public final class WorkerAgent implements Agent, MessageHandler, DeadlineTimerWh
     /** The value of {@code outstanding} last published to {@link WorkerCounter#SLOTS_IN_USE}. */
     private int publishedOutstanding;
     private long lastWindowCutNs = Long.MIN_VALUE;
+    private long lastStallProbeNs;
+    private boolean stallProbed;
     private int[] sendQueue = new int[0];
     private int sendHead;
     private int sendCount;
@@ -116,6 +133,14 @@ public final class WorkerAgent implements Agent, MessageHandler, DeadlineTimerWh
         this.clock = clock;
         this.requests = new ManyToOneConcurrentArrayQueue<>(requestQueueCapacity);
         this.timers = new DeadlineTimerWheel(TimeUnit.NANOSECONDS, clock.nanoTime(), 1L << 16, 1024);
+        // The measured RTO (and its backoff) stays within RTO_CEILING_FACTOR x the configured timeout: a round trip
+        // measures the job (its slowest worker), so one worker descheduled for long, or many workers on one thread,
+        // would otherwise grow it until every loss costs seconds (EndToEndAllReduceTest: 64 workers on one thread at
+        // 10% loss ran for minutes; TwoLevelAggregationTest at 5% faults past its 120 s timeout).
+        final long rtoCeilingNs = Math.max(settings.retransmitTimeoutNs(), Math.min(settings.peerTimeoutNs() / 4,
+            settings.retransmitTimeoutNs() * RTO_CEILING_FACTOR));
+        this.retransmissionTimer = new RetransmissionTimer(settings.retransmitTimeoutNs(), rtoCeilingNs,
+            Math.min(rtoCeilingNs, Math.max(settings.retransmitTimeoutNs(), INITIAL_RTO_NS)), TIMER_GRANULARITY_NS);
         final String prefix = "job " + settings.jobId() + " worker " + settings.workerId() + ": ";
         for (final WorkerCounter counter : WorkerCounter.values())
         {
@@ -267,26 +292,79 @@ public final class WorkerAgent implements Agent, MessageHandler, DeadlineTimerWh
             return 0;
         }
         nextJoinNs = nowNs + settings.joinRetryNs();
-        final int length = InaggHeader.LENGTH;
-        final long offset = transport.claim(settings.switchPeer(), length);
+        return sendJoin(InaggHeader.ANY_SESSION) ? 1 : 0;
+    }
+
+    /** A JOIN with this process's incarnation, asking for {@code askedSession} (a liveness probe once joined). */
+    private boolean sendJoin(final int askedSession)
+    {
+        final long offset = transport.claim(settings.switchPeer(), InaggHeader.LENGTH);
         if (offset == Transport.CLAIM_FAILED)
         {
-            return 0;
+            return false;
         }
-        final MemorySegment m = transport.txMemory();
-        InaggHeader.write(m, offset, MessageType.JOIN, 0, settings.jobId(), settings.workerId(), 0, 0,
-            settings.workers(), 0, 0, InaggHeader.NO_EXPONENT, settings.priority());
+        InaggHeader.writeJoin(transport.txMemory(), offset, settings.jobId(), settings.workerId(), settings.workers(),
+            askedSession, incarnation);
         transport.commit();
-        return 1;
+        return true;
+    }
+
+    private static long nonZeroRandom()
+    {
+        long value;
+        do
+        {
+            value = java.util.concurrent.ThreadLocalRandom.current().nextLong() & 0xFFFF_FFFFL;
+        }
+        while (value == 0);
+        return value;
+    }
+
+    /**
+     * An answer to a JOIN once joined (a liveness probe) or a REJECT of a packet: the switch is alive; a REJECT naming
+     * another session, or an ACK granting one, means the job was restarted under this worker, which fails at once.
+     */
+    private void onAnswerWhileJoined(final MemorySegment m, final long o, final int type)
+    {
+        final boolean staleReject = type == MessageType.REJECT
+            && InaggHeader.status(m, o) == RejectReason.STALE_SESSION;
+        final int current = type == MessageType.JOIN_ACK ? InaggHeader.joinAckSession(m, o) : InaggHeader.session(m, o);
+        if (type == MessageType.JOIN_ACK && current == session)
+        {
+            lastSwitchAnswerNs = nowNs;
+            return;
+        }
+        if (!staleReject && type != MessageType.JOIN_ACK)
+        {
+            return;
+        }
+        final int cause = type == MessageType.REJECT ? InaggHeader.sequence(m, o)
+            : InaggHeader.SESSION_CAUSE_CONTROL_PLANE;
+        final String by = cause == InaggHeader.SESSION_CAUSE_CONTROL_PLANE || cause < 0
+            ? "the job was started again (a new session from the control plane, or a rejoin)"
+            : "worker " + cause + " of job " + settings.jobId() + " rejoined as a new process";
+        fail(new SessionChangedException("job " + settings.jobId() + " worker " + settings.workerId() + ": " + by
+            + " and the job moved to session " + current + " while this worker was in session " + session
+            + (op == null ? "" : " at packet " + completedPackets + " of " + totalPackets + " of this all-reduce")
+            + "; this run is aborted (restart every worker of the job to run it again)", session, current,
+            cause == InaggHeader.SESSION_CAUSE_CONTROL_PLANE ? -1 : cause));
     }
 
     private void onJoinAnswer(final MemorySegment m, final long o, final int type, final int peer)
     {
         // Only the node the JOIN went to answers it: an answer from any other sender (a stray or a spoof) would join
         // this worker with another job's window and lanes, or fail it, at a stranger's word.
-        if (joined.isDone() || peer != settings.switchPeer() || InaggHeader.jobId(m, o) != settings.jobId()
+        if (peer != settings.switchPeer() || InaggHeader.jobId(m, o) != settings.jobId()
             || InaggHeader.workerId(m, o) != settings.workerId())
         {
+            return;
+        }
+        if (joined.isDone())
+        {
+            if (failure == null && !joined.isCompletedExceptionally())
+            {
+                onAnswerWhileJoined(m, o, type);
+            }
             return;
         }
         if (type == MessageType.REJECT)
@@ -313,6 +391,8 @@ public final class WorkerAgent implements Agent, MessageHandler, DeadlineTimerWh
         }
         slots = poolSlots;
         elementsPerPacket = lanes;
+        session = InaggHeader.joinAckSession(m, o);
+        lastSwitchAnswerNs = nowNs;
         slotRound = new int[slots];
         slotPacket = new int[slots];
         slotNextPacket = new int[slots];
@@ -326,7 +406,7 @@ public final class WorkerAgent implements Agent, MessageHandler, DeadlineTimerWh
         congestionWindow = slots;
         LOGGER.log(System.Logger.Level.INFO, () -> "job " + settings.jobId() + " worker " + settings.workerId()
             + ": joined the switch at " + transport.describePeer(settings.switchPeer()) + " (" + workers + " workers, "
-            + poolSlots + " slots of " + lanes + " lanes)");
+            + poolSlots + " slots of " + lanes + " lanes, session " + session + ")");
         joined.complete(null);
     }
 
@@ -436,6 +516,7 @@ public final class WorkerAgent implements Agent, MessageHandler, DeadlineTimerWh
         final int flags = (floats ? 0 : InaggHeader.FLAG_INT32) | (retransmission ? InaggHeader.FLAG_RETRANSMIT : 0);
         InaggHeader.write(m, offset, MessageType.AGGREGATE, flags, settings.jobId(), settings.workerId(), slot,
             slotRound[slot] & 1, streamBase + packet, count, blockExponent, nextExponent, settings.priority());
+        InaggHeader.setSession(m, offset, session);
         if (count > 0)
         {
             final long sourceOffset = (long)block * elementsPerPacket * Integer.BYTES;
@@ -473,23 +554,20 @@ public final class WorkerAgent implements Agent, MessageHandler, DeadlineTimerWh
     }
 
     /**
-     * Retransmission timeout of a slot: the configured timeout, doubled for each retransmission of the same packet, at
-     * most {@link #MAX_BACKOFF_SHIFT} doublings and never past a quarter of the peer timeout. Without backoff a round
-     * slower than the timeout (many workers, a busy switch, a full socket buffer) triggers a storm of retransmissions
-     * that only slows the round further. No round-trip estimate is used: a result comes back only when the slowest
-     * worker's contribution arrived, so its delay measures the job, not the path, and an RTO built on it grows until
-     * a few losses in a row outlast the peer timeout.
+     * Retransmission timeout of a slot: the measured one ({@link RetransmissionTimer}: smoothed round trip plus four
+     * deviations, at least the configured timeout, at most a quarter of the peer timeout), doubled for each
+     * retransmission of the same packet. A fixed timeout below the job's round trip (a worker descheduled for a few
+     * milliseconds delays every result) resends whole windows for nothing; without backoff a slow round triggers a storm
+     * of retransmissions that only slows it further.
      */
     private long retransmitTimeoutNs(final int slot)
     {
-        final long minimum = settings.retransmitTimeoutNs();
-        final long maximum = Math.max(minimum, settings.peerTimeoutNs() / 4);
-        return Math.min(maximum, minimum << Math.min(slotRetries[slot], MAX_BACKOFF_SHIFT));
+        return retransmissionTimer.timeoutNs(slotRetries[slot]);
     }
 
     private void schedule(final int slot)
     {
-        final long timer = timers.scheduleTimer(nowNs + settings.retransmitTimeoutNs());
+        final long timer = timers.scheduleTimer(nowNs + retransmitTimeoutNs(slot));
         slotTimer[slot] = timer;
         slotByTimer.put(timer, slot);
     }
@@ -527,8 +605,19 @@ public final class WorkerAgent implements Agent, MessageHandler, DeadlineTimerWh
             final long waited = nowNs - slotSentNs[s];
             final long timeout = retransmitTimeoutNs(s);
             final boolean lostByOrder = highestCompletedStamp - slotStamp[s] > Math.max(8, activeSlots / 4);
-            final boolean lost = waited >= timeout && (lostByOrder || waited >= timeout * IDLE_LOSS_FACTOR);
-            if (lost)
+            // No result at all since this packet left: a stalled job (a descheduled worker or switch) far more often
+            // than a lost window. One probe per timeout then, as TCP's RTO resends only the first unacknowledged
+            // segment; its result (or the order evidence it brings) decides for the others, and the window is kept.
+            final boolean stalled = !lostByOrder && lastProgressNs - slotSentNs[s] <= 0;
+            final boolean lostByTime = waited >= timeout * IDLE_LOSS_FACTOR
+                && (!stalled || !stallProbed || nowNs - lastStallProbeNs >= timeout);
+            final boolean lost = waited >= timeout && (lostByOrder || lostByTime);
+            if (lost && stalled)
+            {
+                lastStallProbeNs = nowNs;
+                stallProbed = true;
+            }
+            else if (lost)
             {
                 cutCongestionWindow();
             }
@@ -547,7 +636,7 @@ public final class WorkerAgent implements Agent, MessageHandler, DeadlineTimerWh
      */
     private void cutCongestionWindow()
     {
-        if (nowNs - lastWindowCutNs > settings.retransmitTimeoutNs())
+        if (nowNs - lastWindowCutNs > retransmissionTimer.rtoNs())
         {
             lastWindowCutNs = nowNs;
             congestionWindow = Math.max(MIN_CONGESTION_WINDOW, congestionWindow / 2);
@@ -573,7 +662,19 @@ public final class WorkerAgent implements Agent, MessageHandler, DeadlineTimerWh
 
     private void checkProgress()
     {
-        if (op != null && nowNs - lastProgressNs > settings.peerTimeoutNs())
+        if (op == null)
+        {
+            return;
+        }
+        final long stalledNs = nowNs - lastProgressNs;
+        if (stalledNs > settings.peerTimeoutNs() / 4 && stalledNs <= settings.peerTimeoutNs() && nowNs - nextProbeNs >= 0)
+        {
+            // Stalled: ask the switch whether it is there (a JOIN of this session is answered and changes nothing),
+            // so that a timeout can say whether the switch or a peer worker is gone.
+            nextProbeNs = nowNs + Math.max(settings.joinRetryNs(), settings.peerTimeoutNs() / 8);
+            sendJoin(session);
+        }
+        if (stalledNs > settings.peerTimeoutNs())
         {
             int oldest = Integer.MAX_VALUE;
             for (int s = 0; s < activeSlots; s++)
@@ -583,11 +684,18 @@ public final class WorkerAgent implements Agent, MessageHandler, DeadlineTimerWh
                     oldest = Math.min(oldest, slotPacket[s]);
                 }
             }
+            final boolean switchAnswers = lastSwitchAnswerNs - lastProgressNs > 0;
+            final String switchAt = "the switch at " + transport.describePeer(settings.switchPeer());
             fail(new PeerTimeoutException("job " + settings.jobId() + " worker " + settings.workerId()
                 + ": no aggregation result for " + TimeUnit.NANOSECONDS.toMillis(settings.peerTimeoutNs())
                 + " ms (packet " + oldest + " of " + totalPackets + " outstanding after " + retransmissionsThisOp
-                + " retransmissions); the switch at " + transport.describePeer(settings.switchPeer())
-                + " or another worker of the job stopped responding"));
+                + " retransmissions, session " + session + "); " + (switchAnswers
+                ? switchAt + " answers (last " + TimeUnit.NANOSECONDS.toMillis(nowNs - lastSwitchAnswerNs)
+                + " ms ago) but another worker of the job stopped contributing: a peer worker is gone (killed,"
+                + " stopped or cut off)"
+                : switchAt + " did not answer anything, not even liveness JOINs, for "
+                + TimeUnit.NANOSECONDS.toMillis(nowNs - lastSwitchAnswerNs) + " ms: the switch is gone or"
+                + " unreachable"), switchAnswers));
         }
     }
 
@@ -620,6 +728,12 @@ public final class WorkerAgent implements Agent, MessageHandler, DeadlineTimerWh
     private void onResult(final MemorySegment m, final long o)
     {
         counters[WorkerCounter.RESULTS_RECEIVED.ordinal()].incrementRelease();
+        if (InaggHeader.session(m, o) != session || InaggHeader.jobId(m, o) != settings.jobId())
+        {
+            counters[WorkerCounter.DUPLICATE_RESULTS.ordinal()].incrementRelease();
+            return;
+        }
+        lastSwitchAnswerNs = nowNs;
         final int slot = InaggHeader.slotIndex(m, o);
         final int packet = InaggHeader.sequence(m, o) - streamBase;
         // An idle slot takes no result: its marker (IDLE = -1) would match the packet of sequence streamBase - 1
@@ -658,6 +772,10 @@ public final class WorkerAgent implements Agent, MessageHandler, DeadlineTimerWh
         if (needsExponent)
         {
             agreedExponent[packet] = (byte)nextExponent;
+        }
+        if (slotRetries[slot] == 0)
+        {
+            retransmissionTimer.onSample(nowNs - slotSentNs[slot]); // Karn: a resent packet's result is ambiguous
         }
         cancelTimer(slot);
         highestCompletedStamp = Math.max(highestCompletedStamp, slotStamp[slot]);

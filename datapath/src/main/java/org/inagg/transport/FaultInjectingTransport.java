@@ -81,6 +81,13 @@ public final class FaultInjectingTransport implements Transport, MessageHandler
         return delivered;
     }
 
+    /** Waits on the inner transport only while nothing is held back: a held message falls due without any packet. */
+    @Override
+    public boolean awaitReceive(final long timeoutNs)
+    {
+        return usedCount == 0 && inner.awaitReceive(timeoutNs);
+    }
+
     @Override
     public void onMessage(final MemorySegment memory, final long offset, final int length, final int peer)
     {

@@ -51,6 +51,17 @@ public interface Transport extends AutoCloseable
      */
     int poll(MessageHandler handler, int limit);
 
+    /**
+     * Blocks until a message may be received or {@code timeoutNs} passed, for an idle agent that has nothing to do
+     * until then; a transport that cannot block (rings, polled NICs) answers false at once and the caller parks.
+     *
+     * @return true when this transport waited (whether or not something arrived).
+     */
+    default boolean awaitReceive(final long timeoutNs)
+    {
+        return false;
+    }
+
     /** A human-readable name of the peer for errors and logs. */
     String describePeer(int peer);
 

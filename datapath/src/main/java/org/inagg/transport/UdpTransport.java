@@ -9,9 +9,13 @@ import java.net.StandardProtocolFamily;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.channels.DatagramChannel;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.util.function.Consumer;
 import java.util.ArrayList;
 import java.util.List;
 
+import org.agrona.collections.Long2LongHashMap;
 import org.agrona.collections.Object2IntHashMap;
 
 /**
@@ -25,6 +29,8 @@ import org.agrona.collections.Object2IntHashMap;
  */
 public final class UdpTransport implements Transport
 {
+    /** System property: false keeps the JDK's one-datagram-per-call I/O instead of sendmmsg/recvmmsg. */
+    public static final String BATCH_PROP_NAME = "inagg.udp.batch";
     /** Room for any UDP payload, so that no datagram is silently truncated. */
     private static final int RX_BUFFER_BYTES = 65536;
     private static final int SOCKET_BUFFER_BYTES = 8 << 20;
@@ -38,6 +44,17 @@ public final class UdpTransport implements Transport
     private final MemorySegment rxMemory = MemorySegment.ofBuffer(rxBuffer);
     private final ByteBuffer[] txSlots;
     private final MemorySegment txMemory;
+    /** sendmmsg/recvmmsg with GSO/GRO on the socket's descriptor, or null for the JDK's one call per datagram. */
+    private final UdpBatchIo batch;
+    private final String io;
+    private final Long2LongHashMap peerByKey = new Long2LongHashMap(-1);
+    private final int[] batchCount;
+    private final int[] sendOrder;
+    private final boolean[] taken;
+    /** Where unsent messages wait while the queue is compacted after a partial send (rare: a full socket). */
+    private final MemorySegment txScratch;
+    private final int[] scratchPeer;
+    private final int[] scratchLength;
     private final int[] txPeer;
     private final int[] txLength;
     private int txHead;
@@ -45,6 +62,9 @@ public final class UdpTransport implements Transport
     private int claimedPeer = -1;
     private int claimedLength;
     private InetSocketAddress sender;
+    /** Opened on the first {@link #awaitReceive}: only agents idling with the blocking strategy need it. */
+    private Selector selector;
+    private static final Consumer<SelectionKey> READY = key -> { };
 
     private UdpTransport(
         final DatagramChannel channel, final List<InetSocketAddress> knownPeers, final int maxPeers,
@@ -62,6 +82,23 @@ public final class UdpTransport implements Transport
         }
         txPeer = new int[burst];
         txLength = new int[burst];
+        batchCount = new int[burst];
+        sendOrder = new int[burst];
+        taken = new boolean[burst];
+        txScratch = java.lang.foreign.Arena.ofAuto().allocate((long)burst * maxMessageLength, 64);
+        scratchPeer = new int[burst];
+        scratchLength = new int[burst];
+        final StringBuilder why = new StringBuilder();
+        final InetSocketAddress local = localAddress(channel);
+        batch = Boolean.parseBoolean(System.getProperty(BATCH_PROP_NAME, "true"))
+            ? UdpBatchIo.open(local, burst, maxPeers, why) : null;
+        if (batch == null && why.isEmpty())
+        {
+            why.append(BATCH_PROP_NAME).append("=false");
+        }
+        io = batch == null ? "one datagram per system call (JDK DatagramChannel; batch I/O off: " + why + ")"
+            : "sendmmsg" + (batch.gso() ? " + UDP GSO" : " (no UDP GSO in this kernel)") + ", recvmmsg"
+                + (batch.gro() ? " + UDP GRO" : " (no UDP GRO in this kernel)");
         for (final InetSocketAddress peer : knownPeers)
         {
             addPeer(peer);
@@ -108,6 +145,14 @@ public final class UdpTransport implements Transport
             channel.bind(bind);
             return new UdpTransport(channel, knownPeers, maxPeers, maxMessageLength, burst);
         }
+        catch (final java.net.BindException ex)
+        {
+            closeQuietly(channel);
+            throw new UncheckedIOException("cannot bind a UDP socket to " + bind + ": " + ex.getMessage()
+                + (bind.getPort() != 0 && bind.getPort() < 1024 ? " (ports below 1024 need root or"
+                + " CAP_NET_BIND_SERVICE)" : " (is another inagg switch or worker using port " + bind.getPort()
+                + "? pick another with --bind, or port 0 for any free one)"), ex);
+        }
         catch (final IOException ex)
         {
             closeQuietly(channel);
@@ -115,8 +160,51 @@ public final class UdpTransport implements Transport
         }
     }
 
+    /** The receive buffer the kernel granted, in bytes (asked for 8 MiB; net.core.rmem_max caps it). */
+    public int receiveBufferBytes()
+    {
+        return bufferOption(StandardSocketOptions.SO_RCVBUF);
+    }
+
+    /** The send buffer the kernel granted, in bytes (asked for 8 MiB; net.core.wmem_max caps it). */
+    public int sendBufferBytes()
+    {
+        return bufferOption(StandardSocketOptions.SO_SNDBUF);
+    }
+
+    /** One line on the socket's buffers, for a node's start-up report. */
+    public String describeBuffers()
+    {
+        final int receive = receiveBufferBytes();
+        return String.format("socket buffers: receive %,d bytes, send %,d bytes (asked %,d each; net.core.rmem_max and"
+            + " wmem_max cap them)", receive, sendBufferBytes(), SOCKET_BUFFER_BYTES);
+    }
+
+    private int bufferOption(final java.net.SocketOption<Integer> option)
+    {
+        try
+        {
+            return channel.getOption(option);
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException("cannot read " + option.name() + ": " + ex.getMessage(), ex);
+        }
+    }
+
+    /** How datagrams are sent and received: batch system calls with GSO/GRO, or one call per datagram and why. */
+    public String describeIo()
+    {
+        return "socket I/O: " + io;
+    }
+
     /** The address the socket is bound to. */
     public InetSocketAddress localAddress()
+    {
+        return localAddress(channel);
+    }
+
+    private static InetSocketAddress localAddress(final DatagramChannel channel)
     {
         try
         {
@@ -142,6 +230,11 @@ public final class UdpTransport implements Transport
         }
         peers.add(address);
         peerByAddress.put(address, peers.size() - 1);
+        if (batch != null)
+        {
+            batch.setPeer(peers.size() - 1, address);
+            peerByKey.put(UdpBatchIo.key(address), peers.size() - 1);
+        }
         return peers.size() - 1;
     }
 
@@ -210,6 +303,10 @@ public final class UdpTransport implements Transport
     @Override
     public int flush()
     {
+        if (batch != null)
+        {
+            return flushBatch();
+        }
         int sent = 0;
         try
         {
@@ -240,9 +337,168 @@ public final class UdpTransport implements Transport
         return sent;
     }
 
+    /**
+     * One sendmmsg for the queued burst. The burst is regrouped by peer (the switch's results to its workers
+     * alternate between them), keeping each peer's order, and each run of messages to one peer whose lengths are
+     * equal (the last may be shorter) goes as one GSO super-datagram, which the kernel cuts back into those packets.
+     * What the socket did not take stays queued, in order, for the next flush.
+     */
+    private int flushBatch()
+    {
+        if (txHead == txTail)
+        {
+            txHead = 0;
+            txTail = 0;
+            return 0;
+        }
+        final long base = txMemory.address();
+        int messages = 0;
+        int iovec = 0;
+        for (int i = txHead; i < txTail; i++)
+        {
+            taken[i] = false;
+        }
+        for (int i = txHead; i < txTail; i++)
+        {
+            if (taken[i])
+            {
+                continue;
+            }
+            final int peer = txPeer[i];
+            final int length = txLength[i];
+            taken[i] = true;
+            sendOrder[iovec] = i;
+            batch.setIovec(iovec, base + (long)i * maxMessageLength, length);
+            int count = 1;
+            int bytes = length;
+            for (int j = i + 1; batch.gso() && j < txTail && count < UdpBatchIo.MAX_GSO_SEGMENTS; j++)
+            {
+                if (taken[j] || txPeer[j] != peer)
+                {
+                    continue;
+                }
+                final int next = txLength[j];
+                if (next > length || bytes + next > UdpBatchIo.MAX_GSO_BYTES)
+                {
+                    break; // the peer's next message starts the next run: its order is kept
+                }
+                taken[j] = true;
+                sendOrder[iovec + count] = j;
+                batch.setIovec(iovec + count, base + (long)j * maxMessageLength, next);
+                bytes += next;
+                count++;
+                if (next < length)
+                {
+                    break; // only the last segment of a GSO datagram may be shorter
+                }
+            }
+            batch.prepareSend(messages, peer, iovec, count, length);
+            batchCount[messages] = count;
+            messages++;
+            iovec += count;
+        }
+        int sent = batch.send(messages);
+        if (sent < 0 && -sent != UdpBatchIo.EAGAIN)
+        {
+            if (batch.gso() && batchCount[0] > 1)
+            {
+                batch.disableGso(); // a device that cannot segment (EIO): the same burst goes unsegmented next time
+                sent = 0;
+            }
+            else
+            {
+                sent = 1; // an ICMP error from a peer that went away: that datagram is lost like any other
+            }
+        }
+        int packets = 0;
+        for (int m = 0; m < Math.max(0, sent); m++)
+        {
+            packets += batchCount[m];
+        }
+        if (packets == txTail - txHead)
+        {
+            txHead = 0;
+            txTail = 0;
+        }
+        else if (packets > 0)
+        {
+            keepUnsent(packets, iovec);
+        }
+        return packets;
+    }
+
+    /** Moves the messages at send positions {@code from..to-1} to the front of the queue, in that order. */
+    private void keepUnsent(final int from, final int to)
+    {
+        final int unsent = to - from;
+        for (int k = 0; k < unsent; k++)
+        {
+            final int q = sendOrder[from + k];
+            MemorySegment.copy(txMemory, (long)q * maxMessageLength, txScratch, (long)k * maxMessageLength,
+                txLength[q]);
+            scratchPeer[k] = txPeer[q];
+            scratchLength[k] = txLength[q];
+        }
+        for (int k = 0; k < unsent; k++)
+        {
+            MemorySegment.copy(txScratch, (long)k * maxMessageLength, txMemory, (long)k * maxMessageLength,
+                scratchLength[k]);
+            txPeer[k] = scratchPeer[k];
+            txLength[k] = scratchLength[k];
+        }
+        txHead = 0;
+        txTail = unsent;
+    }
+
+    /** One recvmmsg at a time; a GRO datagram is handed up as the packets it was coalesced from. */
+    private int pollBatch(final MessageHandler handler, final int limit)
+    {
+        int received = 0;
+        while (received < limit)
+        {
+            final int datagrams = batch.receive(limit - received);
+            if (datagrams <= 0)
+            {
+                break; // none queued, or an error reported for an earlier send: nothing was received
+            }
+            for (int d = 0; d < datagrams; d++)
+            {
+                final long key = batch.receivedSenderKey(d);
+                int peer = (int)peerByKey.get(key);
+                if (peer < 0)
+                {
+                    final InetSocketAddress address = UdpBatchIo.address(key);
+                    peer = addPeer(address);
+                    sender = address;
+                }
+                else
+                {
+                    sender = peers.get(peer);
+                }
+                final int length = batch.receivedLength(d);
+                final int segment = batch.receivedSegment(d);
+                final long offset = UdpBatchIo.receivedOffset(d);
+                for (int at = 0; at < length; at += segment)
+                {
+                    handler.onMessage(batch.rxData, offset + at, Math.min(segment, length - at), peer);
+                    received++;
+                }
+            }
+            if (datagrams < UdpBatchIo.RX_BATCH)
+            {
+                break;
+            }
+        }
+        return received;
+    }
+
     @Override
     public int poll(final MessageHandler handler, final int limit)
     {
+        if (batch != null)
+        {
+            return pollBatch(handler, limit);
+        }
         int received = 0;
         try
         {
@@ -271,6 +527,33 @@ public final class UdpTransport implements Transport
         return received;
     }
 
+    /**
+     * Waits in epoll until a datagram is readable or the timeout passed (rounded up to a millisecond, the selector's
+     * unit); returns at once with queued sends still unsent, so that a full socket buffer is retried soon.
+     */
+    @Override
+    public boolean awaitReceive(final long timeoutNs)
+    {
+        try
+        {
+            if (selector == null)
+            {
+                selector = Selector.open();
+                channel.register(selector, SelectionKey.OP_READ);
+            }
+            if (txHead < txTail)
+            {
+                return false;
+            }
+            selector.select(READY, Math.max(1, (timeoutNs + 999_999) / 1_000_000));
+            return true;
+        }
+        catch (final IOException ex)
+        {
+            return false;
+        }
+    }
+
     @Override
     public String describePeer(final int peer)
     {
@@ -281,7 +564,22 @@ public final class UdpTransport implements Transport
     @Override
     public void close()
     {
+        if (selector != null)
+        {
+            try
+            {
+                selector.close();
+            }
+            catch (final IOException ignore)
+            {
+                // the channel's close below releases the socket either way
+            }
+        }
         closeQuietly(channel);
+        if (batch != null)
+        {
+            batch.close();
+        }
     }
 
     private static void closeQuietly(final DatagramChannel channel)

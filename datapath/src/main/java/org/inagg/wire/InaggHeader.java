@@ -21,7 +21,7 @@ import java.nio.ByteOrder;
  *  +-------------------------------+---------------+---------------+
  *  |         Element Count         | Block Exponent| Next Exponent | 12
  *  +---------------+---------------+---------------+---------------+
- *  |   Priority    |    Status     |           Reserved            | 16
+ *  |   Priority    |    Status     |       Session (Reserved)      | 16
  *  +---------------+---------------+-------------------------------+
  *  |                     Element 0 (int32)                   ...   | 20
  *  +---------------------------------------------------------------+
@@ -41,9 +41,18 @@ import java.nio.ByteOrder;
  *   <li><b>Priority</b>: scheduling priority for shared switch memory (0 = lowest).</li>
  *   <li><b>Status</b>: reason code of a {@link MessageType#REJECT}, 0 otherwise.</li>
  * </ul>
- * In {@link MessageType#JOIN} messages Sequence holds the worker count the worker was configured with. In
- * {@link MessageType#JOIN_ACK} messages the switch answers with the job's parameters: Sequence = number of workers,
- * Slot Index = slots in the job's pool (the window), Reserved = lanes per packet.
+ * In {@link MessageType#JOIN} messages Sequence holds the worker count the worker was configured with, Session the
+ * session the worker asks for (0: whichever is current), and the 32 bits of Block Exponent, Next Exponent, Priority
+ * and Status ({@link #JOIN_INCARNATION_OFFSET}) the worker's <i>incarnation</i> (a random number drawn once per
+ * process: a JOIN with another incarnation for a worker id already in the session is a restarted worker). A JOIN
+ * carries no lanes: a Tofino cannot cut them off its answer. In {@link MessageType#JOIN_ACK} messages the switch answers with the job's
+ * parameters: Sequence = number of workers, Slot Index = slots in the job's pool (the window), Reserved = lanes per
+ * packet, and the job's session in the 16 bits of Priority and Status ({@link #ACK_SESSION_OFFSET}). In
+ * {@link MessageType#AGGREGATE} messages (both directions) and {@link MessageType#REJECT}s, Session is the job's
+ * session the message belongs to: a switch aggregates only packets of the job's current session (docs/sessions.md).
+ * A REJECT with {@link RejectReason#STALE_SESSION} names the current session and, in Sequence, the worker whose rejoin
+ * started it ({@link #SESSION_CAUSE_CONTROL_PLANE} when the control plane did). PARTIALs of the ESA protocol use the
+ * same 16 bits for their bitmap's word count ({@code EsaWire}).
  */
 public final class InaggHeader
 {
@@ -62,6 +71,16 @@ public final class InaggHeader
     public static final int PRIORITY_OFFSET = 16;
     public static final int STATUS_OFFSET = 17;
     public static final int RESERVED_OFFSET = 18;
+    /** The session of an AGGREGATE, JOIN or REJECT: the Reserved field. */
+    public static final int SESSION_OFFSET = RESERVED_OFFSET;
+    /** The session of a JOIN_ACK: Priority and Status as one 16-bit field (Reserved holds the lanes per packet). */
+    public static final int ACK_SESSION_OFFSET = PRIORITY_OFFSET;
+    /** Sequence of a STALE_SESSION REJECT when the session was started by the control plane, not a worker's rejoin. */
+    public static final int SESSION_CAUSE_CONTROL_PLANE = -1;
+    /** Session of a JOIN that takes whichever session is current. */
+    public static final int ANY_SESSION = 0;
+    /** The incarnation of a JOIN: Block Exponent, Next Exponent, Priority and Status as one 32-bit field. */
+    public static final int JOIN_INCARNATION_OFFSET = BLOCK_EXPONENT_OFFSET;
     public static final int PAYLOAD_OFFSET = LENGTH;
 
     public static final int FLAG_RESULT = 0x01;
@@ -164,6 +183,41 @@ public final class InaggHeader
         return m.get(ValueLayout.JAVA_BYTE, o + STATUS_OFFSET) & 0xFF;
     }
 
+    /** Session of an AGGREGATE, JOIN or REJECT (unsigned 16 bits). */
+    public static int session(final MemorySegment m, final long o)
+    {
+        return m.get(U16, o + SESSION_OFFSET) & 0xFFFF;
+    }
+
+    public static void setSession(final MemorySegment m, final long o, final int session)
+    {
+        m.set(U16, o + SESSION_OFFSET, (short)session);
+    }
+
+    /** Session granted by a {@link MessageType#JOIN_ACK} (Priority and Status as one unsigned 16-bit field). */
+    public static int joinAckSession(final MemorySegment m, final long o)
+    {
+        return m.get(U16, o + ACK_SESSION_OFFSET) & 0xFFFF;
+    }
+
+    /** Incarnation of a JOIN (unsigned 32 bits, as a long); 0 means the worker states none. */
+    public static long joinIncarnation(final MemorySegment m, final long o)
+    {
+        return m.get(I32, o + JOIN_INCARNATION_OFFSET) & 0xFFFF_FFFFL;
+    }
+
+    /**
+     * Writes a JOIN of {@link #LENGTH} bytes: the worker count in Sequence, the session asked for
+     * ({@link #ANY_SESSION} for the current one) and the worker's incarnation (its low 32 bits).
+     */
+    public static void writeJoin(final MemorySegment m, final long o, final int jobId, final int worker,
+        final int workers, final int session, final long incarnation)
+    {
+        write(m, o, MessageType.JOIN, 0, jobId, worker, 0, 0, workers, 0, 0, NO_EXPONENT, 0);
+        setSession(m, o, session);
+        m.set(I32, o + JOIN_INCARNATION_OFFSET, (int)incarnation);
+    }
+
     /** Lanes per packet stated by a {@link MessageType#JOIN_ACK} (its Reserved field). */
     public static int joinLanes(final MemorySegment m, final long o)
     {
@@ -182,16 +236,35 @@ public final class InaggHeader
     public static void writeJoinAck(final MemorySegment m, final long o, final int jobId, final int worker,
         final int slots, final int workers, final int lanes)
     {
+        writeJoinAck(m, o, jobId, worker, slots, workers, lanes, 0);
+    }
+
+    /** As {@link #writeJoinAck(MemorySegment, long, int, int, int, int, int)}, granting {@code session}. */
+    public static void writeJoinAck(final MemorySegment m, final long o, final int jobId, final int worker,
+        final int slots, final int workers, final int lanes, final int session)
+    {
         write(m, o, MessageType.JOIN_ACK, FLAG_RESULT, jobId, worker, slots, 0, workers, 0, 0, NO_EXPONENT, 0);
         setJoinLanes(m, o, lanes);
+        m.set(U16, o + ACK_SESSION_OFFSET, (short)session);
     }
 
     /** Writes a REJECT of a JOIN: FLAG_RESULT, the job and worker id, the {@link RejectReason} in Status. */
     public static void writeReject(final MemorySegment m, final long o, final int jobId, final int worker,
         final int reason)
     {
-        write(m, o, MessageType.REJECT, FLAG_RESULT, jobId, worker, 0, 0, 0, 0, 0, NO_EXPONENT, 0);
+        writeReject(m, o, jobId, worker, reason, 0, 0);
+    }
+
+    /**
+     * Writes a REJECT naming the job's current {@code session}; for {@link RejectReason#STALE_SESSION}, Sequence is
+     * the worker whose rejoin started that session ({@link #SESSION_CAUSE_CONTROL_PLANE} if none).
+     */
+    public static void writeReject(final MemorySegment m, final long o, final int jobId, final int worker,
+        final int reason, final int session, final int cause)
+    {
+        write(m, o, MessageType.REJECT, FLAG_RESULT, jobId, worker, 0, 0, cause, 0, 0, NO_EXPONENT, 0);
         setStatus(m, o, reason);
+        setSession(m, o, session);
     }
 
     /** Lane {@code i} of the payload. */

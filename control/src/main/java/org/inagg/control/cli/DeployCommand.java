@@ -28,10 +28,15 @@ import java.util.concurrent.Callable;
     description = {"Deploys a plan file on software switches (two-level aggregation) and parameter servers in this "
         + "process, all-reduces random gradients on every worker, and checks each result bit for bit against one "
         + "switch summing all workers."})
-final class DeployCommand implements Callable<Integer> {
+public final class DeployCommand implements Callable<Integer> {
 
-    @Option(names = "--plan", required = true, description = "plan JSON file (from `plan`)")
+    @Option(names = "--plan", description = "plan JSON file (from `plan`); or --controller with --topology")
     private Path planFile;
+
+    @Option(names = "--controller", paramLabel = "URL",
+        description = "ask the controller (bin/inagg controller, POST /v1/plans, docs/controller.md) for the plan of"
+            + " --topology instead of reading --plan")
+    private String controller;
 
     @Option(names = {"-n", "--elements"}, defaultValue = "1048576",
         description = "floats per worker per all-reduce (default ${DEFAULT-VALUE})")
@@ -67,12 +72,40 @@ final class DeployCommand implements Callable<Integer> {
         description = "also write each switch's multicast trees as simple_switch_CLI commands to <dir>/<switch>.txt")
     private Path multicastDir;
 
+    /** The controller's plan for --topology ({@code POST /v1/plans}), as the plan file's text. */
+    private String planFromController() throws java.io.IOException, InterruptedException {
+        if (topologyFile == null) {
+            throw new IllegalArgumentException("--controller plans the --topology FILE; give it");
+        }
+        com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
+        com.fasterxml.jackson.databind.node.ObjectNode body = json.createObjectNode();
+        body.set("topology", json.readTree(Files.readString(topologyFile)));
+        String base = controller.contains("://") ? controller : "http://" + controller;
+        java.net.URI uri = java.net.URI.create(base.endsWith("/") ? base + "v1/plans" : base + "/v1/plans");
+        try (java.net.http.HttpClient client = java.net.http.HttpClient.newBuilder()
+            .connectTimeout(Duration.ofSeconds(5)).build()) {
+            java.net.http.HttpResponse<String> answer = client.send(java.net.http.HttpRequest.newBuilder(uri)
+                    .timeout(Duration.ofSeconds(300)).header("Content-Type", "application/json")
+                    .POST(java.net.http.HttpRequest.BodyPublishers.ofString(json.writeValueAsString(body))).build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString());
+            if (answer.statusCode() != 200) {
+                throw new IllegalStateException("controller " + uri + " refused to plan " + topologyFile + " ("
+                    + answer.statusCode() + "): " + answer.body());
+            }
+            System.out.printf("plan from controller %s for %s%n", base, topologyFile);
+            return answer.body();
+        }
+    }
+
     @Override
     public Integer call() throws Exception {
         if (elements < 1 || iterations < 1 || !(loss >= 0 && loss < 1)) {
             throw new IllegalArgumentException("--elements and --iterations must be positive and --loss in [0, 1)");
         }
-        InaPlan plan = PlanJson.read(Files.readString(planFile));
+        if ((planFile == null) == (controller == null)) {
+            throw new IllegalArgumentException("give --plan FILE, or --controller URL with --topology FILE");
+        }
+        InaPlan plan = PlanJson.read(controller != null ? planFromController() : Files.readString(planFile));
         PlanDeployment.Settings settings = new PlanDeployment.Settings(slots, lanes);
         PlanDeployment deployment = PlanDeployment.of(plan, settings);
         System.out.print(deployment);

@@ -24,7 +24,7 @@ import java.util.concurrent.Callable;
 /** Topology file in, plan file out. */
 @Command(name = "plan", mixinStandardHelpOptions = true,
     description = "Plans aggregation points, paths, switch job tables and multicast trees for a topology file.")
-final class PlanCommand implements Callable<Integer> {
+public final class PlanCommand implements Callable<Integer> {
 
     @Option(names = "--topology", required = true, description = "topology JSON file (format: control/README.md)")
     private Path topologyFile;

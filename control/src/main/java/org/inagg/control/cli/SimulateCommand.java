@@ -42,7 +42,7 @@ import java.util.concurrent.Callable;
 @Command(name = "simulate", mixinStandardHelpOptions = true,
     description = "Runs a scenario: grid, inart, esa, multicast, passing, scale or all; or, with --topology,"
         + " every scheme on a topology file.")
-final class SimulateCommand implements Callable<Integer> {
+public final class SimulateCommand implements Callable<Integer> {
 
     @Option(names = "--scenario", defaultValue = "all", description = "grid|inart|esa|multicast|passing|scale|all")
     private String scenario;

@@ -154,6 +154,28 @@ public final class Bmv2Switch
     }
 
     /**
+     * Starts session {@code session} of slot-protocol or upstream job {@code jobId}: a new run of it (docs/sessions.md).
+     * The job's rows are taken out, its slot registers cleared and its rows installed again with the new session, so
+     * that no packet of the old session, however late, reaches a register afterwards (the data plane drops it as
+     * DROP_STALE_SESSION and tells its sender), and the new run starts from empty slots. Packets that arrive while the
+     * rows are out are dropped as for an unknown job; the workers of the new run are told their session only after
+     * this returns.
+     *
+     * @return the job as now installed.
+     * @throws IllegalArgumentException if no slot-protocol job of that id was added here, or the session is outside
+     *                                  0..65535.
+     */
+    public synchronized JobSpec startSession(final int jobId, final int session)
+    {
+        final JobSpec job = table.jobs().stream().filter(j -> j.jobId() == jobId).findFirst()
+            .orElseThrow(() -> new IllegalArgumentException("job " + jobId + " is not a slot-protocol job on this switch"));
+        final JobSpec next = job.withSession(session);
+        removeJob(jobId);
+        addJob(next);
+        return next;
+    }
+
+    /**
      * Forwards ordinary IPv4 traffic (anything that is not inagg's, e.g. a parameter server's results and the packets
      * of workers that talk to it directly) for {@code ipv4} out of {@code port}, rewriting the destination MAC to
      * {@code mac}: a row of {@code InaggIngress.ipv4_forward}.

@@ -18,9 +18,12 @@ import org.inagg.p4.softswitch.UpstreamAggregation;
  * @param workers        the registered endpoint of each worker id, in worker id order; their count is the job's W.
  * @param upstream       null, or two-level aggregation: the switch sums only {@link Upstream#localWorkers()} and sends
  *                       the sum to {@link Upstream#server()} ({@link UpstreamAggregation}).
+ * @param session        the job's session (0..65535, docs/sessions.md): the job table row carries it and the switch
+ *                       aggregates only packets of it; installing the job again with the next one starts a new run.
  */
 public record JobSpec(
-    int jobId, int slots, int slotBase, int lanes, int multicastGroup, List<WorkerEndpoint> workers, Upstream upstream)
+    int jobId, int slots, int slotBase, int lanes, int multicastGroup, List<WorkerEndpoint> workers, Upstream upstream,
+    int session)
 {
     /**
      * Two-level aggregation of a job on this switch ({@link UpstreamAggregation}).
@@ -81,6 +84,20 @@ public record JobSpec(
         }
     }
 
+    /** A job in session 0. */
+    public JobSpec(
+        final int jobId, final int slots, final int slotBase, final int lanes, final int multicastGroup,
+        final List<WorkerEndpoint> workers, final Upstream upstream)
+    {
+        this(jobId, slots, slotBase, lanes, multicastGroup, workers, upstream, 0);
+    }
+
+    /** This job in session {@code next}. */
+    public JobSpec withSession(final int next)
+    {
+        return new JobSpec(jobId, slots, slotBase, lanes, multicastGroup, workers, upstream, next);
+    }
+
     /** A job whose results are multicast to its workers (no upstream). */
     public JobSpec(
         final int jobId, final int slots, final int slotBase, final int lanes, final int multicastGroup,
@@ -128,7 +145,7 @@ public record JobSpec(
                     + " is not a worker id of a job of " + workers.size() + " workers");
             }
         }
-        toSwitchJobConfig(jobId, slots, slotBase, lanes, multicastGroup, workers); // the record's own checks
+        toSwitchJobConfig(jobId, slots, slotBase, lanes, multicastGroup, workers, session); // the record's checks
     }
 
     public int workerCount()
@@ -150,14 +167,14 @@ public record JobSpec(
     /** The job table row of a software switch, with every worker's peer registered. */
     public SwitchJobConfig toSwitchJobConfig()
     {
-        return toSwitchJobConfig(jobId, slots, slotBase, lanes, multicastGroup, workers);
+        return toSwitchJobConfig(jobId, slots, slotBase, lanes, multicastGroup, workers, session);
     }
 
     private static SwitchJobConfig toSwitchJobConfig(
         final int jobId, final int slots, final int slotBase, final int lanes, final int multicastGroup,
-        final List<WorkerEndpoint> workers)
+        final List<WorkerEndpoint> workers, final int session)
     {
         final int[] peers = workers.stream().mapToInt(WorkerEndpoint::peer).toArray();
-        return new SwitchJobConfig(jobId, workers.size(), slots, lanes, slotBase, multicastGroup, peers);
+        return new SwitchJobConfig(jobId, workers.size(), slots, lanes, slotBase, multicastGroup, peers, session);
     }
 }

@@ -52,6 +52,12 @@ public final class JobTable
     public static final int SERVER_RID = 0xFFFF;
     /** Replication id of the flush group's first node, the flushed PARTIAL (the RAW follows on {@link #SERVER_RID}). */
     public static final int FLUSH_RID = 0xFFFE;
+    /**
+     * The session of every ESA job's row: the ESA switch and parameter server keep no sessions yet (their JOINs are
+     * answered with session 0; docs/sessions.md).
+     */
+    static final int ESA_SESSION = 0;
+
     /** Job modes of the v1model job table's {@code set_esa_job}. */
     static final int MODE_ESA = 1;
     static final int MODE_ATP = 2;
@@ -321,7 +327,7 @@ public final class JobTable
         int nodeHandle = firstNodeHandle;
         commands.add("table_add InaggIngress.job_table InaggIngress.set_job " + job.jobId() + " => "
             + job.workerCount() + " " + job.slots() + " " + job.slotBase() + " " + job.lanes() + " "
-            + job.multicastGroup());
+            + job.multicastGroup() + " " + job.session());
         for (int worker = 0; worker < job.workerCount(); worker++)
         {
             final WorkerEndpoint endpoint = job.workers().get(worker);
@@ -355,6 +361,7 @@ public final class JobTable
         {
             row.append(' ').append(Integer.toUnsignedString(word));
         }
+        row.append(' ').append(job.session());
         commands.add(row.toString());
         for (final int worker : upstream.localWorkers())
         {
@@ -389,7 +396,7 @@ public final class JobTable
             + job.flushGroup() + " " + (esaPool.mode() == AllocationMode.PREEMPTIVE ? MODE_ESA : MODE_ATP) + " "
             + esaPool.firstCopy() + " " + (esaPool.aggregators() - 1) + " " + esaPool.hashOffset(job.jobId()) + " "
             + (esaPool.policy() == PriorityPolicy.HEADER ? 1 : 0) + " " + job.tablePriority(esaPool.policy()) + " "
-            + server.port());
+            + server.port() + " " + ESA_SESSION);
         for (int worker = 0; worker < job.workerCount(); worker++)
         {
             final WorkerEndpoint endpoint = job.workers().get(worker);
@@ -494,7 +501,8 @@ public final class JobTable
                 .append(", mcast_grp=").append(job.multicastGroup())
                 .append(", lane_base=").append(laneBase)
                 .append(", chunks=").append(chunks)
-                .append(", chunk_shift=").append(chunkShift).append(")\n");
+                .append(", chunk_shift=").append(chunkShift)
+                .append(", session=").append(job.session()).append(")\n");
             laneBase += rows;
             final StringBuilder nodes = new StringBuilder();
             for (int worker = 0; worker < job.workerCount(); worker++)
@@ -618,7 +626,8 @@ public final class JobTable
                 .append(", full_mask=").append(hexWord((int)fullMask))
                 .append(", rank=").append(job.tablePriority(esaPool.policy()) + 1)
                 .append(", rank_from_header=").append(esaPool.policy() == PriorityPolicy.HEADER ? 1 : 0)
-                .append(", ps_session=").append(session).append(")\n");
+                .append(", ps_session=").append(session)
+                .append(", session=").append(ESA_SESSION).append(")\n");
             py.append("ingress.esa_server_port.add_with_set_server_port(job_id=").append(job.jobId())
                 .append(", port=").append(server.port()).append(")\n");
             py.append("egress.server_endpoint.add_with_set_endpoint(job_id=").append(job.jobId())

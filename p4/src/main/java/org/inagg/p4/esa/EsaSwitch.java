@@ -7,6 +7,7 @@ import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
 import org.agrona.concurrent.status.AtomicCounter;
 import org.inagg.agent.CounterRegistry;
+import org.inagg.p4.membership.JobMembership;
 import org.inagg.p4.softswitch.JoinLog;
 import org.inagg.transport.MessageHandler;
 import org.inagg.transport.Transport;
@@ -50,6 +51,8 @@ public final class EsaSwitch implements Agent, MessageHandler
     private final boolean preemptive;
     private final EsaJobConfig[] jobs = new EsaJobConfig[JOBS];
     private final int[][] workerPeers = new int[JOBS][];
+    /** Who may JOIN each job (sessions: always 0 on the ESA switch; docs/sessions.md). */
+    private final JobMembership[] memberships = new JobMembership[JOBS];
     private final long[] remainingBytes = new long[JOBS];
     private final int[] tablePriority = new int[JOBS];
     private final ManyToOneConcurrentArrayQueue<Object> controlQueue = new ManyToOneConcurrentArrayQueue<>(4096);
@@ -198,6 +201,8 @@ public final class EsaSwitch implements Agent, MessageHandler
                 }
                 jobs[config.jobId()] = config;
                 workerPeers[config.jobId()] = config.workerPeers();
+                memberships[config.jobId()] = new JobMembership(config.jobId(), config.workers(),
+                    config.workerPeers(), 0, false);
                 remainingBytes[config.jobId()] = config.totalBytes();
                 tablePriority[config.jobId()] = settings.policy() == PriorityPolicy.SHORTEST_REMAINING_FIRST
                     ? srfPriority(config.totalBytes()) : config.priority();
@@ -207,6 +212,7 @@ public final class EsaSwitch implements Agent, MessageHandler
             {
                 jobs[remove.jobId()] = null;
                 workerPeers[remove.jobId()] = null;
+                memberships[remove.jobId()] = null;
                 pool.releaseJob(remove.jobId());
                 joinLog.jobRemoved(remove.jobId());
             }
@@ -361,28 +367,16 @@ public final class EsaSwitch implements Agent, MessageHandler
         final int worker = InaggHeader.workerId(m, o);
         final int claimedWorkers = InaggHeader.sequence(m, o);
         final EsaJobConfig job = jobs[jobId];
-        final int reason;
-        if (job == null)
-        {
-            reason = RejectReason.UNKNOWN_JOB;
-        }
-        else if (worker >= job.workers())
-        {
-            reason = RejectReason.WORKER_ID_OUT_OF_RANGE;
-        }
-        else if (workerPeers[jobId][worker] != peer)
+        final JobMembership membership = job == null ? null : memberships[jobId];
+        final int decision = membership == null ? JobMembership.REJECT
+            : membership.join(worker, claimedWorkers, InaggHeader.session(m, o), InaggHeader.joinIncarnation(m, o),
+                peer, true);
+        final int reason = membership == null ? RejectReason.UNKNOWN_JOB : membership.rejectReason();
+        if (decision == JobMembership.SPOOFED)
         {
             increment(EsaCounter.DROP_UNKNOWN_WORKER);
             joinLog.spoofed(jobId, worker, peer);
             return;
-        }
-        else if (claimedWorkers != job.workers())
-        {
-            reason = RejectReason.WORKER_COUNT_MISMATCH;
-        }
-        else
-        {
-            reason = 0;
         }
         final long offset = transport.claim(peer, InaggHeader.LENGTH);
         if (offset == Transport.CLAIM_FAILED)
@@ -391,18 +385,20 @@ public final class EsaSwitch implements Agent, MessageHandler
             return;
         }
         final MemorySegment tx = transport.txMemory();
-        if (reason == 0)
+        if (decision == JobMembership.ACCEPT)
         {
-            InaggHeader.writeJoinAck(tx, offset, jobId, worker, job.window(), job.workers(), job.lanesPerPacket());
+            InaggHeader.writeJoinAck(tx, offset, jobId, worker, job.window(), job.workers(), job.lanesPerPacket(),
+                membership.session());
             increment(EsaCounter.JOINS);
         }
         else
         {
-            InaggHeader.writeReject(tx, offset, jobId, worker, reason);
+            InaggHeader.writeReject(tx, offset, jobId, worker, reason, membership == null ? 0 : membership.session(),
+                reason == RejectReason.STALE_SESSION ? membership.sessionCause() : 0);
             increment(EsaCounter.REJECTS);
         }
         transport.commit();
-        if (reason == 0)
+        if (decision == JobMembership.ACCEPT)
         {
             joinLog.joined(jobId, worker, job.workers(), peer);
         }

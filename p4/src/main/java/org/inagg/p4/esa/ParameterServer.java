@@ -12,6 +12,7 @@ import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
 import org.agrona.concurrent.status.AtomicCounter;
 import org.inagg.agent.CounterRegistry;
+import org.inagg.p4.membership.JobMembership;
 import org.inagg.p4.softswitch.JoinLog;
 import org.inagg.transport.MessageHandler;
 import org.inagg.transport.Transport;
@@ -120,6 +121,8 @@ public final class ParameterServer implements Agent, MessageHandler
     {
         final ServerJobConfig config;
         final int[] peers;
+        /** Who may JOIN the job (sessions: always 0 on the parameter server; docs/sessions.md). */
+        final JobMembership membership;
         Block[] table;
         int open;
 
@@ -127,6 +130,7 @@ public final class ParameterServer implements Agent, MessageHandler
         {
             this.config = config;
             this.peers = config.workerPeers();
+            this.membership = new JobMembership(config.jobId(), config.workers(), peers, 0, false);
             this.table = new Block[capacity];
         }
 
@@ -278,33 +282,20 @@ public final class ParameterServer implements Agent, MessageHandler
         final int jobId = InaggHeader.jobId(m, o);
         final int worker = InaggHeader.workerId(m, o);
         final int claimedWorkers = InaggHeader.sequence(m, o);
-        final int reason;
         if (job != null && !job.config.answersJoins())
         {
             increment(ServerCounter.DROP_MALFORMED);
             return;
         }
-        if (job == null)
-        {
-            reason = RejectReason.UNKNOWN_JOB;
-        }
-        else if (worker >= job.config.workers())
-        {
-            reason = RejectReason.WORKER_ID_OUT_OF_RANGE;
-        }
-        else if (job.peers[worker] != peer)
+        final int decision = job == null ? JobMembership.REJECT
+            : job.membership.join(worker, claimedWorkers, InaggHeader.session(m, o), InaggHeader.joinIncarnation(m, o),
+                peer, true);
+        final int reason = job == null ? RejectReason.UNKNOWN_JOB : job.membership.rejectReason();
+        if (decision == JobMembership.SPOOFED)
         {
             increment(ServerCounter.DROP_MALFORMED);
             joinLog.spoofed(jobId, worker, peer);
             return;
-        }
-        else if (claimedWorkers != job.config.workers())
-        {
-            reason = RejectReason.WORKER_COUNT_MISMATCH;
-        }
-        else
-        {
-            reason = 0;
         }
         final long offset = transport.claim(peer, InaggHeader.LENGTH);
         if (offset == Transport.CLAIM_FAILED)
@@ -313,19 +304,20 @@ public final class ParameterServer implements Agent, MessageHandler
             return;
         }
         final MemorySegment tx = transport.txMemory();
-        if (reason == 0)
+        if (decision == JobMembership.ACCEPT)
         {
             InaggHeader.writeJoinAck(tx, offset, jobId, worker,
-                job.config.joinSlots(), job.config.workers(), job.config.joinLanes());
+                job.config.joinSlots(), job.config.workers(), job.config.joinLanes(), job.membership.session());
             increment(ServerCounter.JOINS);
         }
         else
         {
-            InaggHeader.writeReject(tx, offset, jobId, worker, reason);
+            InaggHeader.writeReject(tx, offset, jobId, worker, reason, job == null ? 0 : job.membership.session(),
+                reason == RejectReason.STALE_SESSION ? job.membership.sessionCause() : 0);
             increment(ServerCounter.REJECTS);
         }
         transport.commit();
-        if (reason == 0)
+        if (decision == JobMembership.ACCEPT)
         {
             joinLog.joined(jobId, worker, job.config.workers(), peer);
         }

@@ -41,6 +41,19 @@ public final class JoinLog
         logger.log(Level.INFO, () -> node + ": job " + jobId + " installed: " + description);
     }
 
+    /**
+     * A worker rejoined as a new incarnation, so the job's run it belonged to is over: session {@code session} starts
+     * with that worker and the job's aggregation state is reset; every worker's next JOIN logs again.
+     */
+    public void sessionStarted(final int jobId, final int session, final int workerId, final int peer)
+    {
+        joinedFrom.clear();
+        final String from = transport.describePeer(peer);
+        logger.log(Level.WARNING, () -> node + ": job " + jobId + " session " + session + " started: worker "
+            + workerId + " rejoined from " + from + " as a new process; the previous run is aborted and the job's"
+            + " aggregation state reset");
+    }
+
     /** A job was removed. */
     public void jobRemoved(final int jobId)
     {

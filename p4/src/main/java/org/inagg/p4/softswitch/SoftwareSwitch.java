@@ -11,6 +11,7 @@ import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
 import org.agrona.concurrent.status.AtomicCounter;
 import org.inagg.agent.CounterRegistry;
 import org.inagg.p4.esa.EsaWire;
+import org.inagg.p4.membership.JobMembership;
 import org.inagg.transport.MessageHandler;
 import org.inagg.transport.Transport;
 import org.inagg.wire.InaggHeader;
@@ -46,12 +47,18 @@ public final class SoftwareSwitch implements Agent, MessageHandler
     private final SwitchJob[] jobs = new SwitchJob[InaggHeader.MAX_JOB_ID + 1];
     private final ManyToOneConcurrentArrayQueue<JobRequest> pendingJobs = new ManyToOneConcurrentArrayQueue<>(1024);
     private final AtomicCounter[] counters = new AtomicCounter[SwitchCounter.values().length];
+    private final AtomicCounter jobsGauge;
+    private final AtomicCounter sessionsStarted;
+    private final AtomicCounter slotsGauge;
+    private int installedJobs;
+    private long installedSlots;
     private final MemorySegment staging;
     /** Jobs as last requested through {@link #addJob}, to refuse overlapping slot ranges; guarded by itself. */
     private final Map<Integer, SwitchJobConfig> requestedJobs = new HashMap<>();
     private final JoinLog joinLog;
 
-    private record JobRequest(SwitchJobConfig config, UpstreamAggregation upstream)
+    /** A job to install, or (config null) job {@code removeJobId} to remove. */
+    private record JobRequest(SwitchJobConfig config, UpstreamAggregation upstream, int removeJobId)
     {
     }
 
@@ -59,8 +66,9 @@ public final class SoftwareSwitch implements Agent, MessageHandler
     private static final class SwitchJob
     {
         final SwitchJobConfig config;
-        final SlotPool pool;
-        final int[] workerPeer;
+        /** Replaced by a fresh pool when a new session starts. */
+        SlotPool pool;
+        final JobMembership membership;
         /** Workers this switch serves: all of the job's, or the local ones under two-level aggregation. */
         final boolean[] local;
         /** Fresh contributions that complete a round: the number of local workers. */
@@ -73,11 +81,8 @@ public final class SoftwareSwitch implements Agent, MessageHandler
         SwitchJob(final SwitchJobConfig config, final UpstreamAggregation upstream)
         {
             this.config = config;
-            this.workerPeer = config.registeredSources() ? config.workerPeers() : new int[config.workers()];
-            if (!config.registeredSources())
-            {
-                Arrays.fill(workerPeer, NO_PEER);
-            }
+            this.membership = new JobMembership(config.jobId(), config.workers(), config.workerPeers(),
+                config.session());
             this.local = new boolean[config.workers()];
             this.upstreamBitmap = new int[EsaWire.bitmapWords(config.workers())];
             if (upstream == null)
@@ -96,7 +101,12 @@ public final class SoftwareSwitch implements Agent, MessageHandler
                 contributors = upstream.localWorkers().length;
                 upstreamPeer = upstream.parameterServerPeer();
             }
-            this.pool = new SlotPool(config.slots(), config.workers(), contributors, config.lanesPerPacket());
+            this.pool = newPool();
+        }
+
+        SlotPool newPool()
+        {
+            return new SlotPool(config.slots(), config.workers(), contributors, config.lanesPerPacket());
         }
     }
 
@@ -109,6 +119,10 @@ public final class SoftwareSwitch implements Agent, MessageHandler
         {
             counters[counter.ordinal()] = registry.newCounter(counter, "switch: " + counter.label());
         }
+        this.jobsGauge = registry.newCounter(SwitchGauge.JOBS, "switch: " + SwitchGauge.JOBS.label());
+        this.sessionsStarted = registry.newCounter(SwitchGauge.SESSIONS_STARTED,
+            "switch: " + SwitchGauge.SESSIONS_STARTED.label());
+        this.slotsGauge = registry.newCounter(SwitchGauge.SLOTS, "switch: " + SwitchGauge.SLOTS.label());
         this.joinLog = new JoinLog(SoftwareSwitch.class, "switch", transport);
     }
 
@@ -160,12 +174,60 @@ public final class SoftwareSwitch implements Agent, MessageHandler
                         + other.slotBase() + ".." + (other.slotBase() + other.slots() - 1));
                 }
             }
-            if (!pendingJobs.offer(new JobRequest(config, upstream)))
+            if (!pendingJobs.offer(new JobRequest(config, upstream, -1)))
             {
                 throw new IllegalStateException("too many job changes pending; is the switch agent running?");
             }
             requestedJobs.put(config.jobId(), config);
         }
+    }
+
+    /**
+     * Removes a job, applied by the agent before the next message: its slots are freed, its packets dropped as an
+     * unknown job's and its JOINs refused from then on.
+     *
+     * @return whether the job was installed (or requested).
+     */
+    public boolean removeJob(final int jobId)
+    {
+        synchronized (requestedJobs)
+        {
+            if (requestedJobs.remove(jobId) == null)
+            {
+                return false;
+            }
+            if (!pendingJobs.offer(new JobRequest(null, null, jobId)))
+            {
+                throw new IllegalStateException("too many job changes pending; is the switch agent running?");
+            }
+            return true;
+        }
+    }
+
+    /** The jobs installed or requested (their configurations as last requested), by job id. */
+    public Map<Integer, SwitchJobConfig> jobs()
+    {
+        synchronized (requestedJobs)
+        {
+            return Map.copyOf(requestedJobs);
+        }
+    }
+
+    /** The current session of an installed job (-1 if none): the control plane's, or the last a rejoin started. */
+    public int session(final int jobId)
+    {
+        final SwitchJob job = jobs[jobId];
+        return job == null ? -1 : job.membership.session();
+    }
+
+    public long gauge(final SwitchGauge gauge)
+    {
+        return switch (gauge)
+        {
+            case JOBS -> jobsGauge.get();
+            case SLOTS -> slotsGauge.get();
+            case SESSIONS_STARTED -> sessionsStarted.get();
+        };
     }
 
     public long counter(final SwitchCounter counter)
@@ -187,9 +249,39 @@ public final class SoftwareSwitch implements Agent, MessageHandler
         while ((request = pendingJobs.poll()) != null)
         {
             final SwitchJobConfig config = request.config();
+            if (config == null)
+            {
+                if (jobs[request.removeJobId()] != null)
+                {
+                    jobsGauge.setRelease(--installedJobs);
+                    installedSlots -= jobs[request.removeJobId()].config.slots();
+                    slotsGauge.setRelease(installedSlots);
+                }
+                jobs[request.removeJobId()] = null;
+                joinLog.jobRemoved(request.removeJobId());
+                work++;
+                continue;
+            }
+            final SwitchJob previous = jobs[config.jobId()];
+            if (previous == null)
+            {
+                jobsGauge.setRelease(++installedJobs);
+            }
+            else
+            {
+                installedSlots -= previous.config.slots();
+                if (previous.membership.session() != config.session())
+                {
+                    sessionsStarted.incrementRelease();
+                }
+            }
+            installedSlots += config.slots();
+            slotsGauge.setRelease(installedSlots);
             jobs[config.jobId()] = new SwitchJob(config, request.upstream());
             joinLog.jobInstalled(config.jobId(), config.workers() + " workers, " + config.slots() + " slots of "
-                + config.lanesPerPacket() + " lanes" + (request.upstream() == null ? ""
+                + config.lanesPerPacket() + " lanes, session " + config.session()
+                + (config.registeredSources() ? ", registered sources" : ", open (sources learned from JOINs)")
+                + (request.upstream() == null ? ""
                 : ", summing workers " + Arrays.toString(request.upstream().localWorkers()) + " up to peer "
                 + transport.describePeer(request.upstream().parameterServerPeer())));
             work++;
@@ -253,9 +345,17 @@ public final class SoftwareSwitch implements Agent, MessageHandler
             increment(SwitchCounter.DROP_UNKNOWN_WORKER);
             return;
         }
-        if (job.workerPeer[worker] != peer)
+        if (!job.membership.isSource(worker, peer))
         {
             increment(SwitchCounter.DROP_SOURCE_MISMATCH);
+            return;
+        }
+        // Session check: a packet of an earlier (or later) run of the job never touches its slots; its sender learns
+        // that the job moved on, with the worker whose rejoin started the current session.
+        if (!job.membership.isCurrent(InaggHeader.session(m, o)))
+        {
+            increment(SwitchCounter.DROP_STALE_SESSION);
+            replyStaleSession(job, m, o, worker, peer);
             return;
         }
         // Slot check
@@ -330,7 +430,7 @@ public final class SoftwareSwitch implements Agent, MessageHandler
         writeResult(job, copyIndex, m, o, 0, staging, 0);
         for (int worker = 0; worker < job.config.workers(); worker++)
         {
-            final long offset = transport.claim(job.workerPeer[worker], length);
+            final long offset = transport.claim(job.membership.peer(worker), length);
             if (offset == Transport.CLAIM_FAILED)
             {
                 increment(SwitchCounter.TX_FULL);
@@ -394,7 +494,7 @@ public final class SoftwareSwitch implements Agent, MessageHandler
     private boolean sendResult(
         final SwitchJob job, final int copyIndex, final MemorySegment m, final long o, final int worker)
     {
-        final long offset = transport.claim(job.workerPeer[worker],
+        final long offset = transport.claim(job.membership.peer(worker),
             InaggHeader.messageLength(job.pool.lanes(copyIndex)));
         if (offset == Transport.CLAIM_FAILED)
         {
@@ -419,36 +519,52 @@ public final class SoftwareSwitch implements Agent, MessageHandler
         job.pool.readLanes(copyIndex, tx, offset + InaggHeader.PAYLOAD_OFFSET);
     }
 
+    private void replyStaleSession(
+        final SwitchJob job, final MemorySegment m, final long o, final int worker, final int peer)
+    {
+        final long offset = transport.claim(peer, InaggHeader.LENGTH);
+        if (offset == Transport.CLAIM_FAILED)
+        {
+            increment(SwitchCounter.TX_FULL);
+            return;
+        }
+        InaggHeader.writeReject(transport.txMemory(), offset, InaggHeader.jobId(m, o), worker,
+            RejectReason.STALE_SESSION, job.membership.session(), job.membership.sessionCause());
+        transport.commit();
+    }
+
     private void join(final MemorySegment m, final long o, final int peer)
     {
         final int jobId = InaggHeader.jobId(m, o);
         final int worker = InaggHeader.workerId(m, o);
         final int claimedWorkers = InaggHeader.sequence(m, o);
         final SwitchJob job = jobs[jobId];
+        final int decision;
         final int reason;
         if (job == null)
         {
+            decision = JobMembership.REJECT;
             reason = RejectReason.UNKNOWN_JOB;
         }
-        else if (worker >= job.config.workers() || !job.local[worker])
+        else
         {
-            reason = RejectReason.WORKER_ID_OUT_OF_RANGE;
+            final boolean served = worker < job.config.workers() && job.local[worker];
+            decision = job.membership.join(worker, claimedWorkers, InaggHeader.session(m, o),
+                InaggHeader.joinIncarnation(m, o), peer, served);
+            reason = job.membership.rejectReason();
         }
-        else if (job.config.registeredSources() && job.workerPeer[worker] != peer)
+        if (decision == JobMembership.SPOOFED)
         {
             // A JOIN from anyone but the registered source is not answered: no reply to a spoofed address.
             increment(SwitchCounter.DROP_SOURCE_MISMATCH);
             joinLog.spoofed(jobId, worker, peer);
             return;
         }
-        else if (claimedWorkers != job.config.workers())
+        if (decision == JobMembership.ACCEPT && job.membership.sessionStarted())
         {
-            reason = RejectReason.WORKER_COUNT_MISMATCH;
-        }
-        else
-        {
-            reason = 0;
-            job.workerPeer[worker] = peer;
+            job.pool = job.newPool();
+            sessionsStarted.incrementRelease();
+            joinLog.sessionStarted(jobId, job.membership.session(), worker, peer);
         }
         final long offset = transport.claim(peer, InaggHeader.LENGTH);
         if (offset == Transport.CLAIM_FAILED)
@@ -457,19 +573,20 @@ public final class SoftwareSwitch implements Agent, MessageHandler
             return;
         }
         final MemorySegment tx = transport.txMemory();
-        if (reason == 0)
+        if (decision == JobMembership.ACCEPT)
         {
             InaggHeader.writeJoinAck(tx, offset, jobId, worker,
-                job.config.slots(), job.config.workers(), job.config.lanesPerPacket());
+                job.config.slots(), job.config.workers(), job.config.lanesPerPacket(), job.membership.session());
             increment(SwitchCounter.JOINS);
         }
         else
         {
-            InaggHeader.writeReject(tx, offset, jobId, worker, reason);
+            InaggHeader.writeReject(tx, offset, jobId, worker, reason, job == null ? 0 : job.membership.session(),
+                reason == RejectReason.STALE_SESSION ? job.membership.sessionCause() : 0);
             increment(SwitchCounter.REJECTS);
         }
         transport.commit();
-        if (reason == 0)
+        if (decision == JobMembership.ACCEPT)
         {
             joinLog.joined(jobId, worker, job.config.workers(), peer);
         }

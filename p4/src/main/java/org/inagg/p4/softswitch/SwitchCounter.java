@@ -22,7 +22,8 @@ public enum SwitchCounter implements CounterDescriptor
     JOINS(215, "joins accepted"),
     REJECTS(216, "joins rejected"),
     UPSTREAM_PARTIALS(217, "two-level: local sums sent up to the parameter server"),
-    UPSTREAM_FORWARDS(218, "two-level: packets of completed rounds forwarded to the parameter server");
+    UPSTREAM_FORWARDS(218, "two-level: packets of completed rounds forwarded to the parameter server"),
+    DROP_STALE_SESSION(219, "dropped: packet of another session than the job's (answered with REJECT)");
 
     private final int typeId;
     private final String label;

@@ -24,9 +24,12 @@ import org.inagg.wire.InaggHeader;
  * @param slotBase       first slot of the job in the shared register pool, or {@link #NO_SLOT_BASE}.
  * @param multicastGroup the job's multicast group on a P4 switch (1..65535), or {@link #NO_MULTICAST_GROUP}.
  * @param workerPeers    registered transport peer of each worker id (length {@code workers}), or null to learn them.
+ * @param session        the job's session as the control plane starts it (0..65535; docs/sessions.md): installing a
+ *                       job again with another session starts a new run of it.
  */
 public record SwitchJobConfig(
-    int jobId, int workers, int slots, int lanesPerPacket, int slotBase, int multicastGroup, int[] workerPeers)
+    int jobId, int workers, int slots, int lanesPerPacket, int slotBase, int multicastGroup, int[] workerPeers,
+    int session)
 {
     public static final int DEFAULT_SLOTS = 128;
     public static final int DEFAULT_LANES = 256;
@@ -64,6 +67,10 @@ public record SwitchJobConfig(
             throw new IllegalArgumentException("job " + jobId + ": multicast group must be in 0..65535, got "
                 + multicastGroup);
         }
+        if (session < 0 || session > 0xFFFF)
+        {
+            throw new IllegalArgumentException("job " + jobId + ": session must be in 0..65535, got " + session);
+        }
         if (workerPeers != null)
         {
             if (workerPeers.length != workers)
@@ -80,6 +87,20 @@ public record SwitchJobConfig(
             }
             workerPeers = workerPeers.clone();
         }
+    }
+
+    /** A job in session 0. */
+    public SwitchJobConfig(
+        final int jobId, final int workers, final int slots, final int lanesPerPacket, final int slotBase,
+        final int multicastGroup, final int[] workerPeers)
+    {
+        this(jobId, workers, slots, lanesPerPacket, slotBase, multicastGroup, workerPeers, 0);
+    }
+
+    /** This job in {@code next} session. */
+    public SwitchJobConfig withSession(final int next)
+    {
+        return new SwitchJobConfig(jobId, workers, slots, lanesPerPacket, slotBase, multicastGroup, workerPeers, next);
     }
 
     /** A job whose workers' peers are learned from their JOINs, with no place in the shared register pool. */
@@ -123,7 +144,7 @@ public record SwitchJobConfig(
     {
         return o instanceof SwitchJobConfig c && jobId == c.jobId && workers == c.workers && slots == c.slots
             && lanesPerPacket == c.lanesPerPacket && slotBase == c.slotBase && multicastGroup == c.multicastGroup
-            && Arrays.equals(workerPeers, c.workerPeers);
+            && Arrays.equals(workerPeers, c.workerPeers) && session == c.session;
     }
 
     @Override
@@ -137,6 +158,6 @@ public record SwitchJobConfig(
     {
         return "SwitchJobConfig[jobId=" + jobId + ", workers=" + workers + ", slots=" + slots + ", lanesPerPacket="
             + lanesPerPacket + ", slotBase=" + slotBase + ", multicastGroup=" + multicastGroup + ", workerPeers="
-            + Arrays.toString(workerPeers) + "]";
+            + Arrays.toString(workerPeers) + ", session=" + session + "]";
     }
 }

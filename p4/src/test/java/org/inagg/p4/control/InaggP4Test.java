@@ -65,7 +65,8 @@ class InaggP4Test
     {
         final String v1model = Files.readString(P4.resolve("inagg_v1model.p4"));
         assertThat(v1model).contains("control InaggIngress(", "control InaggEgress(", "table job_table",
-            "action set_job(bit<16> workers, bit<16> slots, bit<16> slot_base, bit<16> lanes, bit<16> mcast_grp)",
+            "action set_job(bit<16> workers, bit<16> slots, bit<16> slot_base, bit<16> lanes, bit<16> mcast_grp,",
+            "bit<16> session) {",
             "table worker_source", "action source_ok()", "table worker_endpoint",
             "action set_endpoint(bit<48> mac, bit<32> ipv4, bit<16> udp_port)", "table switch_address",
             "action set_switch_address(bit<48> mac, bit<32> ipv4)");
@@ -76,7 +77,7 @@ class InaggP4Test
         final String tna = Files.readString(P4.resolve("inagg_tna.p4"));
         assertThat(tna).contains("control InaggIngress(", "control InaggEgress(", "table job_table",
             "action set_job(bit<16> workers, bit<16> slots, bit<16> slot_base, bit<16> lanes, bit<16> mcast_grp,\n"
-                + "                   bit<32> lane_base, bit<8> chunks, bit<2> chunk_shift)",
+                + "                   bit<32> lane_base, bit<8> chunks, bit<2> chunk_shift, bit<16> session)",
             "@name(\"job_id\")", "@name(\"worker_id\")", "@name(\"src_addr\")", "@name(\"src_port\")",
             "@name(\"worker\")", "action set_endpoint(bit<48> mac, bit<32> ipv4, bit<16> udp_port)",
             "action set_switch_address(bit<48> mac, bit<32> ipv4)");
@@ -92,7 +93,7 @@ class InaggP4Test
         assertThat(tna).contains(
             "action set_esa_job(bit<16> workers, bit<16> window, bit<16> lanes, bit<16> mcast_grp, bit<32> lane_base,\n"
                 + "                       bit<32> hash_offset, bit<32> job_tag, bit<32> full_mask, bit<32> rank,\n"
-                + "                       bit<1> rank_from_header, MirrorId_t ps_session)",
+                + "                       bit<1> rank_from_header, MirrorId_t ps_session, bit<16> session)",
             "actions = { set_job; set_esa_job; unknown_job; }",
             "table esa_server_port {\n        key = { meta.server_job: exact @name(\"job_id\"); }",
             "action set_server_port(PortId_t port)", "table server_endpoint {\n        key = { hdr.inagg.job_id: exact"

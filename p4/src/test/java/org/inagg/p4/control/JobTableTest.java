@@ -34,7 +34,7 @@ class JobTableTest
             "register_reset InaggIngress.used_reg",
             "register_reset InaggIngress.seen_reg",
             "table_set_default InaggEgress.switch_address InaggEgress.set_switch_address 02:00:00:00:00:fe 10.0.0.254",
-            "table_add InaggIngress.job_table InaggIngress.set_job 1 => 2 4 0 32 1",
+            "table_add InaggIngress.job_table InaggIngress.set_job 1 => 2 4 0 32 1 0",
             "table_add InaggIngress.worker_source InaggIngress.source_ok 1 0 10.0.0.1 40001 =>",
             "table_add InaggIngress.worker_source InaggIngress.source_ok 1 1 10.0.0.2 40002 =>",
             "table_add InaggEgress.worker_endpoint InaggEgress.set_endpoint 1 0 => 02:00:00:00:00:01 10.0.0.1 40001",
@@ -44,7 +44,7 @@ class JobTableTest
             "mc_node_associate 1 0",
             "mc_node_create 1 2",
             "mc_node_associate 1 1",
-            "table_add InaggIngress.job_table InaggIngress.set_job 2 => 1 8 4 16 7",
+            "table_add InaggIngress.job_table InaggIngress.set_job 2 => 1 8 4 16 7 0",
             "table_add InaggIngress.worker_source InaggIngress.source_ok 2 0 10.0.0.3 40003 =>",
             "table_add InaggEgress.worker_endpoint InaggEgress.set_endpoint 2 0 => 02:00:00:00:00:03 10.0.0.3 40003",
             "mc_mgrp_create 7",
@@ -70,7 +70,7 @@ class JobTableTest
             "register_reset InaggIngress.key_reg",
             "register_reset InaggIngress.tomb_reg",
             "table_set_default InaggEgress.switch_address InaggEgress.set_switch_address 02:00:00:00:00:fe 10.0.0.254",
-            "table_add InaggIngress.job_table InaggIngress.set_job 1 => 2 4 0 32 1",
+            "table_add InaggIngress.job_table InaggIngress.set_job 1 => 2 4 0 32 1 0",
             "table_add InaggIngress.worker_source InaggIngress.source_ok 1 0 10.0.0.1 40001 =>",
             "table_add InaggIngress.worker_source InaggIngress.source_ok 1 1 10.0.0.2 40002 =>",
             "table_add InaggEgress.worker_endpoint InaggEgress.set_endpoint 1 0 => 02:00:00:00:00:01 10.0.0.1 40001",
@@ -82,7 +82,7 @@ class JobTableTest
             "mc_node_associate 1 1",
             // workers window lanes group flush-group mode first-copy mask hash-offset from-header priority port;
             // 3 * 0x9E3779B1 = 0xDAA66D13 (mod 2^32), & 7 = 3
-            "table_add InaggIngress.job_table InaggIngress.set_esa_job 3 => 2 64 256 5 6 1 32 7 3 1 9 9",
+            "table_add InaggIngress.job_table InaggIngress.set_esa_job 3 => 2 64 256 5 6 1 32 7 3 1 9 9 0",
             "table_add InaggIngress.worker_source InaggIngress.source_ok 3 0 10.0.0.3 40003 =>",
             "table_add InaggIngress.worker_source InaggIngress.source_ok 3 1 10.0.0.4 40004 =>",
             "table_add InaggIngress.server_source InaggIngress.server_ok 3 10.0.0.9 40009 =>",
@@ -107,11 +107,11 @@ class JobTableTest
     void shouldWriteModeAndPolicyIntoEveryEsaRow()
     {
         assertThat(slotJobAndEsaJob(AllocationMode.DEALLOCATE_ON_ACK, PriorityPolicy.JOB_TABLE).simpleSwitchCommands())
-            .contains("table_add InaggIngress.job_table InaggIngress.set_esa_job 3 => 2 64 256 5 6 2 32 7 3 0 9 9");
+            .contains("table_add InaggIngress.job_table InaggIngress.set_esa_job 3 => 2 64 256 5 6 2 32 7 3 0 9 9 0");
         // SRF: the control plane writes the priority of the job's remaining bytes (1 MiB at setup)
         assertThat(slotJobAndEsaJob(AllocationMode.PREEMPTIVE, PriorityPolicy.SHORTEST_REMAINING_FIRST)
             .simpleSwitchCommands())
-            .contains("table_add InaggIngress.job_table InaggIngress.set_esa_job 3 => 2 64 256 5 6 1 32 7 3 0 175 9");
+            .contains("table_add InaggIngress.job_table InaggIngress.set_esa_job 3 => 2 64 256 5 6 1 32 7 3 0 175 9 0");
     }
 
     @Test
@@ -177,7 +177,7 @@ class JobTableTest
             for register in (ingress.esa_fmt_reg, ingress.esa_tomb_reg):
                 register.clear()
             egress.switch_address.set_default_with_set_switch_address(mac=0x0200000000fe, ipv4=0x0a0000fe)
-            ingress.job_table.add_with_set_job(job_id=1, workers=2, slots=4, slot_base=0, lanes=32, mcast_grp=1, lane_base=0, chunks=1, chunk_shift=0)
+            ingress.job_table.add_with_set_job(job_id=1, workers=2, slots=4, slot_base=0, lanes=32, mcast_grp=1, lane_base=0, chunks=1, chunk_shift=0, session=0)
             ingress.worker_source.add_with_source_ok(job_id=1, worker_id=0, src_addr=0x0a000001, src_port=40001)
             egress.worker_endpoint.add_with_set_endpoint(job_id=1, worker=0, mac=0x020000000001, ipv4=0x0a000001, udp_port=40001)
             pre.node.add(MULTICAST_NODE_ID=1, MULTICAST_RID=0, MULTICAST_LAG_ID=[], DEV_PORT=[1])
@@ -187,7 +187,7 @@ class JobTableTest
             pre.mgid.add(MGID=1, MULTICAST_NODE_ID=[1, 2], MULTICAST_NODE_L1_XID_VALID=[False] * 2, MULTICAST_NODE_L1_XID=[0] * 2)
             # ESA jobs: the pool's 4096 aggregators at lane rows 8..4103; a mirror session per parameter server port
             bfrt.mirror.cfg.add_with_normal(sid=1, direction='INGRESS', session_enable=True, ucast_egress_port=9, ucast_egress_port_valid=True, max_pkt_len=16384)
-            ingress.job_table.add_with_set_esa_job(job_id=3, workers=2, window=64, lanes=32, mcast_grp=5, lane_base=8, hash_offset=3347, job_tag=0x80000000, full_mask=0x00000003, rank=10, rank_from_header=0, ps_session=1)
+            ingress.job_table.add_with_set_esa_job(job_id=3, workers=2, window=64, lanes=32, mcast_grp=5, lane_base=8, hash_offset=3347, job_tag=0x80000000, full_mask=0x00000003, rank=10, rank_from_header=0, ps_session=1, session=0)
             ingress.esa_server_port.add_with_set_server_port(job_id=3, port=9)
             egress.server_endpoint.add_with_set_endpoint(job_id=3, mac=0x020000000009, ipv4=0x0a000009, udp_port=40009)
             ingress.worker_source.add_with_source_ok(job_id=3, worker_id=0, src_addr=0x0a000003, src_port=40003)
@@ -199,7 +199,7 @@ class JobTableTest
             pre.node.add(MULTICAST_NODE_ID=5, MULTICAST_RID=65535, MULTICAST_LAG_ID=[], DEV_PORT=[9])
             pre.mgid.add(MGID=5, MULTICAST_NODE_ID=[3, 4, 5], MULTICAST_NODE_L1_XID_VALID=[False] * 3, MULTICAST_NODE_L1_XID=[0] * 3)
             bfrt.mirror.cfg.add_with_normal(sid=2, direction='INGRESS', session_enable=True, ucast_egress_port=10, ucast_egress_port_valid=True, max_pkt_len=16384)
-            ingress.job_table.add_with_set_esa_job(job_id=4, workers=3, window=16, lanes=32, mcast_grp=7, lane_base=8, hash_offset=1732, job_tag=0x81000000, full_mask=0x00000007, rank=3, rank_from_header=0, ps_session=2)
+            ingress.job_table.add_with_set_esa_job(job_id=4, workers=3, window=16, lanes=32, mcast_grp=7, lane_base=8, hash_offset=1732, job_tag=0x81000000, full_mask=0x00000007, rank=3, rank_from_header=0, ps_session=2, session=0)
             ingress.esa_server_port.add_with_set_server_port(job_id=4, port=10)
             egress.server_endpoint.add_with_set_endpoint(job_id=4, mac=0x02000000000a, ipv4=0x0a00000a, udp_port=40010)
             ingress.worker_source.add_with_source_ok(job_id=4, worker_id=0, src_addr=0x0a000005, src_port=40005)
@@ -222,8 +222,8 @@ class JobTableTest
     {
         // HEADER: the header's Priority + 1 in the data plane; the row's rank (static priority + 1) is unused
         assertThat(slotJobAndTwoEsaJobs(AllocationMode.PREEMPTIVE, PriorityPolicy.HEADER).bfrtPython()).contains(
-            "hash_offset=3347, job_tag=0x80000000, full_mask=0x00000003, rank=10, rank_from_header=1, ps_session=1)",
-            "hash_offset=1732, job_tag=0x81000000, full_mask=0x00000007, rank=3, rank_from_header=1, ps_session=2)");
+            "hash_offset=3347, job_tag=0x80000000, full_mask=0x00000003, rank=10, rank_from_header=1, ps_session=1, session=0)",
+            "hash_offset=1732, job_tag=0x81000000, full_mask=0x00000007, rank=3, rank_from_header=1, ps_session=2, session=0)");
         // SRF: the priority of the job's bytes at setup + 1 (1 MiB: 175, 1 GiB: 95)
         assertThat(slotJobAndTwoEsaJobs(AllocationMode.PREEMPTIVE, PriorityPolicy.SHORTEST_REMAINING_FIRST)
             .bfrtPython()).contains(
@@ -238,7 +238,7 @@ class JobTableTest
             .doesNotContain("sid=3")
             .contains("add_with_set_esa_job(job_id=9, workers=32, window=8, lanes=32, mcast_grp=11, lane_base=8,"
                 + " hash_offset=" + ((9 * 0x9E3779B1) & 0xFFF) + ", job_tag=0x82000000, full_mask=0xffffffff, rank=1,"
-                + " rank_from_header=0, ps_session=1)");
+                + " rank_from_header=0, ps_session=1, session=0)");
         assertThat(python.lines().filter(l -> l.startsWith("bfrt.mirror.cfg."))).hasSize(2);
     }
 
@@ -310,7 +310,7 @@ class JobTableTest
             for register in (ingress.round_reg, ingress.seen0_reg, ingress.seen1_reg):
                 register.clear()
             egress.switch_address.set_default_with_set_switch_address(mac=0x0200000000fe, ipv4=0x0a0000fe)
-            ingress.job_table.add_with_set_job(job_id=1, workers=2, slots=4, slot_base=0, lanes=32, mcast_grp=1, lane_base=0, chunks=1, chunk_shift=0)
+            ingress.job_table.add_with_set_job(job_id=1, workers=2, slots=4, slot_base=0, lanes=32, mcast_grp=1, lane_base=0, chunks=1, chunk_shift=0, session=0)
             ingress.worker_source.add_with_source_ok(job_id=1, worker_id=0, src_addr=0x0a000001, src_port=40001)
             egress.worker_endpoint.add_with_set_endpoint(job_id=1, worker=0, mac=0x020000000001, ipv4=0x0a000001, udp_port=40001)
             pre.node.add(MULTICAST_NODE_ID=1, MULTICAST_RID=0, MULTICAST_LAG_ID=[], DEV_PORT=[1])
@@ -318,7 +318,7 @@ class JobTableTest
             egress.worker_endpoint.add_with_set_endpoint(job_id=1, worker=1, mac=0x020000000002, ipv4=0x0a000002, udp_port=40002)
             pre.node.add(MULTICAST_NODE_ID=2, MULTICAST_RID=1, MULTICAST_LAG_ID=[], DEV_PORT=[2])
             pre.mgid.add(MGID=1, MULTICAST_NODE_ID=[1, 2], MULTICAST_NODE_L1_XID_VALID=[False] * 2, MULTICAST_NODE_L1_XID=[0] * 2)
-            ingress.job_table.add_with_set_job(job_id=2, workers=1, slots=8, slot_base=4, lanes=16, mcast_grp=7, lane_base=8, chunks=1, chunk_shift=0)
+            ingress.job_table.add_with_set_job(job_id=2, workers=1, slots=8, slot_base=4, lanes=16, mcast_grp=7, lane_base=8, chunks=1, chunk_shift=0, session=0)
             ingress.worker_source.add_with_source_ok(job_id=2, worker_id=0, src_addr=0x0a000003, src_port=40003)
             egress.worker_endpoint.add_with_set_endpoint(job_id=2, worker=0, mac=0x020000000003, ipv4=0x0a000003, udp_port=40003)
             pre.node.add(MULTICAST_NODE_ID=3, MULTICAST_RID=0, MULTICAST_LAG_ID=[], DEV_PORT=[3])
@@ -359,11 +359,11 @@ class JobTableTest
             .bfrtPython();
         assertThat(python).contains(
             "add_with_set_job(job_id=1, workers=1, slots=4, slot_base=0, lanes=256, mcast_grp=1, lane_base=0, chunks=8,"
-                + " chunk_shift=3)",
+                + " chunk_shift=3, session=0)",
             "add_with_set_job(job_id=2, workers=1, slots=2, slot_base=4, lanes=96, mcast_grp=2, lane_base=64, chunks=3,"
-                + " chunk_shift=2)",
+                + " chunk_shift=2, session=0)",
             "add_with_set_job(job_id=3, workers=1, slots=1, slot_base=6, lanes=64, mcast_grp=3, lane_base=80, chunks=2,"
-                + " chunk_shift=1)");
+                + " chunk_shift=1, session=0)");
     }
 
     @Test
@@ -397,7 +397,7 @@ class JobTableTest
             "register_reset InaggIngress.used_reg",
             "register_reset InaggIngress.seen_reg",
             "table_set_default InaggEgress.switch_address InaggEgress.set_switch_address 02:00:00:00:00:fe 10.0.0.254",
-            "table_add InaggIngress.job_table InaggIngress.set_job 1 => 2 4 0 32 1",
+            "table_add InaggIngress.job_table InaggIngress.set_job 1 => 2 4 0 32 1 0",
             "table_add InaggIngress.worker_source InaggIngress.source_ok 1 0 10.0.0.1 40001 =>",
             "table_add InaggIngress.worker_source InaggIngress.source_ok 1 1 10.0.0.2 40002 =>",
             "table_add InaggEgress.worker_endpoint InaggEgress.set_endpoint 1 0 => 02:00:00:00:00:01 10.0.0.1 40001",
@@ -407,12 +407,12 @@ class JobTableTest
             "mc_node_associate 1 0",
             "mc_node_create 1 2",
             "mc_node_associate 1 1",
-            "table_add InaggIngress.job_table InaggIngress.set_upstream_job 5 => 40 8 4 64 3 50 6 2 0 0 0 0 0 0",
+            "table_add InaggIngress.job_table InaggIngress.set_upstream_job 5 => 40 8 4 64 3 50 6 2 0 0 0 0 0 0 0",
             "table_add InaggIngress.worker_source InaggIngress.source_ok 5 1 10.0.0.2 40002 =>",
             "table_add InaggIngress.worker_source InaggIngress.source_ok 5 2 10.0.0.3 40003 =>",
             "table_add InaggIngress.worker_source InaggIngress.source_ok 5 33 10.0.0.34 40034 =>",
             "table_add InaggEgress.server_endpoint InaggEgress.set_endpoint 5 => 02:00:00:00:00:32 10.0.0.50 40050",
-            "table_add InaggIngress.job_table InaggIngress.set_upstream_job 6 => 32 2 12 16 1 49 2147483648 0 0 0 0 0 0 0",
+            "table_add InaggIngress.job_table InaggIngress.set_upstream_job 6 => 32 2 12 16 1 49 2147483648 0 0 0 0 0 0 0 0",
             "table_add InaggIngress.worker_source InaggIngress.source_ok 6 31 10.0.0.32 40032 =>",
             "table_add InaggEgress.server_endpoint InaggEgress.set_endpoint 6 => 02:00:00:00:00:31 10.0.0.49 40049");
         assertThatThrownBy(table::bfrtPython).hasMessageContaining("upstream (two-level) jobs are not in the TNA program");

@@ -24,8 +24,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * outcome counter); junk that is not a legitimate contribution to the round under test changes nothing in it: the
  * round completes exactly when its last worker contributes, with the exact sum, sent to exactly its workers (A) or its
  * server (B). Junk that the protocol must accept (a well-formed contribution to the round under test from the worker's
- * own source, to either shadow copy of its slot, or a JOIN that would move one of A's workers) is withheld: the switch
- * cannot tell it from the real thing.
+ * own source, to either shadow copy of its slot, in the jobs' session; a JOIN that would move one of A's workers; a JOIN
+ * from a local worker's own source, which with another incarnation restarts the job) is withheld: the switch cannot
+ * tell it from the real thing.
  * Input: {@link JunkInput}; head bytes 0, 1 the slot copies of A's and B's rounds, 2..5 their sequence, 6 their lane
  * counts, 7 the next exponents. A one-byte record is a worker retransmitting its contribution to the round under test
  * (see {@link Run#retransmit}).
@@ -52,7 +53,7 @@ class SoftwareSwitchFuzzTest
         SwitchCounter.DROP_UNKNOWN_JOB, SwitchCounter.DROP_UNKNOWN_WORKER, SwitchCounter.DROP_SOURCE_MISMATCH,
         SwitchCounter.DROP_BAD_SLOT, SwitchCounter.DROP_BAD_SIZE, SwitchCounter.DROP_STALE,
         SwitchCounter.DROP_VIOLATION, SwitchCounter.JOINS, SwitchCounter.REJECTS, SwitchCounter.RETRANSMIT_REPLIES,
-        SwitchCounter.UPSTREAM_FORWARDS};
+        SwitchCounter.UPSTREAM_FORWARDS, SwitchCounter.DROP_STALE_SESSION};
 
     /** One switch for every run: installing a job again resets it (its slots and learned peers). */
     private static final CaptureTransport TRANSPORT = new CaptureTransport();
@@ -199,10 +200,15 @@ class SoftwareSwitchFuzzTest
             final int type = InaggHeader.type(m, 0);
             if (type == MessageType.JOIN)
             {
-                return job == JOB_A && worker < WORKERS_A && InaggHeader.sequence(m, 0) == WORKERS_A;
+                // A's: any (open mode: it moves the worker, or restarts the job with another incarnation); B's: from
+                // a local worker's registered source (another incarnation restarts the job: docs/sessions.md).
+                return job == JOB_A && worker < WORKERS_A && InaggHeader.sequence(m, 0) == WORKERS_A
+                    || job == JOB_B && (worker == LOCAL_B[0] || worker == LOCAL_B[1]) && peer == PEERS_B[worker]
+                    && InaggHeader.sequence(m, 0) == WORKERS_B;
             }
+            // a contribution of the jobs' session (0); one of another session is junk: dropped as stale
             final boolean contribution = type == MessageType.AGGREGATE
-                && (InaggHeader.flags(m, 0) & InaggHeader.FLAG_RESULT) == 0;
+                && (InaggHeader.flags(m, 0) & InaggHeader.FLAG_RESULT) == 0 && InaggHeader.session(m, 0) == 0;
             if (!contribution)
             {
                 return false;

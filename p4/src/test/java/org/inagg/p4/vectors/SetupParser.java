@@ -23,23 +23,24 @@ import org.inagg.p4.esa.PriorityPolicy;
  */
 final class SetupParser
 {
-    private record JobRow(int jobId, int workers, int slots, int base, int lanes, int group)
+    private record JobRow(int jobId, int workers, int slots, int base, int lanes, int group, int session)
     {
     }
 
-    /** A set_upstream_job row: the bitmap words are unsigned 32-bit decimals. */
+    /** A set_upstream_job row: the bitmap words are unsigned 32-bit decimals; the session comes last. */
     private record UpstreamRow(int jobId, int workers, int slots, int base, int lanes, int contributors, int serverPort,
-        int[] words)
+        int[] words, int session)
     {
         static UpstreamRow parse(final String[] w)
         {
-            final int[] words = new int[w.length - 11];
+            final int[] words = new int[w.length - 12];
             for (int i = 0; i < words.length; i++)
             {
                 words[i] = (int)Long.parseLong(w[11 + i]);
             }
             return new UpstreamRow(Integer.parseInt(w[3]), Integer.parseInt(w[5]), Integer.parseInt(w[6]),
-                Integer.parseInt(w[7]), Integer.parseInt(w[8]), Integer.parseInt(w[9]), Integer.parseInt(w[10]), words);
+                Integer.parseInt(w[7]), Integer.parseInt(w[8]), Integer.parseInt(w[9]), Integer.parseInt(w[10]), words,
+                Integer.parseInt(w[w.length - 1]));
         }
 
         int[] localWorkers()
@@ -135,7 +136,7 @@ final class SetupParser
                             }
                             else
                             {
-                                rows.put(n[3], new JobRow(n[3], n[5], n[6], n[7], n[8], n[9]));
+                                rows.put(n[3], new JobRow(n[3], n[5], n[6], n[7], n[8], n[9], n[10]));
                                 jobOrder.add(n[3]);
                             }
                         }
@@ -192,7 +193,8 @@ final class SetupParser
                 final int peer = transport.peer(endpoint.ipv4(), endpoint.udpPort(), port, endpoint.mac());
                 workers.add(new WorkerEndpoint(peer, port, endpoint.mac(), endpoint.ipv4(), endpoint.udpPort()));
             }
-            table.add(new JobSpec(row.jobId(), row.slots(), row.base(), row.lanes(), row.group(), workers));
+            table.add(new JobSpec(row.jobId(), row.slots(), row.base(), row.lanes(), row.group(), workers, null,
+                row.session()));
         }
         for (final EsaRow row : esaRows.values())
         {
@@ -262,7 +264,8 @@ final class SetupParser
         final WorkerEndpoint server = new WorkerEndpoint(
             transport.peer(endpoint.ipv4(), endpoint.udpPort(), row.serverPort(), endpoint.mac()), row.serverPort(),
             endpoint.mac(), endpoint.ipv4(), endpoint.udpPort());
-        return JobSpec.upstream(row.jobId(), row.slots(), row.base(), row.lanes(), workers, server, local);
+        return JobSpec.upstream(row.jobId(), row.slots(), row.base(), row.lanes(), workers, server, local)
+            .withSession(row.session());
     }
 
     private static WorkerEndpoint endpoint(

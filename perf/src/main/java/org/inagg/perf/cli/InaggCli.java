@@ -9,9 +9,14 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     version = "inagg 0.1.0",
     description = "In-network aggregation of gradients: run a local all-reduce, a switch, a worker, or benchmarks; "
-        + "show the counters of running ones (stat).",
+        + "show the counters of running ones (stat); plan, simulate and deploy aggregation (GRID, InArt, path-aware "
+        + "multicast).",
     subcommands = {LocalCommand.class, SwitchCommand.class, PsCommand.class, WorkerCommand.class, StatCommand.class,
-        BenchCommand.class, DpdkRateCommand.class, CommandLine.HelpCommand.class})
+        ControllerCommand.class,
+        AgentCommand.class, BenchCommand.class, DpdkRateCommand.class, BenchPeersCommand.class,
+        org.inagg.control.cli.PlanCommand.class, org.inagg.control.cli.SimulateCommand.class,
+        org.inagg.control.cli.DeployCommand.class,
+        CommandLine.HelpCommand.class})
 public final class InaggCli implements Runnable
 {
     @CommandLine.Spec
@@ -24,6 +29,11 @@ public final class InaggCli implements Runnable
         {
             System.setProperty("java.util.logging.SimpleFormatter.format",
                 "%1$tF %1$tT.%1$tL %4$s %5$s%6$s%n");
+        }
+        // plan and simulate draw charts (XChart): no display needed.
+        if (System.getProperty("java.awt.headless") == null)
+        {
+            System.setProperty("java.awt.headless", "true");
         }
         System.exit(execute(args));
     }

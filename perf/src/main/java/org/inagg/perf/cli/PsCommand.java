@@ -87,7 +87,7 @@ final class PsCommand implements Callable<Integer>
             2 * config.slots());
         server.addJob(new ServerJobConfig(config.jobId(), config.workers(), peers, 0, false, config.slots(),
             config.lanesPerPacket()));
-        final AgentRunner runner = new AgentRunner(IdleStrategies.byName(service.idle), Throwable::printStackTrace,
+        final AgentRunner runner = new AgentRunner(IdleStrategies.byName(service.idle, udp), Throwable::printStackTrace,
             null, server);
         final CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() ->

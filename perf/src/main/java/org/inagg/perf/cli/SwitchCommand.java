@@ -38,9 +38,15 @@ final class SwitchCommand implements Callable<Integer>
     @Option(names = "--bind", defaultValue = "0.0.0.0:9000", description = "UDP address to listen on (default ${DEFAULT-VALUE}).")
     private String bind;
 
-    @Option(names = "--job", required = true, split = ",",
-        description = "A job as ID:WORKERS[:SLOTS[:LANES]], e.g. 1:4 or 1:4:128:256; repeatable.")
-    private List<String> jobs;
+    @Option(names = "--job", split = ",",
+        description = "A job as ID:WORKERS[:SLOTS[:LANES]], e.g. 1:4 or 1:4:128:256; repeatable. Jobs from the "
+            + "controller come through --control instead.")
+    private List<String> jobs = new java.util.ArrayList<>();
+
+    @Option(names = "--control", paramLabel = "HOST:PORT",
+        description = "Listen for the controller on this HTTP address (e.g. 127.0.0.1:7071; docs/controller.md): jobs "
+            + "added and removed at run time with their registered sources (UDP only).")
+    private String control;
 
     @Option(names = "--upstream",
         description = "Two-level aggregation (UDP): sum only --local-workers of each job and send the sums to the "
@@ -73,7 +79,13 @@ final class SwitchCommand implements Callable<Integer>
     {
         final PrintWriter out = spec.commandLine().getOut();
         final List<SwitchJobConfig> configs = jobs.stream().map(SwitchCommand::parseJob).toList();
-        final int maxLanes = configs.stream().mapToInt(SwitchJobConfig::lanesPerPacket).max().orElse(256);
+        if (configs.isEmpty() && control == null)
+        {
+            throw new IllegalArgumentException("give jobs with --job ID:WORKERS, or --control HOST:PORT for the"
+                + " controller to add them");
+        }
+        final int maxLanes = Math.max(configs.stream().mapToInt(SwitchJobConfig::lanesPerPacket).max().orElse(256),
+            control == null ? 0 : InaggHeader.MAX_ELEMENTS_FOR_1500_MTU);
         final boolean dpdk = DpdkOptions.isDpdk(transportName);
         if ((upstream == null) != (localWorkers == null))
         {
@@ -106,9 +118,23 @@ final class SwitchCommand implements Callable<Integer>
         {
             softwareSwitch.addJob(config, upstream == null ? null : new UpstreamAggregation(0, localWorkers));
         }
-        final AgentRunner runner = new AgentRunner(IdleStrategies.byName(service.idle), Throwable::printStackTrace,
+        if (control != null && udp == null)
+        {
+            throw new IllegalArgumentException("--control needs the UDP transport (sources are ip:port)");
+        }
+        final org.inagg.services.switchcontrol.SwitchControlServer controlServer = control == null ? null
+            : org.inagg.services.switchcontrol.SwitchControlServer.launch(
+                new org.inagg.services.switchcontrol.SwitchControlServer.Context().softwareSwitch(softwareSwitch)
+                    .transport(udp).bind(Addresses.parse("--control", control)));
+        if (controlServer != null)
+        {
+            out.printf("  control: http://%s:%d (controller: bin/inagg controller --switch-control this)%n",
+                controlServer.address().getHostString(), controlServer.address().getPort());
+        }
+        final AgentRunner runner = new AgentRunner(IdleStrategies.byName(service.idle, transport), Throwable::printStackTrace,
             null,
-            softwareSwitch);
+            controlServer == null ? softwareSwitch : new org.agrona.concurrent.CompositeAgent(softwareSwitch,
+                controlServer));
         final CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() ->
         {
@@ -124,6 +150,31 @@ final class SwitchCommand implements Callable<Integer>
             dpdk ? "dpdk " + dpdkOptions.ports : "udp://" + udp.localAddress(), configs,
             upstream == null ? "" : ", summing workers " + java.util.Arrays.toString(localWorkers) + " up to the"
                 + " parameter server at " + upstream);
+        if (!configs.isEmpty())
+        {
+            // Jobs from --job register no sources: labs only (docs/sessions.md, "Admission").
+            out.printf("  warning: open mode: job(s) %s have no registered sources; any sender that reaches this switch"
+                + " can join, restart or feed them (register sources through bin/inagg controller for admission)%n",
+                configs.stream().map(c -> Integer.toString(c.jobId())).toList());
+        }
+        if (udp != null)
+        {
+            out.println("  " + udp.describeIo());
+            out.println("  " + udp.describeBuffers());
+            for (final SwitchJobConfig config : configs)
+            {
+                // Every worker may have a whole window in flight at once; beyond the receive buffer the kernel drops.
+                final long window = (long)config.workers() * config.slots() * InaggHeader.messageLength(
+                    config.lanesPerPacket());
+                if (window > udp.receiveBufferBytes() / 2)
+                {
+                    out.printf("  warning: job %d can have %,d bytes in flight (%d workers x %d slots x %d-byte "
+                            + "packets), more than half the %,d-byte receive buffer: expect drops and retransmissions;"
+                            + " fewer slots, or raise net.core.rmem_max%n", config.jobId(), window, config.workers(),
+                        config.slots(), InaggHeader.messageLength(config.lanesPerPacket()), udp.receiveBufferBytes());
+                }
+            }
+        }
         out.flush();
 
         service.runUntilStopped(stopped, () ->
@@ -138,6 +189,10 @@ final class SwitchCommand implements Callable<Integer>
             out.flush();
         });
         runner.close();
+        if (controlServer != null)
+        {
+            controlServer.close();
+        }
         countersOptions.close();
         capture.report(out);
         if (node != null)

@@ -38,6 +38,21 @@ final class WorkerCommand implements Callable<Integer>
         + "switch is the first --peer).")
     private String switchAddress;
 
+    @Option(names = "--controller", paramLabel = "URL",
+        description = "The controller (e.g. http://ctl:7070; default: $INAGG_CONTROLLER): it gives the job id, worker id"
+            + " and switch, and registers this worker's UDP source (docs/controller.md); --switch and --job-id are"
+            + " then not needed.")
+    private String controller;
+
+    @Option(names = "--job-name", paramLabel = "NAME",
+        description = "With a controller: the job's name, the same at every rank (default: the launcher's run id, "
+            + "TORCHELASTIC_RUN_ID or SLURM_JOB_ID).")
+    private String jobName;
+
+    @Option(names = "--controller-wait-s", defaultValue = "60",
+        description = "With a controller: how long to wait for every rank to register (default ${DEFAULT-VALUE}).")
+    private long controllerWaitSeconds;
+
     @Option(names = "--bind", defaultValue = "0.0.0.0:0", description = "Local UDP address (default ${DEFAULT-VALUE}).")
     private String bind;
 
@@ -57,6 +72,10 @@ final class WorkerCommand implements Callable<Integer>
 
     @Option(names = {"-i", "--iterations"}, defaultValue = "10", description = "All-reduces (default ${DEFAULT-VALUE}).")
     private int iterations;
+
+    @Option(names = "--warmup", defaultValue = "0",
+        description = "Untimed all-reduces before the timed ones, for the JIT (default ${DEFAULT-VALUE}).")
+    private int warmup;
 
     @Option(names = "--dtype", defaultValue = "float32",
         description = "float32 (fixed point, checked against the documented error bound) or int32 (summed exactly, "
@@ -78,7 +97,8 @@ final class WorkerCommand implements Callable<Integer>
     @Option(names = "--loss", defaultValue = "0", description = "Fault rate injected on received packets (default ${DEFAULT-VALUE}).")
     private double loss;
 
-    @Option(names = "--idle", defaultValue = "backoff", description = "Idle strategy (default ${DEFAULT-VALUE}).")
+    @Option(names = "--idle", defaultValue = org.inagg.agent.IdleStrategies.DEFAULT, description = "Idle strategy: "
+        + org.inagg.agent.IdleStrategies.NAMES + "; spin is busy polling, for dedicated cores (default ${DEFAULT-VALUE}).")
     private String idle;
 
     @Option(names = "--no-progress", description = "Do not draw the progress bar.")
@@ -106,9 +126,22 @@ final class WorkerCommand implements Callable<Integer>
         workerId = launch.rank();
         workers = launch.worldSize();
         final boolean dpdk = DpdkOptions.isDpdk(transportName);
-        if (!dpdk && switchAddress == null)
+        final String controllerUrl = controller != null ? controller
+            : System.getenv(org.inagg.services.controller.ControllerClient.ENV);
+        final org.inagg.services.controller.ControllerClient controllerClient = controllerUrl == null || dpdk ? null
+            : new org.inagg.services.controller.ControllerClient(controllerUrl, Duration.ofSeconds(5));
+        final String jobNameOrRunId = jobName != null ? jobName : launch.runId();
+        if (controllerClient != null && jobNameOrRunId == null)
         {
-            throw new IllegalArgumentException("--switch host:port is needed with the UDP transport");
+            throw new IllegalArgumentException("which job? With a controller, pass --job-name NAME (the same at every "
+                + "rank) or start under a launcher that sets a run id (TORCHELASTIC_RUN_ID, SLURM_JOB_ID)");
+        }
+        final java.net.InetSocketAddress switchSocket = controllerClient != null ? controllerClient.switchAddress()
+            : switchAddress == null ? null : Addresses.parse("--switch", switchAddress);
+        if (!dpdk && switchSocket == null)
+        {
+            throw new IllegalArgumentException("--switch host:port (or --controller URL, or INAGG_CONTROLLER) is needed"
+                + " with the UDP transport");
         }
         final DpdkNode node = dpdk ? DpdkNode.open(dpdkOptions, "worker" + workerId,
             InaggHeader.messageLength(maxLanes), 1, out) : null;
@@ -119,7 +152,30 @@ final class WorkerCommand implements Callable<Integer>
                 + dpdkOptions.linkTimeoutMs + " ms");
         }
         final Transport transport = dpdk ? node.transport() : UdpTransport.open(Addresses.parse("--bind", bind),
-            List.of(Addresses.parse("--switch", switchAddress)), 1, InaggHeader.messageLength(maxLanes), 64);
+            List.of(switchSocket), 1, InaggHeader.messageLength(maxLanes), 64);
+        if (controllerClient != null)
+        {
+            // The socket is bound first: its address is the source the switch will admit for this rank.
+            final UdpTransport udp = (UdpTransport)transport;
+            final org.inagg.services.controller.Assignment assignment;
+            try
+            {
+                assignment = controllerClient.register(jobNameOrRunId, workerId, workers, dtype, elements,
+                    new java.net.InetSocketAddress(org.inagg.services.controller.ControllerClient.sourceToward(
+                        udp.localAddress(), switchSocket), udp.localAddress().getPort()), 0,
+                    Duration.ofSeconds(controllerWaitSeconds));
+            }
+            catch (final RuntimeException ex)
+            {
+                transport.close();
+                controllerClient.close();
+                throw ex;
+            }
+            jobId = assignment.jobId();
+            workerId = assignment.workerId();
+            out.printf("inagg worker: job '%s' is job %d, session %d, on switch %s (controller %s)%n",
+                assignment.name(), jobId, assignment.session(), switchSocket, controllerClient.url());
+        }
         final JobContext context = new JobContext().jobId(jobId).workerId(workerId).workers(workers)
             .transport(FaultInjectingTransport.wrap(capture.wrap(transport,
                     dpdk ? FrameHeaders.inPlace() : FrameHeaders.udp((UdpTransport)transport)),
@@ -152,7 +208,26 @@ final class WorkerCommand implements Callable<Integer>
         {
             out.printf("inagg worker %d/%d (rank from %s) of job %d joined switch %s (%d lanes/packet, %s)%n",
                 workerId, workers, launch.source(), jobId, transport.describePeer(0), job.elementsPerPacket(), dtype);
+            if (transport instanceof UdpTransport udp)
+            {
+                out.println("  " + udp.describeIo());
+                out.println("  " + udp.describeBuffers());
+            }
             out.flush();
+            for (int i = 0; i < warmup; i++)
+            {
+                if (ints)
+                {
+                    job.allReduce(intSource, intResult);
+                }
+                else
+                {
+                    job.allReduce(source, result);
+                }
+            }
+            final long sentBefore = job.counter(WorkerCounter.PACKETS_SENT);
+            final long bytesBefore = job.counter(WorkerCounter.PAYLOAD_BYTES_SENT);
+            final long retransmittedBefore = job.counter(WorkerCounter.RETRANSMISSIONS);
             final ProgressBar progress = new ProgressBar(System.err, iterations, !noProgress);
             final long start = System.nanoTime();
             for (int i = 0; i < iterations; i++)
@@ -170,9 +245,14 @@ final class WorkerCommand implements Callable<Integer>
             final double seconds = (System.nanoTime() - start) / 1e9;
             out.printf("  %-22s %.3f s for %d all-reduces of %,d elements%n", "time", seconds, iterations, elements);
             out.printf("  %-22s %.3e%n", "elements/s", elements * (double)iterations / seconds);
-            out.printf("  %-22s %.3e%n", "packets/s", job.counter(WorkerCounter.PACKETS_SENT) / seconds);
-            out.printf("  %-22s %.3f Gb/s%n", "payload sent", job.counter(WorkerCounter.PAYLOAD_BYTES_SENT) * 8 / seconds / 1e9);
-            out.printf("  %-22s %,d%n", "retransmissions", job.counter(WorkerCounter.RETRANSMISSIONS));
+            final long sent = job.counter(WorkerCounter.PACKETS_SENT) - sentBefore;
+            final long retransmitted = job.counter(WorkerCounter.RETRANSMISSIONS) - retransmittedBefore;
+            out.printf("  %-22s %.3e%n", "packets/s", sent / seconds);
+            out.printf("  %-22s %.3f Gb/s%n", "payload sent",
+                (job.counter(WorkerCounter.PAYLOAD_BYTES_SENT) - bytesBefore) * 8 / seconds / 1e9);
+            out.printf("  %-22s %,d%n", "retransmissions", retransmitted);
+            out.printf("  %-22s %,d (%.3f%% retransmitted)%n", "packets sent", sent,
+                sent > 0 ? 100.0 * retransmitted / sent : 0.0);
             if (ints)
             {
                 correct = java.util.Arrays.equals(intResult, SyntheticGradients.referenceInts(elements, workers, 0, seed));
@@ -194,6 +274,10 @@ final class WorkerCommand implements Callable<Integer>
         }
         finally
         {
+            if (controllerClient != null)
+            {
+                controllerClient.close(); // the last rank to leave frees the job
+            }
             countersOptions.close();
             capture.report(out);
             if (node != null)

@@ -34,6 +34,7 @@ import org.inagg.agent.counters.CountersLayout;
 import org.inagg.agent.counters.CountersSnapshot;
 import org.inagg.agent.counters.PrometheusText;
 import org.inagg.p4.softswitch.SwitchCounter;
+import org.inagg.p4.softswitch.SwitchGauge;
 import org.inagg.perf.cluster.ClusterOptions;
 import org.inagg.perf.cluster.LocalCluster;
 import org.inagg.perf.cluster.TransportKind;
@@ -237,11 +238,11 @@ class StatAndMetricsTest
             assertThat(reader.role()).isEqualTo("switch");
             assertThat(reader.name()).isEqualTo("switch udp://127.0.0.1:" + switchPort + " jobs 1:1");
             final List<CountersSnapshot.Sample> samples = CountersSnapshot.take(reader.counters()).samples();
-            assertThat(samples).hasSize(SwitchCounter.values().length);
+            assertThat(samples).hasSize(SwitchCounter.values().length + SwitchGauge.values().length);
             for (final CountersSnapshot.Sample sample : samples)
             {
                 final String family = PrometheusText.familyName(sample.key());
-                assertThat(scrape.body()).contains("# TYPE " + family + " counter\n");
+                assertThat(scrape.body()).contains("# TYPE " + family + (sample.key().gauge() ? " gauge\n" : " counter\n"));
                 assertThat(scraped).containsEntry(family + labels, sample.value());
             }
             assertThat(scraped).containsEntry("inagg_switch_joins_total" + labels,

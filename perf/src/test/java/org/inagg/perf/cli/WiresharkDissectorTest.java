@@ -56,6 +56,7 @@ class WiresharkDissectorTest
         "inagg.reserved", "inagg.lane", "inagg.join.workers", "inagg.ack.workers", "inagg.ack.slots",
         "inagg.ack.lanes", "inagg.reject.reason", "inagg.esa.reason", "inagg.partial.contributors",
         "inagg.partial.bitmap_words", "inagg.partial.lanes", "inagg.partial.bitmap_word", "inagg.partial.worker",
+        "inagg.session", "inagg.join.incarnation", "inagg.reject.rejoined_worker",
         "_ws.expert.message", "_ws.expert.group");
 
     private static Path dissector;
@@ -196,16 +197,29 @@ class WiresharkDissectorTest
         fields.put("inagg.lane", String.join(",", values));
         switch (type)
         {
-            case MessageType.JOIN -> fields.put("inagg.join.workers",
-                Integer.toUnsignedString(InaggHeader.sequence(m, at)));
+            case MessageType.AGGREGATE -> fields.put("inagg.session", Integer.toString(InaggHeader.session(m, at)));
+            case MessageType.JOIN ->
+            {
+                fields.put("inagg.join.workers", Integer.toUnsignedString(InaggHeader.sequence(m, at)));
+                fields.put("inagg.session", Integer.toString(InaggHeader.session(m, at)));
+                fields.put("inagg.join.incarnation", String.format("0x%08x", InaggHeader.joinIncarnation(m, at)));
+            }
             case MessageType.JOIN_ACK ->
             {
                 fields.put("inagg.ack.workers", Integer.toUnsignedString(InaggHeader.sequence(m, at)));
                 fields.put("inagg.ack.slots", Integer.toString(InaggHeader.slotIndex(m, at)));
                 fields.put("inagg.ack.lanes", Integer.toString(InaggHeader.joinLanes(m, at)));
+                fields.put("inagg.session", Integer.toString(InaggHeader.joinAckSession(m, at)));
             }
-            case MessageType.REJECT -> fields.put("inagg.reject.reason",
-                Integer.toString(InaggHeader.status(m, at)));
+            case MessageType.REJECT ->
+            {
+                fields.put("inagg.reject.reason", Integer.toString(InaggHeader.status(m, at)));
+                fields.put("inagg.session", Integer.toString(InaggHeader.session(m, at)));
+                if (InaggHeader.status(m, at) == RejectReason.STALE_SESSION)
+                {
+                    fields.put("inagg.reject.rejoined_worker", Integer.toString(InaggHeader.sequence(m, at)));
+                }
+            }
             case EsaWire.TYPE_PARTIAL ->
             {
                 fields.put("inagg.esa.reason", Integer.toString(InaggHeader.status(m, at)));
@@ -429,7 +443,7 @@ class WiresharkDissectorTest
             InaggHeader.NO_EXPONENT, 0);
         cases.add(new Case("join", join, null));
         final byte[] ack = new byte[InaggHeader.LENGTH];
-        InaggHeader.writeJoinAck(MemorySegment.ofArray(ack), 0, 3, 2, 128, 4, 363);
+        InaggHeader.writeJoinAck(MemorySegment.ofArray(ack), 0, 3, 2, 128, 4, 363, 517);
         cases.add(new Case("join ack", ack, null));
         for (final int reason : new int[] {RejectReason.UNKNOWN_JOB, RejectReason.WORKER_ID_OUT_OF_RANGE,
             RejectReason.WORKER_COUNT_MISMATCH})
@@ -469,6 +483,20 @@ class WiresharkDissectorTest
         final byte[] bitmap = header(EsaWire.TYPE_PARTIAL, 0, 2, 2);
         EsaWire.setPartialBitmapWords(MemorySegment.ofArray(bitmap), 0, 3);
         cases.add(new Case("partial bitmap past its count", bitmap, "3 bitmap words but Element Count is 2"));
+        // sessions (docs/sessions.md)
+        final byte[] sessionJoin = new byte[InaggHeader.LENGTH];
+        InaggHeader.writeJoin(MemorySegment.ofArray(sessionJoin), 0, 3, 1, 4, 517, 0xC0FFEE42L);
+        cases.add(new Case("join asking for a session", sessionJoin, null));
+        final byte[] stale = new byte[InaggHeader.LENGTH];
+        InaggHeader.writeReject(MemorySegment.ofArray(stale), 0, 3, 0, RejectReason.STALE_SESSION, 6, 2);
+        cases.add(new Case("reject stale session", stale, null));
+        final byte[] staleControl = new byte[InaggHeader.LENGTH];
+        InaggHeader.writeReject(MemorySegment.ofArray(staleControl), 0, 3, 1, RejectReason.STALE_SESSION, 7,
+            InaggHeader.SESSION_CAUSE_CONTROL_PLANE);
+        cases.add(new Case("reject stale session from the control plane", staleControl, null));
+        final byte[] sessionAggregate = header(MessageType.AGGREGATE, 0, 2, 2);
+        InaggHeader.setSession(MemorySegment.ofArray(sessionAggregate), 0, 40000);
+        cases.add(new Case("aggregate of session 40000", sessionAggregate, null));
         return cases;
     }
 

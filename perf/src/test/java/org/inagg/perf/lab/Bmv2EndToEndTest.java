@@ -156,6 +156,56 @@ class Bmv2EndToEndTest
     }
 
     /**
+     * A restarted job on bmv2 (docs/sessions.md): two workers run many all-reduces; worker 1 is killed mid-run; the
+     * control plane starts session 1 of the job (as the controller does when a rank registers again), which rewrites
+     * the job's row and clears its registers; the surviving worker 0 of session 0 is refused at its next packet
+     * (REJECT STALE_SESSION from the data plane) and exits naming the new session; two new workers complete the job in
+     * session 1, exact and identical, and bmv2 counted the old run's packets as stale.
+     */
+    @Test
+    void shouldFailTheSurvivorsAndRunTheJobAgainInANewSessionAfterAWorkerIsKilled() throws Exception
+    {
+        final JobSpec job = lab.addSlotJob(4, SLOTS, 0, LANES, 4, 1, 2);
+        try
+        {
+            final List<String> longRun = new ArrayList<>(List.of("--dtype", "int32", "-n", "2000", "-i", "100000",
+                "--seed", Long.toString(SEED)));
+            longRun.addAll(TIMEOUTS);
+            final List<InaggProcess> first = lab.startWorkers(job, longRun);
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+            while (lab.control().counters().get(SwitchCounter.CONTRIBUTIONS) < 200)
+            {
+                assertThat(System.nanoTime() < deadline).as("the first run gets going").isTrue();
+                assertThat(first).allSatisfy(w -> assertThat(w.process().isAlive()).as(w.output()).isTrue());
+                Thread.sleep(200);
+            }
+            first.get(1).kill();
+            final long staleBefore = lab.control().counters().get(SwitchCounter.DROP_STALE_SESSION);
+            final long restart = System.nanoTime();
+            final JobSpec next = lab.control().startSession(4, 1);
+            assertThat(next.session()).isEqualTo(1);
+
+            assertThat(first.get(0).await(60)).as("the survivor exits by itself:%n%s", first.get(0).output())
+                .isNotZero().isNotEqualTo(-1);
+            final long detectMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - restart);
+            assertThat(first.get(0).output()).contains("moved to session 1").contains("this run is aborted");
+            assertThat(lab.control().counters().get(SwitchCounter.DROP_STALE_SESSION) - staleBefore)
+                .as("the survivor's packets of session 0, dropped on bmv2").isPositive();
+
+            final long again = System.nanoTime();
+            final List<WorkerReport> reports = Bmv2Lab.await(lab.startWorkers(next, args("int32", 20_000, 0.0)), 240);
+            assertReports(reports, null, "the job in session 1");
+            System.out.println("bmv2 restart: survivor failed " + detectMs + " ms after the new session; the new run ("
+                + "2 workers, 20,000 int32) completed in " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - again)
+                + " ms");
+        }
+        finally
+        {
+            lab.control().removeJob(4);
+        }
+    }
+
+    /**
      * Hostile packets sent raw (AF_PACKET) while a job runs: an unknown job, a worker id out of range, a source that
      * is not registered (a stranger's address; worker 0's address with another port), a wrong version, an Element
      * Count that disagrees with the length, a slot out of range from worker 0's own source, frames shorter than their

@@ -1,0 +1,466 @@
+package org.inagg.transport;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.SymbolLookup;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.VarHandle;
+import java.net.Inet4Address;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * Batched datagram I/O on a UDP socket's file descriptor through FFM (Linux x86-64 and aarch64): one
+ * {@code sendmmsg(2)} sends a whole burst, with runs of equal-length messages to one peer handed to the kernel as one
+ * UDP GSO super-datagram ({@code UDP_SEGMENT}: the stack is walked once per run, not once per packet); one
+ * {@code recvmmsg(2)} reads up to {@link #RX_BATCH} datagrams, each possibly several packets that the kernel coalesced
+ * ({@code UDP_GRO}), which {@link UdpTransport} hands up one packet at a time. Every packet still travels as its own
+ * datagram on the wire.
+ * <p>
+ * Where the kernel lacks GSO or GRO, the batch calls are used without them; where FFM or the calls are unavailable,
+ * {@link #open} says why and the transport keeps the JDK's one-datagram-per-call path. All native memory is allocated
+ * once; the per-packet path neither allocates nor throws.
+ * <h2>Native layouts (LP64 Linux)</h2>
+ * <pre>
+ *  struct mmsghdr (64 bytes)                      struct cmsghdr + payload (24 bytes)
+ *  0  msg_name        void*   -> sockaddr_in      0  cmsg_len    size_t  (18 for u16, 20 for int)
+ *  8  msg_namelen     u32 (16)                    8  cmsg_level  int     (SOL_UDP = 17)
+ *  16 msg_iov         iovec*                      12 cmsg_type   int     (UDP_SEGMENT 103 / UDP_GRO 104)
+ *  24 msg_iovlen      size_t                      16 data        u16 segment size / int segment size
+ *  32 msg_control     void*
+ *  40 msg_controllen  size_t                      struct sockaddr_in (16 bytes)
+ *  48 msg_flags       int                         0 family u16 (AF_INET = 2), 2 port u16 big-endian,
+ *  56 msg_len         u32 (bytes sent/received)   4 addr u32 big-endian, 8 zero[8]
+ *  struct iovec (16 bytes): 0 iov_base void*, 8 iov_len size_t
+ * </pre>
+ */
+final class UdpBatchIo
+{
+    /** Datagrams (GRO super-datagrams included) read by one recvmmsg. */
+    static final int RX_BATCH = 16;
+    /** Largest datagram the kernel may hand up, GRO-coalesced ones included. */
+    static final int RX_DATAGRAM_BYTES = 65536;
+    static final int MMSGHDR_BYTES = 64;
+    static final int IOVEC_BYTES = 16;
+    static final int SOCKADDR_BYTES = 16;
+    static final int CMSG_SPACE_BYTES = 24;
+    /** The kernel's UDP_MAX_SEGMENTS. */
+    static final int MAX_GSO_SEGMENTS = 64;
+    /** Largest GSO super-datagram payload (IPv4 total length 65,535 less IP and UDP headers). */
+    static final int MAX_GSO_BYTES = 65_507;
+
+    private static final int AF_INET = 2;
+    private static final int SOL_SOCKET = 1;
+    private static final int SO_TYPE = 3;
+    private static final int SOCK_DGRAM = 2;
+    private static final int SOL_UDP = 17;
+    private static final int UDP_SEGMENT = 103;
+    private static final int UDP_GRO = 104;
+    private static final int MSG_DONTWAIT = 0x40;
+    static final int EAGAIN = 11;
+
+    private static final Linker LINKER = Linker.nativeLinker();
+    private static final MemoryLayout CALL_STATE = Linker.Option.captureStateLayout();
+    private static final VarHandle ERRNO = CALL_STATE.varHandle(MemoryLayout.PathElement.groupElement("errno"));
+    private static final MethodHandle SENDMMSG;
+    private static final MethodHandle RECVMMSG;
+    private static final MethodHandle SETSOCKOPT;
+    private static final MethodHandle GETSOCKOPT;
+    private static final MethodHandle GETSOCKNAME;
+    private static final String UNAVAILABLE;
+
+    static
+    {
+        MethodHandle send = null;
+        MethodHandle recv = null;
+        MethodHandle set = null;
+        MethodHandle get = null;
+        MethodHandle name = null;
+        String unavailable = null;
+        try
+        {
+            final String os = System.getProperty("os.name", "");
+            final String arch = System.getProperty("os.arch", "");
+            if (!os.startsWith("Linux") || !(arch.equals("amd64") || arch.equals("x86_64") || arch.equals("aarch64")))
+            {
+                unavailable = "sendmmsg/recvmmsg are used on 64-bit Linux only (this is " + os + " " + arch + ")";
+            }
+            else
+            {
+                final SymbolLookup libc = LINKER.defaultLookup();
+                final Linker.Option errno = Linker.Option.captureCallState("errno");
+                send = LINKER.downcallHandle(libc.find("sendmmsg").orElseThrow(), FunctionDescriptor.of(ValueLayout.JAVA_INT,
+                    ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT), errno);
+                recv = LINKER.downcallHandle(libc.find("recvmmsg").orElseThrow(), FunctionDescriptor.of(ValueLayout.JAVA_INT,
+                    ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT,
+                    ValueLayout.ADDRESS), errno);
+                set = LINKER.downcallHandle(libc.find("setsockopt").orElseThrow(), FunctionDescriptor.of(ValueLayout.JAVA_INT,
+                    ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.ADDRESS,
+                    ValueLayout.JAVA_INT), errno);
+                get = LINKER.downcallHandle(libc.find("getsockopt").orElseThrow(), FunctionDescriptor.of(ValueLayout.JAVA_INT,
+                    ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.ADDRESS,
+                    ValueLayout.ADDRESS));
+                name = LINKER.downcallHandle(libc.find("getsockname").orElseThrow(), FunctionDescriptor.of(
+                    ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.ADDRESS));
+            }
+        }
+        catch (final RuntimeException | LinkageError ex)
+        {
+            unavailable = "cannot link sendmmsg/recvmmsg through FFM: " + ex;
+        }
+        SENDMMSG = send;
+        RECVMMSG = recv;
+        SETSOCKOPT = set;
+        GETSOCKOPT = get;
+        GETSOCKNAME = name;
+        UNAVAILABLE = unavailable;
+    }
+
+    private final int fd;
+    private final Arena arena = Arena.ofShared();
+    private final MemorySegment callState = arena.allocate(CALL_STATE);
+    private final MemorySegment txHeaders;
+    private final MemorySegment txIovecs;
+    private final MemorySegment txControls;
+    private final MemorySegment rxHeaders;
+    private final MemorySegment rxIovecs;
+    private final MemorySegment rxNames;
+    private final MemorySegment rxControls;
+    final MemorySegment rxData;
+    private MemorySegment peerNames;
+    private boolean gso;
+    private final boolean gro;
+
+    private UdpBatchIo(final int fd, final int burst, final int maxPeers)
+    {
+        this.fd = fd;
+        txHeaders = arena.allocate((long)burst * MMSGHDR_BYTES, 8);
+        txIovecs = arena.allocate((long)burst * IOVEC_BYTES, 8);
+        txControls = arena.allocate((long)burst * CMSG_SPACE_BYTES, 8);
+        rxHeaders = arena.allocate((long)RX_BATCH * MMSGHDR_BYTES, 8);
+        rxIovecs = arena.allocate((long)RX_BATCH * IOVEC_BYTES, 8);
+        rxNames = arena.allocate((long)RX_BATCH * SOCKADDR_BYTES, 8);
+        rxControls = arena.allocate((long)RX_BATCH * CMSG_SPACE_BYTES, 8);
+        rxData = arena.allocate((long)RX_BATCH * RX_DATAGRAM_BYTES, 64);
+        peerNames = arena.allocate((long)Math.max(1, Math.min(maxPeers, 64)) * SOCKADDR_BYTES, 8);
+        for (int i = 0; i < RX_BATCH; i++)
+        {
+            final long h = (long)i * MMSGHDR_BYTES;
+            rxIovecs.set(ValueLayout.ADDRESS, (long)i * IOVEC_BYTES, rxData.asSlice((long)i * RX_DATAGRAM_BYTES));
+            rxIovecs.set(ValueLayout.JAVA_LONG, (long)i * IOVEC_BYTES + 8, RX_DATAGRAM_BYTES);
+            rxHeaders.set(ValueLayout.ADDRESS, h, rxNames.asSlice((long)i * SOCKADDR_BYTES));
+            rxHeaders.set(ValueLayout.ADDRESS, h + 16, rxIovecs.asSlice((long)i * IOVEC_BYTES));
+            rxHeaders.set(ValueLayout.JAVA_LONG, h + 24, 1);
+            rxHeaders.set(ValueLayout.ADDRESS, h + 32, rxControls.asSlice((long)i * CMSG_SPACE_BYTES));
+        }
+        gso = probeGso();
+        gro = setIntOption(SOL_UDP, UDP_GRO, 1);
+    }
+
+    /**
+     * Batch I/O on the socket bound to {@code local}, found among this process's descriptors.
+     *
+     * @param why receives the reason when null is returned.
+     * @return null when batch I/O cannot be used here.
+     */
+    static UdpBatchIo open(final InetSocketAddress local, final int burst, final int maxPeers, final StringBuilder why)
+    {
+        if (UNAVAILABLE != null)
+        {
+            why.append(UNAVAILABLE);
+            return null;
+        }
+        if (!(local.getAddress() instanceof Inet4Address))
+        {
+            why.append("batch I/O handles IPv4 sockets only");
+            return null;
+        }
+        final int fd = findDescriptor(local);
+        if (fd < 0)
+        {
+            why.append("cannot find the descriptor of the socket bound to ").append(local).append(" in /proc/self/fd");
+            return null;
+        }
+        return new UdpBatchIo(fd, burst, maxPeers);
+    }
+
+    /** The descriptor of the datagram socket bound to {@code local}: the JDK does not hand its descriptors out. */
+    private static int findDescriptor(final InetSocketAddress local)
+    {
+        try (Arena scratch = Arena.ofConfined(); var entries = Files.list(Path.of("/proc/self/fd")))
+        {
+            final MemorySegment address = scratch.allocate(SOCKADDR_BYTES, 8);
+            final MemorySegment length = scratch.allocate(ValueLayout.JAVA_INT);
+            final MemorySegment type = scratch.allocate(ValueLayout.JAVA_INT);
+            for (final Path entry : entries.toList())
+            {
+                final int fd;
+                try
+                {
+                    fd = Integer.parseInt(entry.getFileName().toString());
+                    if (!Files.readSymbolicLink(entry).toString().startsWith("socket:"))
+                    {
+                        continue;
+                    }
+                }
+                catch (final NumberFormatException | IOException ex)
+                {
+                    continue;
+                }
+                length.set(ValueLayout.JAVA_INT, 0, SOCKADDR_BYTES);
+                type.set(ValueLayout.JAVA_INT, 0, 0);
+                final MemorySegment typeLength = scratch.allocate(ValueLayout.JAVA_INT);
+                typeLength.set(ValueLayout.JAVA_INT, 0, Integer.BYTES);
+                if ((int)GETSOCKOPT.invokeExact(fd, SOL_SOCKET, SO_TYPE, type, typeLength) != 0
+                    || type.get(ValueLayout.JAVA_INT, 0) != SOCK_DGRAM
+                    || (int)GETSOCKNAME.invokeExact(fd, address, length) != 0
+                    || address.get(ValueLayout.JAVA_SHORT, 0) != AF_INET)
+                {
+                    continue;
+                }
+                final int port = Short.toUnsignedInt(Short.reverseBytes(address.get(ValueLayout.JAVA_SHORT, 2)));
+                final byte[] ip = new byte[4];
+                MemorySegment.copy(address, ValueLayout.JAVA_BYTE, 4, ip, 0, 4);
+                if (port == local.getPort() && java.util.Arrays.equals(ip, local.getAddress().getAddress()))
+                {
+                    return fd;
+                }
+            }
+            return -1;
+        }
+        catch (final Throwable ex)
+        {
+            return -1;
+        }
+    }
+
+    /** Whether UDP GSO is in use (runs of equal packets sent as one super-datagram). */
+    boolean gso()
+    {
+        return gso;
+    }
+
+    /** Whether UDP GRO is on (the kernel may hand up several packets of one sender as one datagram). */
+    boolean gro()
+    {
+        return gro;
+    }
+
+    /** Records the address of peer {@code peer} for sends (called when a peer is registered, not per packet). */
+    void setPeer(final int peer, final InetSocketAddress address)
+    {
+        final long needed = (long)(peer + 1) * SOCKADDR_BYTES;
+        if (needed > peerNames.byteSize())
+        {
+            final MemorySegment grown = arena.allocate(Math.max(needed, peerNames.byteSize() * 2), 8);
+            grown.copyFrom(peerNames);
+            peerNames = grown;
+        }
+        writeSockaddr(peerNames, (long)peer * SOCKADDR_BYTES, address);
+    }
+
+    /**
+     * Prepares message {@code index} of a send batch: {@code count} packets of {@code segment} bytes (the last may be
+     * shorter) at consecutive iovecs starting at {@code firstIovec}, to {@code peer}.
+     */
+    void prepareSend(final int index, final int peer, final int firstIovec, final int count, final int segment)
+    {
+        final long h = (long)index * MMSGHDR_BYTES;
+        txHeaders.set(ValueLayout.ADDRESS, h, peerNames.asSlice((long)peer * SOCKADDR_BYTES, SOCKADDR_BYTES));
+        txHeaders.set(ValueLayout.JAVA_INT, h + 8, SOCKADDR_BYTES);
+        txHeaders.set(ValueLayout.ADDRESS, h + 16, txIovecs.asSlice((long)firstIovec * IOVEC_BYTES));
+        txHeaders.set(ValueLayout.JAVA_LONG, h + 24, count);
+        if (count > 1)
+        {
+            final long c = (long)index * CMSG_SPACE_BYTES;
+            txControls.set(ValueLayout.JAVA_LONG, c, 18);
+            txControls.set(ValueLayout.JAVA_INT, c + 8, SOL_UDP);
+            txControls.set(ValueLayout.JAVA_INT, c + 12, UDP_SEGMENT);
+            txControls.set(ValueLayout.JAVA_SHORT, c + 16, (short)segment);
+            txHeaders.set(ValueLayout.ADDRESS, h + 32, txControls.asSlice(c));
+            txHeaders.set(ValueLayout.JAVA_LONG, h + 40, CMSG_SPACE_BYTES);
+        }
+        else
+        {
+            txHeaders.set(ValueLayout.ADDRESS, h + 32, MemorySegment.NULL);
+            txHeaders.set(ValueLayout.JAVA_LONG, h + 40, 0);
+        }
+        txHeaders.set(ValueLayout.JAVA_INT, h + 48, 0);
+    }
+
+    /** Points iovec {@code index} at {@code length} bytes at {@code address}. */
+    void setIovec(final int index, final long address, final int length)
+    {
+        txIovecs.set(ValueLayout.JAVA_LONG, (long)index * IOVEC_BYTES, address);
+        txIovecs.set(ValueLayout.JAVA_LONG, (long)index * IOVEC_BYTES + 8, length);
+    }
+
+    /**
+     * Sends the first {@code messages} prepared messages.
+     *
+     * @return how many were sent, or minus errno.
+     */
+    int send(final int messages)
+    {
+        try
+        {
+            final int sent = (int)SENDMMSG.invokeExact(callState, fd, txHeaders, messages, 0);
+            return sent >= 0 ? sent : -(int)ERRNO.get(callState, 0L);
+        }
+        catch (final Throwable ex)
+        {
+            throw new IllegalStateException("sendmmsg failed: " + ex, ex);
+        }
+    }
+
+    /** Turns GSO off for good (a device that cannot segment answered EIO). */
+    void disableGso()
+    {
+        gso = false;
+    }
+
+    /**
+     * Reads up to {@code limit} (at most {@link #RX_BATCH}) datagrams without waiting.
+     *
+     * @return how many, 0 when none is queued, or minus errno.
+     */
+    int receive(final int limit)
+    {
+        final int n = Math.min(limit, RX_BATCH);
+        for (int i = 0; i < n; i++)
+        {
+            final long h = (long)i * MMSGHDR_BYTES;
+            rxHeaders.set(ValueLayout.JAVA_INT, h + 8, SOCKADDR_BYTES);
+            rxHeaders.set(ValueLayout.JAVA_LONG, h + 40, CMSG_SPACE_BYTES);
+            rxHeaders.set(ValueLayout.JAVA_INT, h + 48, 0);
+        }
+        try
+        {
+            final int received = (int)RECVMMSG.invokeExact(callState, fd, rxHeaders, n, MSG_DONTWAIT,
+                MemorySegment.NULL);
+            if (received >= 0)
+            {
+                return received;
+            }
+            final int errno = (int)ERRNO.get(callState, 0L);
+            return errno == EAGAIN ? 0 : -errno;
+        }
+        catch (final Throwable ex)
+        {
+            throw new IllegalStateException("recvmmsg failed: " + ex, ex);
+        }
+    }
+
+    /** Bytes of received datagram {@code i}. */
+    int receivedLength(final int i)
+    {
+        return rxHeaders.get(ValueLayout.JAVA_INT, (long)i * MMSGHDR_BYTES + 56);
+    }
+
+    /** The GRO segment size of received datagram {@code i}, or its whole length when it was not coalesced. */
+    int receivedSegment(final int i)
+    {
+        final long h = (long)i * MMSGHDR_BYTES;
+        final long controlLength = rxHeaders.get(ValueLayout.JAVA_LONG, h + 40);
+        final long c = (long)i * CMSG_SPACE_BYTES;
+        if (controlLength >= 20 && rxControls.get(ValueLayout.JAVA_INT, c + 8) == SOL_UDP
+            && rxControls.get(ValueLayout.JAVA_INT, c + 12) == UDP_GRO)
+        {
+            final int segment = rxControls.get(ValueLayout.JAVA_INT, c + 16);
+            if (segment > 0)
+            {
+                return segment;
+            }
+        }
+        return receivedLength(i);
+    }
+
+    /** The sender of received datagram {@code i} as (IPv4 address << 16 | port), host order. */
+    long receivedSenderKey(final int i)
+    {
+        final long n = (long)i * SOCKADDR_BYTES;
+        final long port = Short.toUnsignedInt(Short.reverseBytes(rxNames.get(ValueLayout.JAVA_SHORT, n + 2)));
+        final long ip = Integer.toUnsignedLong(Integer.reverseBytes(rxNames.get(ValueLayout.JAVA_INT, n + 4)));
+        return ip << 16 | port;
+    }
+
+    /** Offset of received datagram {@code i} in {@link #rxData}. */
+    static long receivedOffset(final int i)
+    {
+        return (long)i * RX_DATAGRAM_BYTES;
+    }
+
+    /** The key of an address as {@link #receivedSenderKey} gives it. */
+    static long key(final InetSocketAddress address)
+    {
+        final byte[] ip = address.getAddress().getAddress();
+        if (ip.length != 4)
+        {
+            return -1;
+        }
+        final long value = Integer.toUnsignedLong((ip[0] & 0xFF) << 24 | (ip[1] & 0xFF) << 16 | (ip[2] & 0xFF) << 8
+            | (ip[3] & 0xFF));
+        return value << 16 | address.getPort();
+    }
+
+    /** The address of a key (for a sender seen for the first time). */
+    static InetSocketAddress address(final long key)
+    {
+        final long ip = key >>> 16;
+        final byte[] bytes = {(byte)(ip >>> 24), (byte)(ip >>> 16), (byte)(ip >>> 8), (byte)ip};
+        try
+        {
+            return new InetSocketAddress(java.net.InetAddress.getByAddress(bytes), (int)(key & 0xFFFF));
+        }
+        catch (final java.net.UnknownHostException ex)
+        {
+            throw new IllegalStateException(ex);
+        }
+    }
+
+    void close()
+    {
+        if (arena.scope().isAlive())
+        {
+            arena.close();
+        }
+    }
+
+    private boolean probeGso()
+    {
+        // Setting a socket-wide segment size of 0 is accepted exactly where UDP_SEGMENT exists (Linux 4.18+).
+        return setIntOption(SOL_UDP, UDP_SEGMENT, 0);
+    }
+
+    private boolean setIntOption(final int level, final int option, final int value)
+    {
+        final MemorySegment v = arena.allocate(ValueLayout.JAVA_INT);
+        v.set(ValueLayout.JAVA_INT, 0, value);
+        try
+        {
+            return (int)SETSOCKOPT.invokeExact(callState, fd, level, option, v, Integer.BYTES) == 0;
+        }
+        catch (final Throwable ex)
+        {
+            return false;
+        }
+    }
+
+    private static void writeSockaddr(final MemorySegment m, final long o, final InetSocketAddress address)
+    {
+        final byte[] ip = address.getAddress().getAddress();
+        m.asSlice(o, SOCKADDR_BYTES).fill((byte)0);
+        m.set(ValueLayout.JAVA_SHORT, o, (short)AF_INET);
+        m.set(ValueLayout.JAVA_SHORT, o + 2, Short.reverseBytes((short)address.getPort()));
+        if (ip.length == 4)
+        {
+            MemorySegment.copy(ip, 0, m, ValueLayout.JAVA_BYTE, o + 4, 4);
+        }
+    }
+}

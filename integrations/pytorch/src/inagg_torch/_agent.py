@@ -1,0 +1,278 @@
+"""A rank's connection to its host's agent: find or start the agent, say hello, map the job's shared memory, run rounds.
+
+One round: copy (the next piece of) the tensors into this rank's data region, write the request into the rank's
+descriptor, ring; the agent sums every local rank's region into the result region (and through the switch when the
+job spans hosts) and rings back; copy the result out. One copy in, one copy out; the float16/bfloat16 conversion to
+float32 happens inside those copies.
+"""
+
+from __future__ import annotations
+
+import logging
+import mmap
+import os
+import shutil
+import socket
+import struct
+import subprocess
+import time
+from pathlib import Path
+from typing import Optional, Sequence
+
+import torch
+
+from . import _protocol as p
+from . import errors
+
+log = logging.getLogger("inagg_torch")
+
+ENV_AGENT = "INAGG_AGENT"
+ENV_AGENT_NAME = "INAGG_AGENT_NAME"
+ENV_HOME = "INAGG_HOME"
+ENV_DIR = "INAGG_DIR"
+ENV_SWITCH = "INAGG_SWITCH"
+ENV_START_TIMEOUT = "INAGG_AGENT_START_TIMEOUT"
+ENV_AGENT_ARGS = "INAGG_AGENT_ARGS"
+
+
+def shm_dir() -> Path:
+    d = Path(os.environ.get(ENV_DIR, "/dev/shm"))
+    return d if d.is_dir() else Path("/tmp")
+
+
+def default_socket() -> Path:
+    return shm_dir() / f"inagg-agent-{os.environ.get(ENV_AGENT_NAME, 'inagg')}.sock"
+
+
+def find_launcher() -> Optional[Path]:
+    """bin/inagg: $INAGG_HOME/bin/inagg, else the repository this package lives in, else `inagg` on PATH."""
+    home = os.environ.get(ENV_HOME)
+    if home:
+        candidate = Path(home) / "bin" / "inagg"
+        return candidate if candidate.is_file() else None
+    here = Path(__file__).resolve()
+    for parent in here.parents:
+        candidate = parent / "bin" / "inagg"
+        if candidate.is_file() and (parent / "services").is_dir():
+            return candidate
+    found = shutil.which("inagg")
+    return Path(found) if found else None
+
+
+def _connect(path: Path) -> Optional[socket.socket]:
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        s.connect(str(path))
+        return s
+    except OSError:
+        s.close()
+        return None
+
+
+def start_agent(path: Path, name: str) -> subprocess.Popen:
+    launcher = find_launcher()
+    if launcher is None:
+        raise errors.AgentUnavailableError(
+            f"inagg: no agent listening on {path} and none can be started: bin/inagg not found "
+            f"(set {ENV_HOME} to the inagg checkout, or run `bin/inagg agent --name {name}` yourself and set "
+            f"{ENV_AGENT}={path})")
+    args = [str(launcher), "agent", "--name", name, "--socket", str(path), "--dir", str(shm_dir()),
+            "--idle-exit-ms", "30000"]
+    if os.environ.get(ENV_SWITCH):
+        args += ["--switch", os.environ[ENV_SWITCH]]
+    args += os.environ.get(ENV_AGENT_ARGS, "").split()
+    log_path = shm_dir() / f"inagg-agent-{name}.log"
+    log.info("inagg: starting agent: %s (log %s)", " ".join(args), log_path)
+    with open(log_path, "ab") as out:
+        return subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+
+
+def connect_agent(local_rank: int, timeout: float) -> tuple[socket.socket, Path]:
+    """Connects to the agent; local rank 0 starts one when none listens (unless INAGG_AGENT names one)."""
+    explicit = os.environ.get(ENV_AGENT)
+    path = Path(explicit) if explicit else default_socket()
+    s = _connect(path)
+    if s is not None:
+        return s, path
+    if explicit:
+        raise errors.AgentUnavailableError(
+            f"inagg: no agent listening on {ENV_AGENT}={path} (start it with `bin/inagg agent --socket {path}`, "
+            f"or unset {ENV_AGENT} to let the first local rank start one)")
+    start_timeout = float(os.environ.get(ENV_START_TIMEOUT, "60"))
+    deadline = time.monotonic() + min(timeout, start_timeout)
+    process = None
+    if local_rank == 0:
+        process = start_agent(path, os.environ.get(ENV_AGENT_NAME, "inagg"))
+    delay = 0.01
+    while time.monotonic() < deadline:
+        s = _connect(path)
+        if s is not None:
+            return s, path
+        if process is not None and process.poll() is not None:
+            tail = ""
+            log_path = shm_dir() / f"inagg-agent-{os.environ.get(ENV_AGENT_NAME, 'inagg')}.log"
+            try:
+                tail = log_path.read_text(errors="replace")[-600:]
+            except OSError:
+                pass
+            raise errors.AgentUnavailableError(
+                f"inagg: the agent started for {path} exited with status {process.returncode}: {tail.strip()}")
+        time.sleep(delay)
+        delay = min(delay * 2, 0.2)
+    raise errors.AgentUnavailableError(
+        f"inagg: no agent listening on {path} after {min(timeout, start_timeout):.0f} s"
+        + (" (local rank 0 started one; see its log)" if local_rank == 0 else
+           " (local rank 0 should have started one; did it fail?)"))
+
+
+class AgentClient:
+    """This rank's membership in a job on its host's agent."""
+
+    def __init__(self, *, rank: int, world_size: int, local_rank: int, local_world_size: int, host_index: int,
+                 hosts: int, switch_job: int, job_key: str, timeout: float, version: int = p.VERSION) -> None:
+        self.rank = rank
+        self.local_rank = local_rank
+        self.timeout = timeout
+        self.sequence = 0
+        self.closed = False
+        self.failure: Optional[errors.InaggError] = None
+        self.sock, self.socket_path = connect_agent(local_rank, timeout)
+        try:
+            self.sock.settimeout(timeout)
+            self.sock.sendall(p.hello(rank, world_size, local_rank, local_world_size, host_index, hosts, switch_job,
+                                      os.getpid(), job_key, version))
+            reply = self._recv_exactly(p.REPLY_LENGTH, "the agent's reply to hello")
+            status, agent_version, capacity, path, message = p.parse_reply(reply)
+            if status != p.OK:
+                raise p.error(status, f"agent on {self.socket_path} refused rank {rank}: {message}")
+            self.capacity = capacity
+            self.path = path
+            self._map(path, local_world_size, job_key)
+        except BaseException:
+            self.sock.close()
+            raise
+
+    def _recv_exactly(self, n: int, what: str) -> bytes:
+        data = bytearray()
+        while len(data) < n:
+            try:
+                chunk = self.sock.recv(n - len(data))
+            except socket.timeout as ex:
+                raise errors.RankFailedError(f"inagg: no answer from the agent on {self.socket_path} within "
+                                             f"{self.timeout:.0f} s waiting for {what}") from ex
+            if not chunk:
+                raise errors.AgentUnavailableError(f"inagg: the agent on {self.socket_path} closed the connection "
+                                                   f"before {what}")
+            data += chunk
+        return bytes(data)
+
+    def _map(self, path: str, local_world_size: int, job_key: str) -> None:
+        fd = os.open(path, os.O_RDWR)
+        try:
+            size = os.fstat(fd).st_size
+            (magic, version, local_ranks, _world, _pad, capacity, data_offset, result_offset, _pid,
+             key_length) = p.HEADER.unpack(os.pread(fd, p.HEADER.size, 0))
+            if magic != p.SHM_MAGIC or version != p.VERSION:
+                raise errors.AgentMismatchError(
+                    f"inagg: {path} is not an inagg v{p.VERSION} job file (magic {magic:#x}, version {version}); "
+                    "an agent of another version uses this name")
+            key = os.pread(fd, key_length, 64).decode("utf-8", "replace")
+            if key != job_key[:len(key)] or local_ranks != local_world_size:
+                raise errors.AgentMismatchError(f"inagg: {path} belongs to job {key} ({local_ranks} local ranks), "
+                                                f"not to job {job_key}")
+            self.data_offset = data_offset + self.local_rank * capacity
+            self.result_offset = result_offset
+            self.descriptor_offset = p.HEADER_LENGTH + self.local_rank * p.DESCRIPTOR_LENGTH
+            try:
+                # Reserve the pages now: a full /dev/shm is an error here, not a SIGBUS in the middle of a copy.
+                os.posix_fallocate(fd, self.data_offset, capacity)
+                if self.local_rank == 0:
+                    os.posix_fallocate(fd, 0, data_offset)
+                    os.posix_fallocate(fd, result_offset, capacity)
+            except OSError as ex:
+                raise errors.SharedMemoryFullError(
+                    f"inagg: shared memory full: cannot reserve {capacity} bytes in {path} ({ex.strerror}); free "
+                    f"space in {Path(path).parent}, or start the agent with a smaller --slot-bytes") from ex
+            self.mm = mmap.mmap(fd, size, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE)
+        finally:
+            os.close(fd)
+        whole = torch.frombuffer(self.mm, dtype=torch.uint8)
+        self._data = whole[self.data_offset:self.data_offset + capacity]
+        self._result = whole[self.result_offset:self.result_offset + capacity]
+        self.views = {
+            p.DTYPE_FLOAT32: (self._data.view(torch.float32), self._result.view(torch.float32)),
+            p.DTYPE_INT32: (self._data.view(torch.int32), self._result.view(torch.int32)),
+        }
+        self.elements = capacity // 4
+        self._register_with_cuda()
+
+    def _register_with_cuda(self) -> None:
+        """Pins the mapping for CUDA copies where torch allows it (faster, asynchronous-capable D2H and H2D)."""
+        if not torch.cuda.is_available():
+            return
+        try:
+            cudart = torch.cuda.cudart()
+            cudart.cudaHostRegister(self._data.data_ptr(), self._data.numel(), 0)
+            cudart.cudaHostRegister(self._result.data_ptr(), self._result.numel(), 0)
+        except Exception as ex:  # pragma: no cover - needs CUDA
+            log.info("inagg: shared buffer not registered with CUDA (%s); CUDA tensors are staged unpinned", ex)
+
+    def round(self, pieces: Sequence[tuple[torch.Tensor, int, int]], dtype: int, op: int, total: int) -> None:
+        """All-reduces one round: ``pieces`` are (flat tensor, start, length) filling the slot in order."""
+        if self.failure is not None:
+            raise type(self.failure)(f"{self.failure} (the job failed earlier; create a new process group)")
+        data, result = self.views[dtype]
+        offset = 0
+        for flat, start, length in pieces:
+            data[offset:offset + length].copy_(flat[start:start + length])
+            offset += length
+        self.sequence += 1
+        p.REQUEST.pack_into(self.mm, self.descriptor_offset, self.sequence, op, dtype, offset, total)
+        try:
+            self.sock.sendall(p.DOORBELL_REQUEST)
+            bell = self.sock.recv(1)
+        except socket.timeout as ex:
+            self._fail(errors.RankFailedError(
+                f"inagg: all-reduce #{self.sequence} of rank {self.rank}: no answer within {self.timeout:.0f} s "
+                "(another rank stopped calling it, or the agent hangs)"))
+            raise self.failure from ex
+        except OSError:
+            bell = b""
+        completed, status, length = p.COMPLETION.unpack_from(self.mm, self.descriptor_offset + p.COMPLETION_OFFSET)
+        if completed == self.sequence and (bell == p.DOORBELL_COMPLETE or status != p.OK):
+            if status != p.OK:
+                start = self.descriptor_offset + p.MESSAGE_OFFSET
+                message = bytes(self.mm[start:start + max(0, min(length, 464))]).decode("utf-8", "replace")
+                exc = p.error(status, message)
+                if status in (1, 4, 8, 9):  # job errors: the agent freed the job
+                    self._fail(exc)
+                raise exc
+        elif not bell:
+            self._fail(errors.RankFailedError(
+                f"inagg: the agent on {self.socket_path} closed the connection during all-reduce #{self.sequence} "
+                "(did it stop?)"))
+            raise self.failure
+        else:
+            self._fail(errors.AgentProtocolError(
+                f"inagg: agent answered {bell!r} for all-reduce #{self.sequence} but completed #{completed}"))
+            raise self.failure
+        offset = 0
+        for flat, start, length in pieces:
+            flat[start:start + length].copy_(result[offset:offset + length])
+            offset += length
+
+    def _fail(self, exc: errors.InaggError) -> None:
+        self.failure = exc
+        self.close(bye=False)
+
+    def close(self, bye: bool = True) -> None:
+        if self.closed:
+            return
+        self.closed = True
+        try:
+            if bye:
+                self.sock.sendall(p.DOORBELL_BYE)
+        except OSError:
+            pass
+        self.sock.close()

@@ -1,0 +1,75 @@
+"""The agent protocol (Java: org.inagg.services.agent.AgentProtocol and SharedRegion); keep the two in step."""
+
+from __future__ import annotations
+
+import struct
+
+from . import errors
+
+VERSION = 1
+HELLO_MAGIC = 0x48414E49
+HELLO_LENGTH = 256
+HELLO_KEY_OFFSET = 44
+MAX_KEY_BYTES = HELLO_LENGTH - HELLO_KEY_OFFSET
+REPLY_LENGTH = 512
+REPLY_PATH_OFFSET = 24
+REPLY_MESSAGE_OFFSET = 224
+
+DOORBELL_REQUEST = b"R"
+DOORBELL_BYE = b"B"
+DOORBELL_COMPLETE = b"C"
+
+OP_SUM = 1
+OP_AVG = 2
+DTYPE_FLOAT32 = 1
+DTYPE_INT32 = 2
+
+# Shared-memory file (SharedRegion.java draws it).
+SHM_MAGIC = 0x4D48534747414E49
+HEADER_LENGTH = 4096
+DESCRIPTOR_LENGTH = 512
+REQUEST = struct.Struct("<qiiqq")  # sequence, op, dtype, count, collective total at descriptor offset 0
+COMPLETION = struct.Struct("<qii")  # completed sequence, status, message length at offset 32
+COMPLETION_OFFSET = 32
+MESSAGE_OFFSET = 48
+HEADER = struct.Struct("<qiiiiqqqqi")  # magic, version, local ranks, world, pad, capacity, data, result, pid, key len
+
+OK = 0
+ERRORS = {
+    1: errors.AgentProtocolError,
+    2: errors.TensorMismatchError,
+    3: errors.NonFiniteError,
+    4: errors.RankFailedError,
+    5: errors.AgentMismatchError,
+    6: errors.AgentMismatchError,
+    7: errors.WorldMismatchError,
+    8: errors.SharedMemoryFullError,
+    9: errors.SwitchStageError,
+    10: errors.TensorMismatchError,
+}
+
+
+def error(status: int, message: str) -> errors.InaggError:
+    """The exception for an agent status code."""
+    return ERRORS.get(status, errors.InaggError)(f"inagg: {message}")
+
+
+def hello(rank: int, world: int, local_rank: int, local_world: int, host_index: int, hosts: int, switch_job: int,
+          pid: int, key: str, version: int = VERSION) -> bytes:
+    raw = key.encode("utf-8")
+    if not 1 <= len(raw) <= MAX_KEY_BYTES:
+        raise ValueError(f"job key of {len(raw)} bytes is not in 1..{MAX_KEY_BYTES}")
+    frame = bytearray(HELLO_LENGTH)
+    struct.pack_into("<11i", frame, 0, HELLO_MAGIC, version, rank, world, local_rank, local_world, host_index, hosts,
+                     switch_job, pid, len(raw))
+    frame[HELLO_KEY_OFFSET:HELLO_KEY_OFFSET + len(raw)] = raw
+    return bytes(frame)
+
+
+def parse_reply(frame: bytes) -> tuple[int, int, int, str, str]:
+    """(status, version, slot capacity, shm path, message)."""
+    status, version, capacity, path_length, message_length = struct.unpack_from("<iiqii", frame, 0)
+    path = frame[REPLY_PATH_OFFSET:REPLY_PATH_OFFSET + max(0, min(path_length, 200))].decode("utf-8", "replace")
+    message = frame[REPLY_MESSAGE_OFFSET:REPLY_MESSAGE_OFFSET + max(0, min(message_length, 288))].decode(
+        "utf-8", "replace")
+    return status, version, capacity, path, message

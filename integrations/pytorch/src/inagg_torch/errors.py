@@ -1,0 +1,61 @@
+"""Exceptions of the inagg backend: each names what went wrong; all derive from :class:`InaggError`."""
+
+from __future__ import annotations
+
+__all__ = [
+    "InaggError",
+    "AgentUnavailableError",
+    "AgentMismatchError",
+    "WorldMismatchError",
+    "TensorMismatchError",
+    "NonFiniteError",
+    "SharedMemoryFullError",
+    "RankFailedError",
+    "SwitchStageError",
+    "AgentProtocolError",
+    "UnsupportedError",
+]
+
+
+class InaggError(RuntimeError):
+    """Base class of every error the inagg backend raises."""
+
+
+class AgentUnavailableError(InaggError):
+    """No agent is listening and none could be started."""
+
+
+class AgentMismatchError(InaggError):
+    """The agent on this name serves another job, or speaks another protocol version."""
+
+
+class WorldMismatchError(InaggError):
+    """Ranks disagree on rank, world size or local world size."""
+
+
+class TensorMismatchError(InaggError):
+    """Ranks handed tensors of different sizes, element types or ops to the same all-reduce."""
+
+
+class NonFiniteError(InaggError, ValueError):
+    """A float tensor (or the sum) holds NaN or infinity."""
+
+
+class SharedMemoryFullError(InaggError, MemoryError):
+    """Not enough shared memory (/dev/shm) for the job's buffers."""
+
+
+class RankFailedError(InaggError):
+    """Another rank left or died in the middle of a collective, or did not answer in time; the job is over."""
+
+
+class SwitchStageError(InaggError):
+    """The all-reduce between hosts through the switch failed."""
+
+
+class AgentProtocolError(InaggError):
+    """The agent refused a malformed request."""
+
+
+class UnsupportedError(InaggError, TypeError):
+    """An op or element type the backend cannot run and cannot hand to gloo with the same result."""

@@ -1,0 +1,142 @@
+"""Fixtures: an agent (and a switch) of the test session's own, and a runner of multi-process scenarios that never
+hangs (every process has a deadline and is killed past it)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Dict, Iterator, List, Optional
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[3]
+LAUNCHER = REPO / "bin" / "inagg"
+RANKS = Path(__file__).resolve().parent / "_ranks.py"
+SHM = Path("/dev/shm") if Path("/dev/shm").is_dir() else Path("/tmp")
+#: A small slot (16 Ki elements) so tests cover tensors that take several rounds without big buffers.
+SLOT_BYTES = 65536
+
+
+def free_port(kind=socket.SOCK_STREAM) -> int:
+    with socket.socket(socket.AF_INET, kind) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for_socket(path: Path, process: subprocess.Popen, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"agent for {path} exited with {process.returncode}")
+        if path.exists():
+            with socket.socket(socket.AF_UNIX) as s:
+                try:
+                    s.connect(str(path))
+                    return
+                except OSError:
+                    pass
+        time.sleep(0.05)
+    raise RuntimeError(f"no agent on {path} after {timeout} s")
+
+
+class Agent:
+    """A `bin/inagg agent` process of the tests; stopped and its files removed at the end."""
+
+    def __init__(self, name: str, *extra: str) -> None:
+        if not (REPO / "perf" / "target" / "inagg.jar").is_file():
+            pytest.skip("perf/target/inagg.jar is not built (./mvnw -q install -DskipTests)")
+        self.name = f"{name}-{os.getpid()}"
+        self.socket = SHM / f"inagg-agent-{self.name}.sock"
+        self.log = SHM / f"inagg-agent-{self.name}.log"
+        with open(self.log, "wb") as out:
+            self.process = subprocess.Popen(
+                [str(LAUNCHER), "agent", "--name", self.name, "--counters-dir",
+                 str(SHM / f"inagg-test-counters-{os.getpid()}"), *extra]
+                + ([] if "--slot-bytes" in extra else ["--slot-bytes", str(SLOT_BYTES)]),
+                stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+        wait_for_socket(self.socket, self.process)
+
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+    def log_text(self) -> str:
+        return self.log.read_text(errors="replace")
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(15)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(5)
+        for f in SHM.glob(f"inagg-{self.name}-*"):
+            f.unlink(missing_ok=True)
+        self.socket.unlink(missing_ok=True)
+        self.log.unlink(missing_ok=True)
+        counters = SHM / f"inagg-test-counters-{os.getpid()}"
+        for f in counters.glob("*"):
+            f.unlink(missing_ok=True)
+        try:
+            counters.rmdir()
+        except OSError:
+            pass  # another agent of this session still has its file there
+
+
+@pytest.fixture(scope="session")
+def agent() -> Iterator[Agent]:
+    a = Agent("pytest")
+    yield a
+    a.stop()
+
+
+@pytest.fixture()
+def agent_env(agent: Agent, monkeypatch) -> Agent:
+    """This process's (in-process tests') INAGG_AGENT is the session's agent."""
+    monkeypatch.setenv("INAGG_AGENT", str(agent.socket))
+    return agent
+
+
+def run_ranks(scenario: str, world: int, env_of: Optional[Dict[int, Dict[str, str]]] = None,
+              env: Optional[Dict[str, str]] = None, timeout: float = 120) -> List[subprocess.CompletedProcess]:
+    """Runs `_ranks.py SCENARIO` as ranks 0..world-1 (RANK/WORLD_SIZE/MASTER_* env, as torchrun sets them)."""
+    port = free_port()
+    procs = []
+    for rank in range(world):
+        e = dict(os.environ)
+        e.update({"RANK": str(rank), "WORLD_SIZE": str(world), "LOCAL_RANK": str(rank),
+                  "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(port), "OMP_NUM_THREADS": "1",
+                  "PYTHONUNBUFFERED": "1"})
+        e.update(env or {})
+        e.update((env_of or {}).get(rank, {}))
+        procs.append(subprocess.Popen([sys.executable, str(RANKS), scenario], env=e, stdout=subprocess.PIPE,
+                                      stderr=subprocess.STDOUT, text=True))
+    return collect(procs, timeout)
+
+
+def collect(procs: List[subprocess.Popen], timeout: float) -> List[subprocess.CompletedProcess]:
+    deadline = time.monotonic() + timeout
+    results = []
+    for proc in procs:
+        try:
+            out, _ = proc.communicate(timeout=max(1.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            for q in procs:
+                q.kill()
+            out, _ = proc.communicate()
+            out += f"\n<killed after {timeout} s>"
+        results.append(subprocess.CompletedProcess(proc.args, proc.returncode, out, None))
+    return results
+
+
+def assert_ok(results: List[subprocess.CompletedProcess], ranks=None) -> None:
+    for rank, r in enumerate(results):
+        if ranks is not None and rank not in ranks:
+            continue
+        assert r.returncode == 0 and f"RANK {rank} OK" in r.stdout, f"rank {rank} failed ({r.returncode}):\n" \
+                                                                     f"{r.stdout[-4000:]}"

@@ -1,0 +1,49 @@
+"""The inagg backend against gloo's answers, in separate rank processes over the session's agent. Scenarios that
+need the same number of ranks share one launch (each reports on its own; see _ranks.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import assert_ok, run_ranks
+
+
+@pytest.fixture(scope="module")
+def api_run(agent):
+    return run_ranks("async,coalesced,collectives", 3, env={"INAGG_AGENT": str(agent.socket)})
+
+
+@pytest.fixture(scope="module")
+def training_run(agent):
+    return run_ranks("ddp,hook", 2, env={"INAGG_AGENT": str(agent.socket)})
+
+
+def assert_scenario(results, name: str) -> None:
+    for rank, r in enumerate(results):
+        assert f"RANK {rank} SCENARIO {name} OK" in r.stdout, f"rank {rank} ({r.returncode}):\n{r.stdout[-4000:]}"
+
+
+def test_every_dtype_and_op_matches_gloo_and_the_exact_sum(agent):
+    assert_ok(run_ranks("dtypes", 4, env={"INAGG_AGENT": str(agent.socket)}))
+
+
+def test_async_work_futures_complete_with_the_result(api_run):
+    assert_scenario(api_run, "async")
+
+
+def test_coalesced_allreduce_of_mixed_dtypes_across_rounds(api_run):
+    assert_scenario(api_run, "coalesced")
+
+
+def test_other_collectives_and_fallbacks_go_through_gloo(api_run):
+    assert_scenario(api_run, "collectives")
+    assert_ok(api_run)
+
+
+def test_ddp_trains_like_gloo(training_run):
+    assert_scenario(training_run, "ddp")
+
+
+def test_comm_hook_trains_like_gloo(training_run):
+    assert_scenario(training_run, "hook")
+    assert_ok(training_run)

@@ -1,0 +1,118 @@
+"""Each bad input of issue 13 gets a Python exception naming its cause, and the agent serves the next job."""
+
+from __future__ import annotations
+
+import os
+import re
+from datetime import timedelta
+
+import pytest
+import torch.distributed as dist
+
+import inagg_torch
+from inagg_torch._agent import AgentClient
+from conftest import REPO, SHM, Agent, assert_ok, run_ranks
+
+
+def client(**overrides) -> AgentClient:
+    args = dict(rank=0, world_size=1, local_rank=0, local_world_size=1, host_index=0, hosts=1, switch_job=1,
+                job_key=f"test-{os.getpid()}", timeout=20.0)
+    args.update(overrides)
+    return AgentClient(**args)
+
+
+def test_no_agent_at_inagg_agent_is_named(monkeypatch):
+    missing = SHM / f"inagg-agent-missing-{os.getpid()}.sock"
+    monkeypatch.setenv("INAGG_AGENT", str(missing))
+    with pytest.raises(inagg_torch.AgentUnavailableError, match=str(missing)):
+        inagg_torch.ProcessGroupInagg(dist.HashStore(), 0, 1, timedelta(seconds=10))
+
+
+def test_agent_that_cannot_be_started_says_why(monkeypatch):
+    monkeypatch.delenv("INAGG_AGENT", raising=False)
+    monkeypatch.setenv("INAGG_AGENT_NAME", f"nostart-{os.getpid()}")
+    monkeypatch.setenv("INAGG_HOME", "/nonexistent/inagg")
+    with pytest.raises(inagg_torch.AgentUnavailableError, match="bin/inagg not found.*INAGG_HOME"):
+        inagg_torch.ProcessGroupInagg(dist.HashStore(), 0, 1, timedelta(seconds=10))
+
+
+def test_first_local_rank_starts_an_agent_when_none_runs(monkeypatch, agent):
+    name = f"autostart-{os.getpid()}"
+    monkeypatch.delenv("INAGG_AGENT", raising=False)
+    monkeypatch.setenv("INAGG_AGENT_NAME", name)
+    monkeypatch.setenv("INAGG_HOME", str(REPO))  # also when the package is installed, not linked, from the checkout
+    pg = inagg_torch.ProcessGroupInagg(dist.HashStore(), 0, 1, timedelta(seconds=60))
+    try:
+        assert pg._client.socket_path == SHM / f"inagg-agent-{name}.sock"
+    finally:
+        pg.shutdown()
+        # The started agent exits by itself after 30 s idle; stop it now through its pid in the log instead of waiting.
+        log = SHM / f"inagg-agent-{name}.log"
+        text = log.read_text(errors="replace") if log.exists() else ""
+        found = re.search(r"agent-(\d+)\.counters", text)
+        if found:
+            os.kill(int(found.group(1)), 15)
+        log.unlink(missing_ok=True)
+
+
+def test_other_protocol_version_is_refused_by_name(agent_env):
+    with pytest.raises(inagg_torch.AgentMismatchError, match="version 99"):
+        client(version=99)
+
+
+def test_world_size_mismatch_and_duplicate_rank_are_refused(agent_env):
+    first = client(world_size=2, local_world_size=2, job_key=f"mismatch-{os.getpid()}")
+    try:
+        with pytest.raises(inagg_torch.WorldMismatchError, match="world size 3"):
+            client(rank=1, world_size=3, local_rank=1, local_world_size=3, job_key=f"mismatch-{os.getpid()}")
+        with pytest.raises(inagg_torch.WorldMismatchError, match="joined .* twice"):
+            client(rank=1, world_size=2, local_rank=0, local_world_size=2, job_key=f"mismatch-{os.getpid()}")
+    finally:
+        first.close()
+
+
+@pytest.fixture(scope="module")
+def pinned_agent():
+    # Serves one job only, and asks for more shared memory than there is (2 x 16 GiB).
+    a = Agent("pinned", "--job-key", "the-other-job", "--slot-bytes", str(1 << 34))
+    yield a
+    a.stop()
+
+
+def test_agent_of_another_job_on_the_name_is_refused(monkeypatch, pinned_agent):
+    monkeypatch.setenv("INAGG_AGENT", str(pinned_agent.socket))
+    with pytest.raises(inagg_torch.AgentMismatchError, match="serves job the-other-job only"):
+        inagg_torch.ProcessGroupInagg(dist.HashStore(), 0, 1, timedelta(seconds=10))
+
+
+def test_shared_memory_full_is_named(monkeypatch, pinned_agent):
+    monkeypatch.setenv("INAGG_AGENT", str(pinned_agent.socket))
+    free = os.statvfs(SHM).f_bavail * os.statvfs(SHM).f_frsize
+    if free >= 2 << 34:
+        pytest.skip(f"{SHM} has {free} bytes free: cannot make it too small")
+    with pytest.raises(inagg_torch.SharedMemoryFullError, match="shared memory full"):
+        client(job_key="the-other-job")
+    assert pinned_agent.alive()
+
+
+@pytest.fixture(scope="module")
+def round_errors_run(agent):
+    return run_ranks("sizes_differ,nan", 2, env={"INAGG_AGENT": str(agent.socket)})
+
+
+def test_tensor_sizes_differing_between_ranks(round_errors_run):
+    for rank, r in enumerate(round_errors_run):
+        assert f"RANK {rank} SCENARIO sizes_differ OK" in r.stdout, r.stdout[-4000:]
+
+
+def test_nan_and_overflow_name_the_rank(round_errors_run):
+    assert_ok(round_errors_run)
+
+
+def test_rank_dying_mid_collective_fails_the_others_and_the_agent_serves_the_next_job(agent):
+    results = run_ranks("rank_dies", 3, env={"INAGG_AGENT": str(agent.socket), "INAGG_TIMEOUT": "60"})
+    assert results[2].returncode == 17
+    assert_ok(results, ranks={0, 1})
+    assert "disconnected" in agent.log_text()
+    assert agent.alive()
+    assert_ok(run_ranks("sizes_differ", 2, env={"INAGG_AGENT": str(agent.socket)}))

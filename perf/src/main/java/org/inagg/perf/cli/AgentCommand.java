@@ -1,0 +1,91 @@
+package org.inagg.perf.cli;
+
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+
+import org.inagg.agent.CounterRegistry;
+import org.inagg.services.agent.HostAgent;
+import org.inagg.services.agent.HostAgentContext;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+/**
+ * {@code inagg agent}: the per-host agent that local PyTorch ranks ({@code integrations/pytorch}) hand their tensors to
+ * through shared memory (docs/pytorch.md).
+ */
+@Command(
+    name = "agent",
+    mixinStandardHelpOptions = true,
+    description = "Run the per-host agent: local ranks all-reduce through shared memory, several hosts through the "
+        + "switch. Runs until stopped (Ctrl-C) or --idle-exit elapses without a job.")
+final class AgentCommand implements Callable<Integer>
+{
+    @Spec
+    private CommandSpec spec;
+
+    @Option(names = "--name", defaultValue = HostAgentContext.NAME_DEFAULT,
+        description = "Agent name: socket <dir>/inagg-agent-<name>.sock (default ${DEFAULT-VALUE}).")
+    private String name;
+
+    @Option(names = "--dir", description = "Directory of the socket and the jobs' shared-memory files (default "
+        + HostAgentContext.DIRECTORY_DEFAULT + ").")
+    private Path directory;
+
+    @Option(names = "--socket", description = "Socket path, instead of the one derived from --dir and --name.")
+    private Path socket;
+
+    @Option(names = "--slot-bytes", defaultValue = "" + HostAgentContext.SLOT_BYTES_DEFAULT,
+        description = "Bytes each rank hands over per round (multiple of 4096; larger tensors go in several rounds; "
+            + "default ${DEFAULT-VALUE}).")
+    private long slotBytes;
+
+    @Option(names = "--reducer-threads", defaultValue = "-1",
+        description = "Threads that sum large rounds (default: min(2, cores)).")
+    private int reducerThreads;
+
+    @Option(names = "--switch", description = "HOST:PORT of the switch for jobs spanning several hosts (UDP).")
+    private String switchAddress;
+
+    @Option(names = "--job-key", description = "Serve this job only (refuse ranks of others).")
+    private String jobKey;
+
+    @Option(names = "--idle-exit-ms", defaultValue = "0",
+        description = "Exit after this long without a job; 0 never (default ${DEFAULT-VALUE}).")
+    private long idleExitMs;
+
+    @Option(names = "--peer-timeout-ms", defaultValue = "" + HostAgentContext.PEER_TIMEOUT_DEFAULT_MS,
+        description = "How long a round through the switch may go without progress (default ${DEFAULT-VALUE}).")
+    private long peerTimeoutMs;
+
+    @Mixin
+    private CountersOptions countersOptions;
+
+    @Override
+    public Integer call() throws InterruptedException
+    {
+        final PrintWriter out = spec.commandLine().getOut();
+        final CounterRegistry counters = countersOptions.open("agent", "agent " + name, 64, out);
+        final HostAgentContext context = new HostAgentContext().name(name).directory(directory).socketPath(socket)
+            .slotBytes(slotBytes).reducerThreads(reducerThreads).jobKey(jobKey)
+            .idleExit(Duration.ofMillis(idleExitMs)).peerTimeout(Duration.ofMillis(peerTimeoutMs))
+            .counters(counters)
+            .switchAddress(switchAddress == null ? null : Addresses.parse("--switch", switchAddress));
+        try (HostAgent agent = HostAgent.launch(context))
+        {
+            Runtime.getRuntime().addShutdownHook(new Thread(agent::close));
+            out.printf("inagg agent %s listening on %s%n", context.name(), context.socketPath());
+            out.flush();
+            agent.awaitClose();
+        }
+        finally
+        {
+            countersOptions.close();
+        }
+        return 0;
+    }
+}

@@ -1,0 +1,160 @@
+package org.inagg.perf.cli;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+
+import org.inagg.perf.peers.GlooPeer;
+import org.inagg.perf.peers.InaggLocalPeer;
+import org.inagg.perf.peers.InaggProcessPeer;
+import org.inagg.perf.peers.OpenMpiPeer;
+import org.inagg.perf.peers.Peer;
+import org.inagg.perf.peers.PeerBench;
+import org.inagg.perf.peers.PeerChart;
+import org.inagg.perf.peers.PeerResult;
+import org.inagg.perf.peers.PeerTable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+/**
+ * {@code inagg bench-peers}: the all-reduces a user already has (gloo, Open MPI) beside inagg's process path, its
+ * in-process path and its DPDK path, same world sizes and tensor, one table with ratios to gloo and a PNG chart.
+ */
+@Command(
+    name = "bench-peers",
+    mixinStandardHelpOptions = true,
+    description = "Measure gloo (torch.distributed), Open MPI, inagg's switch + worker processes over UDP, inagg local "
+        + "(one JVM) and inagg over DPDK rings on the same float32 tensor at each world size; print one table with "
+        + "ratios to gloo and write a PNG chart. A peer that is not installed is named and skipped.")
+final class BenchPeersCommand implements Callable<Integer>
+{
+    static final String ALL_PEERS = "gloo,mpi,inagg-udp,inagg-udp-64k,inagg-local,inagg-dpdk";
+
+    @Spec
+    private CommandSpec spec;
+
+    @Option(names = {"-w", "--workers"}, split = ",", defaultValue = "2,4",
+        description = "World sizes, comma separated (default ${DEFAULT-VALUE}).")
+    List<Integer> worldSizes;
+
+    @Option(names = {"-n", "--elements"}, defaultValue = "4194304",
+        description = "float32 elements per tensor (default ${DEFAULT-VALUE}).")
+    int elements;
+
+    @Option(names = {"-i", "--iterations"}, defaultValue = "10", description = "Timed all-reduces (default ${DEFAULT-VALUE}).")
+    int iterations;
+
+    @Option(names = "--warmup", defaultValue = "2",
+        description = "Untimed all-reduces first, where the peer times separately (default ${DEFAULT-VALUE}).")
+    int warmup;
+
+    @Option(names = "--peers", split = ",", defaultValue = ALL_PEERS,
+        description = "Which peers, comma separated, of " + ALL_PEERS + " (default: all).")
+    List<String> peerNames;
+
+    @Option(names = "--python", description = "Python with torch (gloo) and mpi4py (Open MPI without mpicc) "
+        + "(default: $INAGG_PYTHON, else python3).")
+    String python;
+
+    @Option(names = "--chart", defaultValue = "bench-peers.png", description = "PNG chart to write; 'none' for none "
+        + "(default ${DEFAULT-VALUE}).")
+    String chart;
+
+    @Option(names = "--work-dir", description = "Folder for the runs' logs (default: a new temporary folder).")
+    Path workDir;
+
+    @Option(names = "--timeout-s", defaultValue = "300",
+        description = "Seconds one peer's run may take before its processes are killed (default ${DEFAULT-VALUE}).")
+    long timeoutS;
+
+    @Option(names = "--worker-option", description = "Extra option of every `inagg worker` (repeatable), e.g. "
+        + "--worker-option=--idle=spin.")
+    List<String> workerOptions = new ArrayList<>();
+
+    @Option(names = "--jvm-option", description = "Extra JVM option of every inagg process (repeatable), e.g. a JFR "
+        + "recording.")
+    List<String> jvmOptions = new ArrayList<>();
+
+    @Override
+    public Integer call() throws InterruptedException
+    {
+        final PrintWriter out = spec.commandLine().getOut();
+        if (elements < 1 || iterations < 1 || warmup < 0 || worldSizes.stream().anyMatch(w -> w < 1))
+        {
+            throw new IllegalArgumentException("-n, -i and -w must be positive and --warmup not negative");
+        }
+        final List<Peer> peers = peers(peerNames, python != null ? python
+            : System.getenv().getOrDefault("INAGG_PYTHON", "python3"), jvmOptions, workerOptions);
+        final Path dir = workDir();
+        out.printf(Locale.ROOT, "bench-peers: %,d float32 x %d all-reduces (warmup %d) at %s ranks; logs in %s%n",
+            elements, iterations, warmup, worldSizes, dir);
+        out.flush();
+        final List<PeerResult> results = new PeerBench(peers).run(worldSizes, elements, iterations, warmup, timeoutS,
+            dir, r ->
+            {
+                out.printf(Locale.ROOT, "  %-30s %d ranks: %s%n", r.peer(), r.workers(), r.isMeasured()
+                    ? String.format(Locale.ROOT, "%.3e elements/s", r.elementsPerSecond())
+                    : r.status().name().toLowerCase(Locale.ROOT) + " (" + r.note() + ")");
+                out.flush();
+            });
+        final PeerTable table = new PeerTable(results, "gloo");
+        final String heading = String.format(Locale.ROOT, "%nelements/s per all-reduce (%,d float32, %d iterations),"
+                + " ratio to gloo; %s, %d cores, %s", elements, iterations, Instant.now().truncatedTo(ChronoUnit.SECONDS),
+            Runtime.getRuntime().availableProcessors(), System.getProperty("os.name") + " "
+                + System.getProperty("os.version"));
+        out.print(table.format(heading));
+        out.flush();
+        if (!"none".equals(chart))
+        {
+            final Path png = Path.of(chart);
+            PeerChart.write(table, String.format(Locale.ROOT, "all-reduce of %,d float32", elements), png);
+            out.println("chart: " + png.toAbsolutePath());
+        }
+        out.flush();
+        return results.stream().anyMatch(r -> r.status() == PeerResult.Status.FAILED) ? 2 : 0;
+    }
+
+    private Path workDir()
+    {
+        try
+        {
+            return workDir != null ? Files.createDirectories(workDir) : Files.createTempDirectory("inagg-bench-peers");
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException("cannot create the work folder: " + ex.getMessage(), ex);
+        }
+    }
+
+    /** The peers named, in the order named. */
+    static List<Peer> peers(final List<String> names, final String python, final List<String> jvmOptions,
+        final List<String> workerOptions)
+    {
+        final List<Peer> peers = new ArrayList<>();
+        for (final String name : names)
+        {
+            peers.add(switch (name.strip())
+            {
+                case "gloo" -> new GlooPeer(python);
+                case "mpi" -> new OpenMpiPeer(python);
+                case "inagg-udp" -> new InaggProcessPeer(0, 0, jvmOptions, workerOptions);
+                case "inagg-udp-64k" -> new InaggProcessPeer(InaggProcessPeer.LOOPBACK_LANES,
+                    InaggProcessPeer.LOOPBACK_SLOTS, jvmOptions, workerOptions);
+                case "inagg-local" -> new InaggLocalPeer("inproc", jvmOptions);
+                case "inagg-dpdk" -> new InaggLocalPeer("dpdk", jvmOptions);
+                default -> throw new IllegalArgumentException("unknown peer '" + name + "'; use some of " + ALL_PEERS);
+            });
+        }
+        return peers;
+    }
+}

@@ -1,0 +1,181 @@
+package org.inagg.perf.cli;
+
+import java.io.PrintWriter;
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import org.inagg.services.controller.Controller;
+import org.inagg.services.controller.ControllerContext;
+import org.inagg.services.controller.SoftwareSwitchBackend;
+import org.inagg.services.controller.SwitchBackend;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+/** {@code inagg controller}: admits jobs, registers their sources on a switch, keeps leases (docs/controller.md). */
+@Command(
+    name = "controller",
+    mixinStandardHelpOptions = true,
+    description = "Run the controller: workers started with --controller (or INAGG_CONTROLLER) register here; it "
+        + "admits each job (id, worker ids, slot range, session), programs the switch with the ranks' sources, keeps "
+        + "their leases and frees what ends or vanishes. State survives a restart in --journal.")
+final class ControllerCommand implements Callable<Integer>
+{
+    @Spec
+    private CommandSpec spec;
+
+    @Option(names = "--bind", defaultValue = ControllerContext.BIND_DEFAULT,
+        description = "HTTP address to listen on (default ${DEFAULT-VALUE}).")
+    private String bind;
+
+    @Option(names = "--switch-control", paramLabel = "URL",
+        description = "The software switch's control port (inagg switch --control), e.g. http://127.0.0.1:7071.")
+    private String switchControl;
+
+    @Option(names = "--bmv2-thrift", paramLabel = "PORT",
+        description = "Program bmv2 (simple_switch running inagg_v1model.p4) on this Thrift port instead; needs "
+            + "--switch-data and a --bmv2-host per worker host.")
+    private Integer bmv2Thrift;
+
+    @Option(names = "--bmv2-mac", defaultValue = "02:00:00:00:00:fe",
+        description = "With --bmv2-thrift: the switch's MAC (its IPv4 is --switch-data's) (default ${DEFAULT-VALUE}).")
+    private String bmv2Mac;
+
+    @Option(names = "--bmv2-host", paramLabel = "IP=PORT/MAC",
+        description = "With --bmv2-thrift: a worker host, the bmv2 port it is attached to and its MAC, e.g. "
+            + "10.0.0.1=1/02:00:00:00:00:01; repeatable.")
+    private java.util.List<String> bmv2Hosts = new java.util.ArrayList<>();
+
+    @Option(names = "--switch-data", paramLabel = "HOST:PORT",
+        description = "Where workers send packets (default: the address the switch reports).")
+    private String switchData;
+
+    @Option(names = "--journal", defaultValue = ControllerContext.JOURNAL_DEFAULT,
+        description = "The journal file: jobs, slot ranges, sessions and sources survive a restart (default "
+            + "${DEFAULT-VALUE}).")
+    private Path journal;
+
+    @Option(names = "--lease-ms", defaultValue = "" + ControllerContext.LEASE_DEFAULT_MS,
+        description = "A rank that does not renew for this long is lost (default ${DEFAULT-VALUE}).")
+    private long leaseMs;
+
+    @Option(names = "--pool-slots", defaultValue = "" + ControllerContext.POOL_SLOTS_DEFAULT,
+        description = "Slots of the switch's shared register pool (default ${DEFAULT-VALUE}).")
+    private int poolSlots;
+
+    @Option(names = "--esa-pool", paramLabel = "BASE:SLOTS",
+        description = "The ESA aggregator pool inside the shared pool: no job's range is placed there.")
+    private String esaPool;
+
+    @Option(names = "--lanes", defaultValue = "" + ControllerContext.LANES_DEFAULT,
+        description = "Lanes per packet of every job (default ${DEFAULT-VALUE}).")
+    private int lanes;
+
+    @Option(names = "--default-slots", defaultValue = "" + ControllerContext.DEFAULT_SLOTS_DEFAULT,
+        description = "Slots of a job that does not ask (fewer for small tensors) (default ${DEFAULT-VALUE}).")
+    private int defaultSlots;
+
+    @Option(names = "--duration", defaultValue = "0", description = "Seconds to run; 0 runs until stopped (default "
+        + "${DEFAULT-VALUE}).")
+    private long durationSeconds;
+
+    private SwitchBackend bmv2()
+    {
+        if (switchData == null)
+        {
+            throw new IllegalArgumentException("--bmv2-thrift needs --switch-data IP:PORT (the switch's IPv4 address"
+                + " and inagg UDP port)");
+        }
+        final java.net.InetSocketAddress data = Addresses.parse("--switch-data", switchData);
+        final java.util.Map<java.net.InetAddress, org.inagg.services.controller.Bmv2Backend.Host> hosts =
+            new java.util.HashMap<>();
+        for (final String host : bmv2Hosts)
+        {
+            final int eq = host.indexOf('=');
+            final int slash = host.indexOf('/');
+            if (eq < 1 || slash < eq)
+            {
+                throw new IllegalArgumentException("--bmv2-host wants IP=PORT/MAC, got '" + host + "'");
+            }
+            try
+            {
+                hosts.put(java.net.InetAddress.getByName(host.substring(0, eq)),
+                    new org.inagg.services.controller.Bmv2Backend.Host(Integer.parseInt(host.substring(eq + 1, slash)),
+                        org.inagg.p4.control.WorkerEndpoint.parseMac(host.substring(slash + 1))));
+            }
+            catch (final java.io.IOException | RuntimeException ex)
+            {
+                throw new IllegalArgumentException("--bmv2-host '" + host + "': " + ex.getMessage(), ex);
+            }
+        }
+        final org.inagg.p4.bmv2.SimpleSwitchCli cli = new org.inagg.p4.bmv2.SimpleSwitchCli(
+            org.inagg.p4.bmv2.P4Toolchain.locate(), bmv2Thrift);
+        final org.inagg.p4.bmv2.Bmv2Switch bmv2 = new org.inagg.p4.bmv2.Bmv2Switch(cli,
+            new org.inagg.p4.control.SwitchAddress(org.inagg.p4.control.WorkerEndpoint.parseMac(bmv2Mac),
+                org.inagg.p4.control.WorkerEndpoint.parseIpv4(data.getAddress().getHostAddress())));
+        return new org.inagg.services.controller.Bmv2Backend(bmv2, data, hosts);
+    }
+
+    @Override
+    public Integer call() throws InterruptedException
+    {
+        final PrintWriter out = spec.commandLine().getOut();
+        if ((switchControl == null) == (bmv2Thrift == null))
+        {
+            throw new IllegalArgumentException("give one switch: --switch-control URL (software switch) or "
+                + "--bmv2-thrift PORT (bmv2)");
+        }
+        final SwitchBackend backend = bmv2Thrift != null ? bmv2() : new SoftwareSwitchBackend(URI.create(
+            switchControl.contains("://") ? switchControl : "http://" + switchControl), switchData == null ? null
+            : Addresses.parse("--switch-data", switchData), Duration.ofSeconds(3));
+        final ControllerContext ctx = new ControllerContext().bind(Addresses.parse("--bind", bind)).journal(journal)
+            .leaseMs(leaseMs).poolSlots(poolSlots).lanes(lanes).defaultSlots(defaultSlots).switchBackend(backend);
+        if (esaPool != null)
+        {
+            final String[] parts = esaPool.split(":", -1);
+            if (parts.length != 2)
+            {
+                throw new IllegalArgumentException("--esa-pool wants BASE:SLOTS, got '" + esaPool + "'");
+            }
+            try
+            {
+                ctx.esaPool(Integer.parseInt(parts[0]), Integer.parseInt(parts[1]));
+            }
+            catch (final NumberFormatException ex)
+            {
+                throw new IllegalArgumentException("--esa-pool '" + esaPool + "': " + ex.getMessage());
+            }
+        }
+        final Controller controller = Controller.launch(ctx);
+        final CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() ->
+        {
+            controller.close();
+            backend.close();
+            stopped.countDown();
+        }));
+        out.printf("inagg controller listening on %s, programming %s, journal %s%n", controller.url(),
+            backend.describe(), ctx.journal());
+        out.printf("  workers: bin/inagg worker --controller %s --job-name NAME ... (or INAGG_CONTROLLER=%s)%n",
+            controller.url(), controller.url());
+        out.flush();
+        if (durationSeconds > 0)
+        {
+            if (!stopped.await(durationSeconds, TimeUnit.SECONDS))
+            {
+                controller.close();
+                backend.close();
+            }
+        }
+        else
+        {
+            stopped.await();
+        }
+        return 0;
+    }
+}

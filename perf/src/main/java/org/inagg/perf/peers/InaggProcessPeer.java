@@ -1,0 +1,129 @@
+package org.inagg.perf.peers;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalDouble;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * inagg as deployed first: an {@code inagg switch} process and W {@code inagg worker} processes over UDP on the
+ * loopback interface, each doing the run's warm-up all-reduces untimed first (as every peer does). The slowest worker's
+ * elements/s is the job's; the note gives the retransmitted share of the packets the workers sent in the timed ones.
+ */
+public final class InaggProcessPeer implements Peer
+{
+    private static final Pattern RETRANSMISSIONS = Pattern.compile("retransmissions\\s+([0-9,]+)");
+    private static final Pattern PACKETS_SENT = Pattern.compile("packets sent\\s+([0-9,]+)");
+
+    /** Lanes of a datagram that fills the loopback interface's 64 KiB (UDP payload at most 65,507 bytes). */
+    public static final int LOOPBACK_LANES = 16000;
+    /** Slots for {@link #LOOPBACK_LANES}: 16 x 64 KB a worker stays within the switch's socket buffer at 4 workers. */
+    public static final int LOOPBACK_SLOTS = 16;
+
+    private final int lanes;
+    private final int slots;
+    private final List<String> jvmOptions;
+    private final List<String> workerOptions;
+
+    /**
+     * @param lanes         lanes per packet of the job (the switch's --job), 0 for the switch's default (256 lanes,
+     *                      packets that fit a 1500-byte MTU).
+     * @param slots         slots of the job, 0 for the switch's default.
+     * @param jvmOptions    extra JVM options of every process (a JFR recording, a heap size).
+     * @param workerOptions extra {@code inagg worker} options (an idle strategy, a retransmission timeout).
+     */
+    public InaggProcessPeer(final int lanes, final int slots, final List<String> jvmOptions,
+        final List<String> workerOptions)
+    {
+        if ((lanes == 0) != (slots == 0))
+        {
+            throw new IllegalArgumentException("give both lanes and slots, or neither");
+        }
+        this.lanes = lanes;
+        this.slots = slots;
+        this.jvmOptions = List.copyOf(jvmOptions);
+        this.workerOptions = List.copyOf(workerOptions);
+    }
+
+    @Override
+    public String name()
+    {
+        return lanes == 0 ? "inagg UDP processes" : "inagg UDP processes, " + lanes + " lanes";
+    }
+
+    @Override
+    public String unavailableReason()
+    {
+        return null;
+    }
+
+    @Override
+    public PeerResult run(final PeerRun run) throws InterruptedException
+    {
+        final int port = ChildProcesses.freePort(true);
+        final String w = Integer.toString(run.workers());
+        try (ChildProcesses children = new ChildProcesses())
+        {
+            final Path switchLog = run.workDir().resolve("inagg-switch-w" + w + ".log");
+            children.start(InaggJvm.command(jvmOptions, List.of("switch", "--bind", "127.0.0.1:" + port,
+                "--job", "1:" + w + (lanes == 0 ? "" : ":" + slots + ":" + lanes), "--stats-interval", "0", "--duration", Long.toString(run.timeoutS()))),
+                Map.of(), switchLog);
+            final List<Process> workers = new ArrayList<>();
+            final List<Path> logs = new ArrayList<>();
+            for (int id = 0; id < run.workers(); id++)
+            {
+                final List<String> args = new ArrayList<>(List.of("worker", "--switch", "127.0.0.1:" + port,
+                    "--bind", "127.0.0.1:0", "--workers", w, "--worker-id", Integer.toString(id),
+                    "-n", Integer.toString(run.elements()), "-i", Integer.toString(run.iterations()),
+                    "--warmup", Integer.toString(run.warmup()), "--no-progress"));
+                if (lanes > 0)
+                {
+                    args.addAll(List.of("--max-lanes", Integer.toString(lanes)));
+                }
+                args.addAll(workerOptions);
+                final Path log = run.workDir().resolve("inagg-worker-w" + w + "-" + id + ".log");
+                logs.add(log);
+                workers.add(children.start(InaggJvm.command(jvmOptions, args), Map.of(), log));
+            }
+            final boolean ok = ChildProcesses.awaitAll(workers,
+                System.nanoTime() + TimeUnit.SECONDS.toNanos(run.timeoutS()));
+            double slowest = Double.POSITIVE_INFINITY;
+            long retransmissions = 0;
+            double packets = 0;
+            for (final Path log : logs)
+            {
+                final String text = ChildProcesses.read(log);
+                final OptionalDouble rate = ChildProcesses.elementsPerSecond(text);
+                if (!ok || rate.isEmpty())
+                {
+                    return PeerResult.failed(name(), run.workers(), "a worker did not finish within "
+                        + run.timeoutS() + " s or failed: " + ChildProcesses.lastLine(text) + " (" + log + ")");
+                }
+                slowest = Math.min(slowest, rate.getAsDouble());
+                retransmissions += (long)last(RETRANSMISSIONS, text.replace(",", ""));
+                packets += last(PACKETS_SENT, text);
+            }
+            return PeerResult.measured(name(), run.workers(), slowest, String.format(
+                "%s; retransmissions %,d (%.2f%% of %,.0f packets sent)", lanes == 0
+                    ? "switch defaults (256 lanes: 1 KiB datagrams, within a 1500-byte MTU)"
+                    : slots + " slots of " + lanes + " lanes (64 KB datagrams: loopback or jumbo-frame links)",
+                retransmissions,
+                packets > 0 ? 100.0 * retransmissions / packets : 0.0, packets));
+        }
+    }
+
+    private static double last(final Pattern pattern, final String text)
+    {
+        final Matcher matcher = pattern.matcher(text);
+        double value = 0;
+        while (matcher.find())
+        {
+            value = Double.parseDouble(matcher.group(1).replace(",", ""));
+        }
+        return value;
+    }
+}

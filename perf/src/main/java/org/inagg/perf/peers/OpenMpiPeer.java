@@ -1,0 +1,122 @@
+package org.inagg.perf.peers;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalDouble;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Open MPI's {@code MPI_Allreduce} (float32 sum, in place) started by {@code mpirun -np W} on this host: a small C
+ * program compiled with {@code mpicc} where the MPI headers are installed, else the same loop in Python through
+ * mpi4py.
+ */
+public final class OpenMpiPeer implements Peer
+{
+    private final String python;
+    private String unavailable;
+    private boolean probed;
+    private Path compiled;
+    private String flavour;
+
+    public OpenMpiPeer(final String python)
+    {
+        this.python = python;
+    }
+
+    @Override
+    public String name()
+    {
+        return "Open MPI";
+    }
+
+    @Override
+    public String unavailableReason()
+    {
+        if (!probed)
+        {
+            probed = true;
+            try
+            {
+                if (!ChildProcesses.onPath("mpirun"))
+                {
+                    unavailable = "mpirun is not on the PATH (apt-get install openmpi-bin)";
+                }
+                else if (!ChildProcesses.onPath("mpicc") || !headersPresent())
+                {
+                    if (ChildProcesses.succeeds(List.of(python, "-c", "import mpi4py.MPI, numpy"), 60))
+                    {
+                        flavour = "mpi4py";
+                    }
+                    else
+                    {
+                        unavailable = "neither mpicc with the MPI headers (apt-get install libopenmpi-dev) nor mpi4py"
+                            + " and numpy in " + python + " (pip install mpi4py numpy)";
+                    }
+                }
+                else
+                {
+                    flavour = "C";
+                }
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+                unavailable = "interrupted while probing for Open MPI";
+            }
+        }
+        return unavailable;
+    }
+
+    private static boolean headersPresent() throws InterruptedException
+    {
+        return ChildProcesses.succeeds(List.of("sh", "-c", "echo '#include <mpi.h>' | mpicc -E -x c - >/dev/null"),
+            60);
+    }
+
+    @Override
+    public PeerResult run(final PeerRun run) throws InterruptedException
+    {
+        final List<String> command = new ArrayList<>(List.of("mpirun", "--allow-run-as-root", "--oversubscribe",
+            "-np", Integer.toString(run.workers())));
+        final Path log = run.workDir().resolve("mpi-w" + run.workers() + ".log");
+        try (ChildProcesses children = new ChildProcesses())
+        {
+            if ("C".equals(flavour))
+            {
+                if (compiled == null)
+                {
+                    final Path source = ChildProcesses.resource("mpi_allreduce.c", run.workDir());
+                    final Path binary = run.workDir().resolve("mpi_allreduce");
+                    final Process cc = children.start(List.of("mpicc", "-O2", "-o", binary.toString(),
+                        source.toString()), Map.of(), run.workDir().resolve("mpicc.log"));
+                    if (!ChildProcesses.awaitAll(List.of(cc), System.nanoTime() + TimeUnit.SECONDS.toNanos(120)))
+                    {
+                        return PeerResult.failed(name(), run.workers(), "mpicc failed: "
+                            + ChildProcesses.lastLine(ChildProcesses.read(run.workDir().resolve("mpicc.log"))));
+                    }
+                    compiled = binary;
+                }
+                command.add(compiled.toString());
+            }
+            else
+            {
+                command.addAll(List.of(python, ChildProcesses.resource("mpi4py_allreduce.py", run.workDir()).toString()));
+            }
+            command.addAll(List.of(Integer.toString(run.elements()), Integer.toString(run.iterations()),
+                Integer.toString(run.warmup())));
+            final Process mpirun = children.start(command, Map.of(), log);
+            final boolean ok = ChildProcesses.awaitAll(List.of(mpirun),
+                System.nanoTime() + TimeUnit.SECONDS.toNanos(run.timeoutS()));
+            final String text = ChildProcesses.read(log);
+            final OptionalDouble rate = ChildProcesses.elementsPerSecond(text);
+            if (!ok || rate.isEmpty())
+            {
+                return PeerResult.failed(name(), run.workers(), "mpirun did not finish within " + run.timeoutS()
+                    + " s or failed: " + ChildProcesses.lastLine(text) + " (" + log + ")");
+            }
+            return PeerResult.measured(name(), run.workers(), rate.getAsDouble(), "MPI_Allreduce via " + flavour);
+        }
+    }
+}

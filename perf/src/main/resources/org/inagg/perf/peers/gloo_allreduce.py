@@ -1,0 +1,35 @@
+"""One rank of a gloo all-reduce benchmark (torch.distributed), started W times by `inagg bench-peers`.
+
+Environment: RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT (torch's env:// rendezvous).
+Arguments: ELEMENTS ITERATIONS WARMUP.
+Prints `elements/s VALUE` (the slowest rank's time decides: a max-reduce of the elapsed time) on rank 0.
+"""
+import os
+import sys
+import time
+
+import torch
+import torch.distributed as dist
+
+
+def main() -> None:
+    elements, iterations, warmup = (int(a) for a in sys.argv[1:4])
+    torch.set_num_threads(1)
+    dist.init_process_group("gloo", init_method="env://")
+    rank = dist.get_rank()
+    tensor = torch.full((elements,), float(rank + 1), dtype=torch.float32)
+    for _ in range(warmup):
+        dist.all_reduce(tensor)
+    dist.barrier()
+    start = time.perf_counter()
+    for _ in range(iterations):
+        dist.all_reduce(tensor)
+    elapsed = torch.tensor([time.perf_counter() - start], dtype=torch.float64)
+    dist.all_reduce(elapsed, op=dist.ReduceOp.MAX)
+    if rank == 0:
+        print(f"elements/s {elements * iterations / elapsed.item():.6e}", flush=True)
+    dist.destroy_process_group()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,25 @@
+"""One rank of an MPI_Allreduce benchmark through mpi4py, for machines with mpirun but no mpicc.
+Arguments: ELEMENTS ITERATIONS WARMUP. Rank 0 prints `elements/s VALUE`; the slowest rank's time decides."""
+import sys
+
+import numpy as np
+from mpi4py import MPI
+
+
+def main() -> None:
+    elements, iterations, warmup = (int(a) for a in sys.argv[1:4])
+    comm = MPI.COMM_WORLD
+    tensor = np.full(elements, float(comm.Get_rank() + 1), dtype=np.float32)
+    for _ in range(warmup):
+        comm.Allreduce(MPI.IN_PLACE, tensor, op=MPI.SUM)
+    comm.Barrier()
+    start = MPI.Wtime()
+    for _ in range(iterations):
+        comm.Allreduce(MPI.IN_PLACE, tensor, op=MPI.SUM)
+    slowest = comm.reduce(MPI.Wtime() - start, op=MPI.MAX, root=0)
+    if comm.Get_rank() == 0:
+        print(f"elements/s {elements * iterations / slowest:.6e}", flush=True)
+
+
+if __name__ == "__main__":
+    main()

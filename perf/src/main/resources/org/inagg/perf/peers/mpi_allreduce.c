@@ -1,0 +1,51 @@
+/* One rank of an MPI_Allreduce benchmark (float32 sum, in place), started by `inagg bench-peers` through mpirun.
+ * Arguments: ELEMENTS ITERATIONS WARMUP. Rank 0 prints "elements/s VALUE"; the slowest rank's time decides. */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    if (argc < 4)
+    {
+        fprintf(stderr, "usage: mpi_allreduce ELEMENTS ITERATIONS WARMUP\n");
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    long elements = atol(argv[1]);
+    int iterations = atoi(argv[2]);
+    int warmup = atoi(argv[3]);
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    float *tensor = malloc(sizeof(float) * (size_t)elements);
+    if (tensor == NULL)
+    {
+        fprintf(stderr, "mpi_allreduce: cannot allocate %ld floats\n", elements);
+        MPI_Abort(MPI_COMM_WORLD, 3);
+    }
+    for (long i = 0; i < elements; i++)
+    {
+        tensor[i] = (float)(rank + 1);
+    }
+    for (int i = 0; i < warmup; i++)
+    {
+        MPI_Allreduce(MPI_IN_PLACE, tensor, (int)elements, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    double start = MPI_Wtime();
+    for (int i = 0; i < iterations; i++)
+    {
+        MPI_Allreduce(MPI_IN_PLACE, tensor, (int)elements, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+    }
+    double elapsed = MPI_Wtime() - start;
+    double slowest;
+    MPI_Reduce(&elapsed, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    if (rank == 0)
+    {
+        printf("elements/s %.6e\n", (double)elements * iterations / slowest);
+        fflush(stdout);
+    }
+    free(tensor);
+    MPI_Finalize();
+    return 0;
+}

@@ -1,0 +1,60 @@
+package org.inagg.perf.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Path;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/**
+ * {@code inagg bench-peers} end to end on a small tensor: inagg's process path really runs (a switch and two worker
+ * JVMs over loopback UDP), and a peer whose Python is missing is named and skipped, whether or not this machine has
+ * torch.
+ */
+class BenchPeersCommandTest
+{
+    @TempDir
+    Path dir;
+
+    @Test
+    @Timeout(300)
+    void shouldMeasureTheProcessPathAndNameTheSkippedPeer()
+    {
+        final StringWriter out = new StringWriter();
+        final CommandLine commandLine = new CommandLine(new InaggCli());
+        commandLine.setOut(new PrintWriter(out));
+        final Path png = dir.resolve("peers.png");
+
+        final int exit = commandLine.execute("bench-peers", "-w", "2", "-n", "20000", "-i", "2", "--warmup", "1",
+            "--peers", "gloo,inagg-udp", "--python", dir.resolve("no-python").toString(), "--chart", png.toString(),
+            "--work-dir", dir.resolve("logs").toString(), "--timeout-s", "200");
+
+        final String text = out.toString();
+        assertThat(exit).as(text).isZero();
+        assertThat(text).contains("gloo, 2 ranks: skipped: " + dir.resolve("no-python"))
+            .containsPattern("inagg UDP processes +\\| [0-9.]+e\\+[0-9]+ ")
+            .contains("retransmissions");
+        assertThat(png).exists();
+    }
+
+    @Test
+    void shouldRefuseAnUnknownPeer()
+    {
+        final StringWriter err = new StringWriter();
+        final CommandLine commandLine = new CommandLine(new InaggCli());
+        commandLine.setErr(new PrintWriter(err));
+        commandLine.setExecutionExceptionHandler((ex, cmd, parsed) ->
+        {
+            cmd.getErr().println(ex.getMessage());
+            return 1;
+        });
+
+        assertThat(commandLine.execute("bench-peers", "--peers", "nccl", "--chart", "none")).isEqualTo(1);
+        assertThat(err.toString()).contains("unknown peer 'nccl'").contains("gloo,mpi");
+    }
+}

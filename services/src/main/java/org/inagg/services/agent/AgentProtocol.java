@@ -1,0 +1,103 @@
+package org.inagg.services.agent;
+
+/**
+ * What a rank and the agent say to each other on the agent's Unix-domain socket. All integers little-endian.
+ * <p>
+ * A rank connects and sends one hello frame of {@link #HELLO_LENGTH} bytes:
+ * <pre>
+ *   0                   1                   2                   3
+ *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+ *  +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+ *  |                 magic 'I' 'N' 'A' 'H' (HELLO_MAGIC)           |  0
+ *  |                 protocol version (VERSION)                    |  4
+ *  |                 global rank                                   |  8
+ *  |                 world size                                    | 12
+ *  |                 local rank                                    | 16
+ *  |                 local world size                              | 20
+ *  |                 host index (switch worker id)                 | 24
+ *  |                 hosts                                         | 28
+ *  |                 switch job id (hosts &gt; 1)                     | 32
+ *  |                 pid                                           | 36
+ *  |                 job key length (1..MAX_KEY_BYTES)             | 40
+ *  |                 job key, UTF-8, zero padded                  ...| 44..255
+ *  +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+ * </pre>
+ * The agent answers with a reply frame of {@link #REPLY_LENGTH} bytes:
+ * <pre>
+ *  +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+ *  |                 status (OK or an ERROR_* code)                |  0
+ *  |                 agent's protocol version                      |  4
+ *  |                 slot capacity in bytes (long)                 |  8
+ *  |                                                               | 12
+ *  |                 shared-memory path length                     | 16
+ *  |                 message length                                | 20
+ *  |                 shared-memory path, UTF-8 (PATH_BYTES)       ...| 24..223
+ *  |                 message, UTF-8 (MESSAGE_BYTES)               ...| 224..511
+ *  +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+ * </pre>
+ * After an OK reply the socket carries one-byte doorbells only: {@link #DOORBELL_REQUEST} from the rank when it has
+ * written a request into its slot descriptor ({@link SharedRegion}), {@link #DOORBELL_BYE} before it leaves, and
+ * {@link #DOORBELL_COMPLETE} from the agent when the slot descriptor holds the completion (result or error).
+ */
+public final class AgentProtocol
+{
+    /** Bumped on any change of the frames or of {@link SharedRegion}'s layout. */
+    public static final int VERSION = 1;
+    public static final int HELLO_MAGIC = 0x48414E49;
+    public static final int HELLO_LENGTH = 256;
+    public static final int HELLO_KEY_OFFSET = 44;
+    public static final int MAX_KEY_BYTES = HELLO_LENGTH - HELLO_KEY_OFFSET;
+    public static final int REPLY_LENGTH = 512;
+    public static final int REPLY_PATH_OFFSET = 24;
+    public static final int PATH_BYTES = 200;
+    public static final int REPLY_MESSAGE_OFFSET = REPLY_PATH_OFFSET + PATH_BYTES;
+    public static final int MESSAGE_BYTES = REPLY_LENGTH - REPLY_MESSAGE_OFFSET;
+
+    public static final byte DOORBELL_REQUEST = 'R';
+    public static final byte DOORBELL_BYE = 'B';
+    public static final byte DOORBELL_COMPLETE = 'C';
+
+    public static final int OP_SUM = 1;
+    public static final int OP_AVG = 2;
+    public static final int DTYPE_FLOAT32 = 1;
+    public static final int DTYPE_INT32 = 2;
+
+    /** Most ranks of one job on one host. */
+    public static final int MAX_LOCAL_RANKS = 256;
+    /** Most ranks of one job. */
+    public static final int MAX_WORLD_SIZE = 1 << 20;
+    /** Most hosts of one job (switch workers). */
+    public static final int MAX_HOSTS = 4096;
+
+    public static final int OK = 0;
+    /** A malformed frame or request. */
+    public static final int ERROR_BAD_REQUEST = 1;
+    /** Ranks asked to reduce tensors of different sizes in the same round. */
+    public static final int ERROR_SIZE_MISMATCH = 2;
+    /** NaN or infinity in a float tensor (or in the sum). */
+    public static final int ERROR_NON_FINITE = 3;
+    /** A rank of the job disconnected while others were in a collective. */
+    public static final int ERROR_RANK_LEFT = 4;
+    /** The agent serves another job on this name. */
+    public static final int ERROR_JOB_MISMATCH = 5;
+    /** The rank speaks another protocol version. */
+    public static final int ERROR_VERSION = 6;
+    /** Ranks disagree on rank, world size or local world size. */
+    public static final int ERROR_WORLD_MISMATCH = 7;
+    /** Not enough shared memory for the job's file. */
+    public static final int ERROR_SHM_FULL = 8;
+    /** The switch stage failed (timeout, unreachable switch). */
+    public static final int ERROR_NETWORK = 9;
+    /** Ranks asked for different ops or element types in the same round. */
+    public static final int ERROR_OP_MISMATCH = 10;
+
+    private AgentProtocol()
+    {
+    }
+
+    /** Bytes of one element of {@code dtype} (both are 4). */
+    public static int elementBytes(final int dtype)
+    {
+        return 4;
+    }
+}

@@ -1,0 +1,417 @@
+package org.inagg.services.agent;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.System.Logger.Level;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * The per-host agent: accepts local ranks on a Unix-domain socket, groups them into jobs ({@link JobSession}) by the
+ * job key of their hello, and runs each job's rounds when the ranks ring. One thread, blocked in a {@link Selector}
+ * while nothing happens (no spinning); large rounds borrow {@link HostAgentContext#reducerThreads()} threads to sum.
+ * <pre>{@code
+ * try (HostAgent agent = HostAgent.launch(new HostAgentContext().name("node0")))
+ * {
+ *     agent.awaitClose();   // or embed: the agent runs on its own thread until close()
+ * }
+ * }</pre>
+ */
+public final class HostAgent implements AutoCloseable
+{
+    private static final System.Logger LOG = System.getLogger(HostAgent.class.getName());
+
+    private final HostAgentContext context;
+    private final ServerSocketChannel server;
+    private final Selector selector;
+    private final InHostReducer reducer;
+    private final JobSession.HostAgentCounters counters;
+    private final Map<String, JobSession> sessions = new HashMap<>();
+    private final Queue<Runnable> posted = new ConcurrentLinkedQueue<>();
+    private final CountDownLatch stopped = new CountDownLatch(1);
+    private final Thread thread;
+    private volatile boolean running = true;
+    private int connections;
+    private long filesCreated;
+    private long idleSinceNs = System.nanoTime();
+
+    private HostAgent(final HostAgentContext context)
+    {
+        this.context = context.conclude();
+        this.counters = new JobSession.HostAgentCounters(context.counters(), context.name());
+        this.reducer = new InHostReducer(context.reducerThreads());
+        try
+        {
+            server = bind(context.socketPath());
+            selector = Selector.open();
+            server.configureBlocking(false);
+            server.register(selector, SelectionKey.OP_ACCEPT);
+        }
+        catch (final IOException ex)
+        {
+            reducer.close();
+            throw new UncheckedIOException("agent " + context.name() + ": cannot listen on " + context.socketPath()
+                + ": " + ex.getMessage(), ex);
+        }
+        InHostReducer.warmUp();
+        thread = new Thread(this::run, "inagg-agent-" + context.name());
+    }
+
+    /** Starts an agent on a thread of its own. */
+    public static HostAgent launch(final HostAgentContext context)
+    {
+        final HostAgent agent = new HostAgent(context);
+        agent.thread.start();
+        LOG.log(Level.INFO, "agent {0}: listening on {1}, shared memory in {2}, {3} bytes a slot, {4} reducer "
+                + "thread(s){5}", context.name(), context.socketPath(), context.directory(), context.slotBytes(),
+            context.reducerThreads(), context.switchAddress() == null ? ", single-host jobs only"
+                : ", multi-host jobs through the switch at " + context.switchAddress());
+        return agent;
+    }
+
+    private static ServerSocketChannel bind(final Path path) throws IOException
+    {
+        if (Files.exists(path))
+        {
+            try (SocketChannel probe = SocketChannel.open(UnixDomainSocketAddress.of(path)))
+            {
+                throw new IOException("another agent is listening on " + path + " (connect it with INAGG_AGENT="
+                    + path + ", or give this one another --name)");
+            }
+            catch (final IOException ex)
+            {
+                if (ex.getMessage() != null && ex.getMessage().startsWith("another agent"))
+                {
+                    throw ex;
+                }
+                Files.deleteIfExists(path); // a stale socket of an agent that died
+            }
+        }
+        final ServerSocketChannel channel = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
+        channel.bind(UnixDomainSocketAddress.of(path));
+        return channel;
+    }
+
+    public HostAgentContext context()
+    {
+        return context;
+    }
+
+    /** Jobs in progress (tests). */
+    public int activeJobs()
+    {
+        final int[] count = new int[1];
+        final CountDownLatch done = new CountDownLatch(1);
+        posted.add(() ->
+        {
+            count[0] = sessions.size();
+            done.countDown();
+        });
+        selector.wakeup();
+        try
+        {
+            if (!done.await(10, java.util.concurrent.TimeUnit.SECONDS))
+            {
+                throw new IllegalStateException("agent " + context.name() + " did not answer within 10 s (stopped?)");
+            }
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+        }
+        return count[0];
+    }
+
+    /** Blocks until the agent stopped (closed, or idle past {@link HostAgentContext#idleExit()}). */
+    public void awaitClose() throws InterruptedException
+    {
+        stopped.await();
+    }
+
+    private void run()
+    {
+        try
+        {
+            final long idleExitNs = context.idleExit().toNanos();
+            while (running)
+            {
+                selector.select(1000);
+                Runnable task;
+                while ((task = posted.poll()) != null)
+                {
+                    task.run();
+                }
+                final Iterator<SelectionKey> keys = selector.selectedKeys().iterator();
+                while (keys.hasNext())
+                {
+                    final SelectionKey key = keys.next();
+                    keys.remove();
+                    if (!key.isValid())
+                    {
+                        continue;
+                    }
+                    if (key.isAcceptable())
+                    {
+                        accept();
+                    }
+                    else if (key.isReadable())
+                    {
+                        read(key, (RankConnection)key.attachment());
+                    }
+                }
+                sessions.values().removeIf(JobSession::isClosed);
+                if (connections > 0 || !sessions.isEmpty())
+                {
+                    idleSinceNs = System.nanoTime();
+                }
+                else if (idleExitNs > 0 && System.nanoTime() - idleSinceNs > idleExitNs)
+                {
+                    LOG.log(Level.INFO, "agent {0}: no job for {1}, exiting", context.name(), context.idleExit());
+                    running = false;
+                }
+            }
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            LOG.log(Level.ERROR, "agent " + context.name() + ": stopped by an error", ex);
+        }
+        finally
+        {
+            shutdown();
+        }
+    }
+
+    private void accept() throws IOException
+    {
+        final SocketChannel channel = server.accept();
+        if (channel == null)
+        {
+            return;
+        }
+        channel.configureBlocking(false);
+        channel.register(selector, SelectionKey.OP_READ, new RankConnection(channel));
+        connections++;
+    }
+
+    private void read(final SelectionKey key, final RankConnection connection)
+    {
+        final ByteBuffer buffer = connection.session == null ? connection.hello : connection.doorbells;
+        int read;
+        try
+        {
+            read = connection.channel.read(buffer);
+        }
+        catch (final IOException ex)
+        {
+            read = -1;
+        }
+        if (read < 0)
+        {
+            disconnect(key, connection);
+            return;
+        }
+        if (connection.session == null)
+        {
+            if (!connection.hello.hasRemaining())
+            {
+                connection.hello.flip();
+                onHello(key, connection);
+            }
+            return;
+        }
+        buffer.flip();
+        final JobSession session = connection.session;
+        while (buffer.hasRemaining() && !connection.closed)
+        {
+            final byte doorbell = buffer.get();
+            if (doorbell == AgentProtocol.DOORBELL_REQUEST)
+            {
+                session.onRequest(connection);
+            }
+            else if (doorbell == AgentProtocol.DOORBELL_BYE)
+            {
+                connection.bye = true;
+            }
+            else
+            {
+                session.fail(AgentProtocol.ERROR_BAD_REQUEST, connection.describe() + " rang an unknown doorbell "
+                    + (doorbell & 0xFF));
+            }
+        }
+        buffer.clear();
+        if (connection.closed)
+        {
+            key.cancel();
+            connections--;
+        }
+    }
+
+    private void disconnect(final SelectionKey key, final RankConnection connection)
+    {
+        key.cancel();
+        connections--;
+        if (connection.session != null)
+        {
+            connection.session.onLeave(connection);
+        }
+        else
+        {
+            connection.close();
+        }
+    }
+
+    private void onHello(final SelectionKey key, final RankConnection connection)
+    {
+        Hello hello = null;
+        try
+        {
+            hello = RequestDecoder.decodeHello(connection.hello);
+            if (context.jobKey() != null && !context.jobKey().equals(hello.jobKey()))
+            {
+                throw new AgentProtocolException(AgentProtocol.ERROR_JOB_MISMATCH, "agent " + context.name()
+                    + " on " + context.socketPath() + " serves job " + context.jobKey() + " only, not job "
+                    + hello.jobKey() + "; start another agent (another --name) or point INAGG_AGENT at yours");
+            }
+            if (hello.hosts() > 1 && context.switchAddress() == null)
+            {
+                throw new AgentProtocolException(AgentProtocol.ERROR_BAD_REQUEST, "job " + hello.jobKey()
+                    + " spans " + hello.hosts() + " hosts but agent " + context.name()
+                    + " was started without --switch");
+            }
+            JobSession session = sessions.get(hello.jobKey());
+            if (session == null)
+            {
+                final Path file = context.directory().resolve("inagg-" + context.name() + "-"
+                    + ProcessHandle.current().pid() + "-" + (++filesCreated));
+                final NetworkStage network = hello.hosts() > 1 ? new NetworkStage(context.switchAddress(),
+                    hello.switchJob(), hello.hostIndex(), hello.hosts(), context.peerTimeout()) : null;
+                try
+                {
+                    session = new JobSession(hello, file, context.slotBytes(), reducer, network, counters,
+                        this::post);
+                }
+                catch (final RuntimeException ex)
+                {
+                    if (network != null)
+                    {
+                        network.close();
+                    }
+                    throw ex;
+                }
+                sessions.put(hello.jobKey(), session);
+            }
+            session.join(connection, hello);
+            reply(connection, AgentProtocol.OK, session.region().path().toString(), session.region().slotCapacity(),
+                "");
+        }
+        catch (final AgentProtocolException ex)
+        {
+            refuse(key, connection, ex.code(), ex.getMessage(), hello);
+        }
+        catch (final RuntimeException ex)
+        {
+            refuse(key, connection, AgentProtocol.ERROR_SHM_FULL, "agent " + context.name()
+                + " cannot create the job's shared memory: " + ex.getMessage(), hello);
+        }
+    }
+
+    private void refuse(final SelectionKey key, final RankConnection connection, final int code, final String message,
+        final Hello hello)
+    {
+        counters.hellosRefused.increment();
+        LOG.log(Level.WARNING, "agent {0}: refused {1}: {2}", context.name(),
+            hello == null ? "a rank" : hello.toString(), message);
+        reply(connection, code, "", 0, message);
+        key.cancel();
+        connections--;
+        connection.close();
+    }
+
+    private static void reply(final RankConnection connection, final int status, final String path,
+        final long capacity, final String message)
+    {
+        final ByteBuffer frame = ByteBuffer.allocate(AgentProtocol.REPLY_LENGTH).order(ByteOrder.LITTLE_ENDIAN);
+        final byte[] p = path.getBytes(StandardCharsets.UTF_8);
+        final byte[] m = Utf8.truncate(message, AgentProtocol.MESSAGE_BYTES);
+        frame.putInt(0, status).putInt(4, AgentProtocol.VERSION).putLong(8, capacity)
+            .putInt(16, p.length).putInt(20, m.length)
+            .put(AgentProtocol.REPLY_PATH_OFFSET, p, 0, Math.min(p.length, AgentProtocol.PATH_BYTES))
+            .put(AgentProtocol.REPLY_MESSAGE_OFFSET, m);
+        try
+        {
+            while (frame.hasRemaining())
+            {
+                if (connection.channel.write(frame) == 0)
+                {
+                    Thread.onSpinWait(); // a fresh socket's buffer holds 512 bytes: does not happen in practice
+                }
+            }
+        }
+        catch (final IOException ignored)
+        {
+            // The rank went away before reading the reply: its disconnect is handled by the selector.
+        }
+    }
+
+    private void post(final Runnable task)
+    {
+        posted.add(task);
+        selector.wakeup();
+    }
+
+    private void shutdown()
+    {
+        for (final JobSession session : sessions.values())
+        {
+            session.fail(AgentProtocol.ERROR_RANK_LEFT, "agent " + context.name() + " is shutting down");
+        }
+        sessions.clear();
+        try
+        {
+            selector.close();
+            server.close();
+            Files.deleteIfExists(context.socketPath());
+        }
+        catch (final IOException ignored)
+        {
+            // Best effort on the way out.
+        }
+        reducer.close();
+        LOG.log(Level.INFO, "agent {0}: stopped", context.name());
+        stopped.countDown();
+    }
+
+    /** Stops the agent: jobs in progress fail with a message saying so; the socket and files are removed. */
+    @Override
+    public void close()
+    {
+        running = false;
+        selector.wakeup();
+        if (Thread.currentThread() != thread)
+        {
+            try
+            {
+                thread.join(10_000);
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+}

@@ -1,0 +1,236 @@
+package org.inagg.services.agent;
+
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+
+import org.inagg.agent.CounterRegistry;
+
+/**
+ * Settings of a per-host agent, Aeron style: fluent setters, then {@link #conclude()} fills defaults and validates once.
+ * Each option with a default also reads a system property ({@code *_PROP_NAME}).
+ */
+public final class HostAgentContext
+{
+    public static final String NAME_PROP_NAME = "inagg.agent.name";
+    public static final String NAME_DEFAULT = "inagg";
+    public static final String DIRECTORY_PROP_NAME = "inagg.agent.dir";
+    public static final String DIRECTORY_DEFAULT = "/dev/shm";
+    public static final String SLOT_BYTES_PROP_NAME = "inagg.agent.slot.bytes";
+    /** 32 MiB: 8 M float32 per rank and round; larger tensors go in several rounds. */
+    public static final long SLOT_BYTES_DEFAULT = 32L << 20;
+    public static final String REDUCER_THREADS_PROP_NAME = "inagg.agent.reducer.threads";
+    public static final String IDLE_EXIT_PROP_NAME = "inagg.agent.idle.exit.ms";
+    public static final String PEER_TIMEOUT_PROP_NAME = "inagg.agent.peer.timeout.ms";
+    public static final long PEER_TIMEOUT_DEFAULT_MS = 30_000;
+
+    private String name;
+    private Path directory;
+    private Path socketPath;
+    private long slotBytes = -1;
+    private int reducerThreads = -1;
+    private InetSocketAddress switchAddress;
+    private String jobKey;
+    private Duration idleExit;
+    private Duration peerTimeout;
+    private CounterRegistry counters;
+    private boolean concluded;
+
+    /** The agent's name: its socket is {@code <directory>/inagg-agent-<name>.sock}, its jobs' files start with it. */
+    public HostAgentContext name(final String name)
+    {
+        this.name = name;
+        return this;
+    }
+
+    /** Where the socket and the jobs' shared-memory files go ({@value #DIRECTORY_DEFAULT} by default). */
+    public HostAgentContext directory(final Path directory)
+    {
+        this.directory = directory;
+        return this;
+    }
+
+    /** The socket's path, when not the default one in {@link #directory}. */
+    public HostAgentContext socketPath(final Path socketPath)
+    {
+        this.socketPath = socketPath;
+        return this;
+    }
+
+    /** Bytes of each rank's data region (and of the result): the most one round carries. */
+    public HostAgentContext slotBytes(final long slotBytes)
+    {
+        this.slotBytes = slotBytes;
+        return this;
+    }
+
+    /** Threads that sum a large round (the agent's own included); 2 by default where there are 2 cores. */
+    public HostAgentContext reducerThreads(final int reducerThreads)
+    {
+        this.reducerThreads = reducerThreads;
+        return this;
+    }
+
+    /** The switch that multi-host jobs all-reduce through (UDP); none by default: single-host jobs only. */
+    public HostAgentContext switchAddress(final InetSocketAddress switchAddress)
+    {
+        this.switchAddress = switchAddress;
+        return this;
+    }
+
+    /** Serve only this job key (refuse ranks of others); any job by default. */
+    public HostAgentContext jobKey(final String jobKey)
+    {
+        this.jobKey = jobKey;
+        return this;
+    }
+
+    /** Exit after this long without a job (ranks start agents with it); never by default ({@link Duration#ZERO}). */
+    public HostAgentContext idleExit(final Duration idleExit)
+    {
+        this.idleExit = idleExit;
+        return this;
+    }
+
+    /** How long the switch stage waits without progress before the round fails. */
+    public HostAgentContext peerTimeout(final Duration peerTimeout)
+    {
+        this.peerTimeout = peerTimeout;
+        return this;
+    }
+
+    public HostAgentContext counters(final CounterRegistry counters)
+    {
+        this.counters = counters;
+        return this;
+    }
+
+    /** Fills defaults and validates; call once before use. @return this. */
+    public HostAgentContext conclude()
+    {
+        if (concluded)
+        {
+            return this;
+        }
+        if (name == null)
+        {
+            name = System.getProperty(NAME_PROP_NAME, NAME_DEFAULT);
+        }
+        if (name.isEmpty() || !name.matches("[A-Za-z0-9._-]{1,64}"))
+        {
+            throw new IllegalArgumentException("agent name '" + name + "' must be 1-64 of [A-Za-z0-9._-]");
+        }
+        if (directory == null)
+        {
+            directory = Path.of(System.getProperty(DIRECTORY_PROP_NAME, DIRECTORY_DEFAULT));
+            if (!Files.isDirectory(directory))
+            {
+                directory = Path.of(System.getProperty("java.io.tmpdir"));
+            }
+        }
+        if (!Files.isDirectory(directory) || !Files.isWritable(directory))
+        {
+            throw new IllegalArgumentException("agent directory " + directory + " is not a writable directory");
+        }
+        if (socketPath == null)
+        {
+            socketPath = directory.resolve("inagg-agent-" + name + ".sock");
+        }
+        if (socketPath.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8).length > 107)
+        {
+            throw new IllegalArgumentException("socket path " + socketPath + " is longer than a Unix socket allows"
+                + " (107 bytes)");
+        }
+        if (slotBytes < 0)
+        {
+            slotBytes = Long.getLong(SLOT_BYTES_PROP_NAME, SLOT_BYTES_DEFAULT);
+        }
+        if (slotBytes < 4096 || slotBytes % 4096 != 0 || slotBytes > (1L << 34))
+        {
+            throw new IllegalArgumentException("slot bytes " + slotBytes + " must be a multiple of 4096 in 4096.."
+                + (1L << 34));
+        }
+        if (reducerThreads < 0)
+        {
+            reducerThreads = Integer.getInteger(REDUCER_THREADS_PROP_NAME,
+                Math.min(2, Runtime.getRuntime().availableProcessors()));
+        }
+        if (reducerThreads < 1 || reducerThreads > 64)
+        {
+            throw new IllegalArgumentException("reducer threads " + reducerThreads + " must be in 1..64");
+        }
+        if (idleExit == null)
+        {
+            idleExit = Duration.ofMillis(Long.getLong(IDLE_EXIT_PROP_NAME, 0));
+        }
+        if (idleExit.isNegative())
+        {
+            throw new IllegalArgumentException("idle exit " + idleExit + " is negative");
+        }
+        if (peerTimeout == null)
+        {
+            peerTimeout = Duration.ofMillis(Long.getLong(PEER_TIMEOUT_PROP_NAME, PEER_TIMEOUT_DEFAULT_MS));
+        }
+        if (peerTimeout.toMillis() < 1)
+        {
+            throw new IllegalArgumentException("peer timeout " + peerTimeout + " must be at least 1 ms");
+        }
+        if (counters == null)
+        {
+            counters = new CounterRegistry(64);
+        }
+        concluded = true;
+        return this;
+    }
+
+    public String name()
+    {
+        return name;
+    }
+
+    public Path directory()
+    {
+        return directory;
+    }
+
+    public Path socketPath()
+    {
+        return socketPath;
+    }
+
+    public long slotBytes()
+    {
+        return slotBytes;
+    }
+
+    public int reducerThreads()
+    {
+        return reducerThreads;
+    }
+
+    public InetSocketAddress switchAddress()
+    {
+        return switchAddress;
+    }
+
+    public String jobKey()
+    {
+        return jobKey;
+    }
+
+    public Duration idleExit()
+    {
+        return idleExit;
+    }
+
+    public Duration peerTimeout()
+    {
+        return peerTimeout;
+    }
+
+    public CounterRegistry counters()
+    {
+        return counters;
+    }
+}

@@ -1,0 +1,236 @@
+package org.inagg.services.agent;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+
+/**
+ * One job's shared-memory file on one host, mapped by the agent and by every local rank (Python: {@code mmap} viewed
+ * as tensors with {@code torch.frombuffer}). All integers little-endian (x86-64 and aarch64 are).
+ * <pre>
+ *  offset 0            +------------------------------------------------------------+
+ *                      | header (HEADER_LENGTH = 4096)                              |
+ *                      |   0 magic "INAGGSHM" (long)     8 version (int)            |
+ *                      |  12 local ranks (int)          16 world size (int)         |
+ *                      |  24 slot capacity bytes (long) 32 data offset (long)       |
+ *                      |  40 result offset (long)       48 agent pid (long)         |
+ *                      |  56 job key length (int)       64 job key UTF-8 ...        |
+ *  4096                +------------------------------------------------------------+
+ *                      | descriptor of local rank 0 (DESCRIPTOR_LENGTH = 512)       |
+ *                      |   written by the rank:                                     |
+ *                      |     0 request sequence (long)  8 op (int) 12 dtype (int)   |
+ *                      |    16 element count (long)    24 collective's total (long) |
+ *                      |   written by the agent:                                    |
+ *                      |    32 completed sequence (long) 40 status (int)            |
+ *                      |    44 message length (int)     48 message UTF-8 ... 511    |
+ *                      | descriptor of local rank 1 ...                             |
+ *  data offset         +------------------------------------------------------------+
+ *  (4096-aligned)      | data of local rank 0 (slot capacity bytes): its input      |
+ *                      | data of local rank 1 ...                                   |
+ *  result offset       +------------------------------------------------------------+
+ *                      | result (slot capacity bytes): the all-reduced round        |
+ *                      +------------------------------------------------------------+
+ * </pre>
+ * A round: each rank copies its tensor (or the next piece of it) into its data region, writes its descriptor and rings
+ * {@link AgentProtocol#DOORBELL_REQUEST}; when every local rank has, the agent sums the data regions into the result,
+ * writes each descriptor's completion and rings {@link AgentProtocol#DOORBELL_COMPLETE}; each rank copies the result
+ * out. A rank writes its next request only after it copied the result out, so the agent never overwrites a result
+ * someone still reads. The socket's system calls order the memory accesses on both sides.
+ */
+public final class SharedRegion implements AutoCloseable
+{
+    public static final long MAGIC = 0x4D48534747414E49L; // "INAGGSHM" little-endian
+    public static final int HEADER_LENGTH = 4096;
+    public static final int DESCRIPTOR_LENGTH = 512;
+    public static final int KEY_OFFSET = 64;
+    public static final int MAX_KEY_BYTES = HEADER_LENGTH - KEY_OFFSET;
+
+    public static final int REQUEST_SEQUENCE = 0;
+    public static final int REQUEST_OP = 8;
+    public static final int REQUEST_DTYPE = 12;
+    public static final int REQUEST_COUNT = 16;
+    public static final int REQUEST_TOTAL = 24;
+    public static final int COMPLETED_SEQUENCE = 32;
+    public static final int STATUS = 40;
+    public static final int MESSAGE_LENGTH = 44;
+    public static final int MESSAGE = 48;
+    public static final int MAX_MESSAGE_BYTES = DESCRIPTOR_LENGTH - MESSAGE;
+
+    static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+
+    private final Path path;
+    private final Arena arena;
+    private final MemorySegment mapping;
+    private final int localRanks;
+    private final long slotCapacity;
+    private final long dataOffset;
+
+    private SharedRegion(final Path path, final Arena arena, final MemorySegment mapping, final int localRanks,
+        final long slotCapacity)
+    {
+        this.path = path;
+        this.arena = arena;
+        this.mapping = mapping;
+        this.localRanks = localRanks;
+        this.slotCapacity = slotCapacity;
+        this.dataOffset = dataOffset(localRanks);
+    }
+
+    /** Offset of the first data region for {@code localRanks} ranks. */
+    public static long dataOffset(final int localRanks)
+    {
+        return align(HEADER_LENGTH + (long)localRanks * DESCRIPTOR_LENGTH, 4096);
+    }
+
+    /** Size of the file for {@code localRanks} ranks of {@code slotCapacity} bytes each, plus the result region. */
+    public static long fileSize(final int localRanks, final long slotCapacity)
+    {
+        return dataOffset(localRanks) + (localRanks + 1L) * slotCapacity;
+    }
+
+    private static long align(final long value, final long alignment)
+    {
+        return (value + alignment - 1) / alignment * alignment;
+    }
+
+    /**
+     * Creates the file (which must not exist), maps it and writes the header. The pages are not touched: each rank
+     * reserves its own with {@code posix_fallocate}, so a full {@code /dev/shm} is an error there, not a SIGBUS here.
+     *
+     * @throws AgentProtocolException {@link AgentProtocol#ERROR_SHM_FULL} when the file system has too little room.
+     */
+    public static SharedRegion create(final Path path, final int localRanks, final int worldSize,
+        final long slotCapacity, final String jobKey)
+    {
+        final long size = fileSize(localRanks, slotCapacity);
+        try
+        {
+            final long usable = Files.getFileStore(path.getParent()).getUsableSpace();
+            if (usable < size)
+            {
+                throw new AgentProtocolException(AgentProtocol.ERROR_SHM_FULL, "shared memory full: " + path.getParent()
+                    + " has " + usable + " bytes free, the job needs " + size + " (" + localRanks + " local ranks + 1 "
+                    + "result x " + slotCapacity + " bytes); lower the agent's --slot-bytes or free/enlarge "
+                    + path.getParent());
+            }
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException("cannot stat " + path.getParent(), ex);
+        }
+        final Arena arena = Arena.ofShared();
+        try (FileChannel channel = FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
+            StandardOpenOption.WRITE))
+        {
+            final MemorySegment mapping = channel.map(FileChannel.MapMode.READ_WRITE, 0, size, arena);
+            final SharedRegion region = new SharedRegion(path, arena, mapping, localRanks, slotCapacity);
+            final byte[] key = jobKey.getBytes(StandardCharsets.UTF_8);
+            mapping.set(INT, 8, AgentProtocol.VERSION);
+            mapping.set(INT, 12, localRanks);
+            mapping.set(INT, 16, worldSize);
+            mapping.set(LONG, 24, slotCapacity);
+            mapping.set(LONG, 32, region.dataOffset);
+            mapping.set(LONG, 40, region.resultOffset());
+            mapping.set(LONG, 48, ProcessHandle.current().pid());
+            final int keyLength = Math.min(key.length, MAX_KEY_BYTES);
+            mapping.set(INT, 56, keyLength);
+            MemorySegment.copy(MemorySegment.ofArray(key), 0, mapping, KEY_OFFSET, keyLength);
+            mapping.set(LONG, 0, MAGIC); // last: a reader that sees the magic sees the rest
+            return region;
+        }
+        catch (final IOException ex)
+        {
+            arena.close();
+            throw new UncheckedIOException("cannot create shared memory " + path + ": " + ex.getMessage(), ex);
+        }
+        catch (final RuntimeException ex)
+        {
+            arena.close();
+            throw ex;
+        }
+    }
+
+    public Path path()
+    {
+        return path;
+    }
+
+    public int localRanks()
+    {
+        return localRanks;
+    }
+
+    public long slotCapacity()
+    {
+        return slotCapacity;
+    }
+
+    public long resultOffset()
+    {
+        return dataOffset + localRanks * slotCapacity;
+    }
+
+    /** The descriptor of {@code localRank}. */
+    public MemorySegment descriptor(final int localRank)
+    {
+        return mapping.asSlice(HEADER_LENGTH + (long)localRank * DESCRIPTOR_LENGTH, DESCRIPTOR_LENGTH);
+    }
+
+    /** The data region of {@code localRank} (its input). */
+    public MemorySegment data(final int localRank)
+    {
+        return mapping.asSlice(dataOffset + localRank * slotCapacity, slotCapacity);
+    }
+
+    /** The result region. */
+    public MemorySegment result()
+    {
+        return mapping.asSlice(resultOffset(), slotCapacity);
+    }
+
+    /** The whole mapping (tests). */
+    MemorySegment mapping()
+    {
+        return mapping;
+    }
+
+    /** Writes a completion of {@code sequence} into {@code localRank}'s descriptor. */
+    public void complete(final int localRank, final long sequence, final int status, final String message)
+    {
+        final MemorySegment d = descriptor(localRank);
+        int length = 0;
+        if (message != null)
+        {
+            final byte[] bytes = Utf8.truncate(message, MAX_MESSAGE_BYTES);
+            length = bytes.length;
+            MemorySegment.copy(MemorySegment.ofArray(bytes), 0, d, MESSAGE, length);
+        }
+        d.set(INT, MESSAGE_LENGTH, length);
+        d.set(INT, STATUS, status);
+        d.set(LONG, COMPLETED_SEQUENCE, sequence);
+    }
+
+    /** Unmaps and deletes the file. */
+    @Override
+    public void close()
+    {
+        arena.close();
+        try
+        {
+            Files.deleteIfExists(path);
+        }
+        catch (final IOException ignored)
+        {
+            // Already gone, or /dev/shm unmounted: nothing left to free.
+        }
+    }
+}

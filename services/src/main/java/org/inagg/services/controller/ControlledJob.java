@@ -1,0 +1,110 @@
+package org.inagg.services.controller;
+
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A job the controller admitted: its name, id, world size, tensor, slot range, session, and the current registration
+ * of each rank (null where the rank has none: not yet registered, finished, or lost). {@link #running} once all ranks of
+ * the current session registered and the switch was programmed with their sources. Guarded by the registry's lock.
+ */
+final class ControlledJob
+{
+    final String name;
+    final int jobId;
+    final int world;
+    final String dtype;
+    final long elements;
+    final int slotBase;
+    final int slots;
+    final int lanes;
+    int session;
+    boolean running;
+    /** Why the switch did not take the job at the last try, or null. */
+    String switchError;
+    final Registration[] ranks;
+    /** Each rank's latest source, kept after its registration ends (the switch keeps answering it). */
+    final InetSocketAddress[] lastSource;
+
+    ControlledJob(final String name, final int jobId, final int world, final String dtype, final long elements,
+        final int slotBase, final int slots, final int lanes, final int session)
+    {
+        this.name = name;
+        this.jobId = jobId;
+        this.world = world;
+        this.dtype = dtype;
+        this.elements = elements;
+        this.slotBase = slotBase;
+        this.slots = slots;
+        this.lanes = lanes;
+        this.session = session;
+        this.ranks = new Registration[world];
+        this.lastSource = new InetSocketAddress[world];
+    }
+
+    /** Ranks registered into the current session. */
+    int registered()
+    {
+        int count = 0;
+        for (final Registration registration : ranks)
+        {
+            if (registration != null && registration.session == session)
+            {
+                count++;
+            }
+        }
+        return count;
+    }
+
+    /** Ranks with no registration of the current session, ascending. */
+    List<Integer> missing()
+    {
+        final List<Integer> missing = new ArrayList<>();
+        for (int rank = 0; rank < world; rank++)
+        {
+            if (ranks[rank] == null || ranks[rank].session != session)
+            {
+                missing.add(rank);
+            }
+        }
+        return missing;
+    }
+
+    void put(final Registration registration)
+    {
+        ranks[registration.rank] = registration;
+        lastSource[registration.rank] = registration.source;
+    }
+
+    boolean hasRegistrations()
+    {
+        for (final Registration registration : ranks)
+        {
+            if (registration != null)
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * The switch program: each rank's latest source (an old session's where the rank has not registered again, so
+     * that its stale packets are answered STALE_SESSION rather than dropped as a stranger's).
+     */
+    JobProgram program()
+    {
+        final List<InetSocketAddress> sources = new ArrayList<>(world);
+        for (int rank = 0; rank < world; rank++)
+        {
+            sources.add(lastSource[rank]);
+        }
+        return new JobProgram(jobId, slots, slotBase, lanes, session, sources);
+    }
+
+    String describe()
+    {
+        return "job '" + name + "' (id " + jobId + ", session " + session + ")";
+    }
+}

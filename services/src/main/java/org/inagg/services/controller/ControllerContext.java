@@ -1,0 +1,240 @@
+package org.inagg.services.controller;
+
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.util.function.LongSupplier;
+
+import org.inagg.wire.InaggHeader;
+
+/**
+ * Settings of a controller, Aeron style: fluent setters, then {@link #conclude()} fills the defaults and validates
+ * once. Options with a default read a system property ({@code *_PROP_NAME}) first.
+ */
+public final class ControllerContext
+{
+    public static final String BIND_PROP_NAME = "inagg.controller.bind";
+    public static final String BIND_DEFAULT = "0.0.0.0:7070";
+    public static final String JOURNAL_PROP_NAME = "inagg.controller.journal";
+    public static final String JOURNAL_DEFAULT = "inagg-controller.journal";
+    public static final String LEASE_PROP_NAME = "inagg.controller.lease.ms";
+    public static final long LEASE_DEFAULT_MS = 6_000;
+    public static final String POOL_SLOTS_PROP_NAME = "inagg.controller.pool.slots";
+    public static final int POOL_SLOTS_DEFAULT = 1024;
+    public static final int LANES_DEFAULT = 256;
+    public static final int DEFAULT_SLOTS_DEFAULT = 128;
+
+    private InetSocketAddress bind;
+    private Path journal;
+    private long leaseMs = -1;
+    private long sweepMs = -1;
+    private int poolSlots = -1;
+    private int esaPoolBase;
+    private int esaPoolSlots;
+    private int lanes = -1;
+    private int defaultSlots = -1;
+    private SwitchBackend switchBackend;
+    private LongSupplier clockMs;
+    private boolean concluded;
+
+    /** Where the HTTP endpoint listens ({@value #BIND_DEFAULT}; port 0: a free one). */
+    public ControllerContext bind(final InetSocketAddress bind)
+    {
+        this.bind = bind;
+        return this;
+    }
+
+    /** The journal file ({@value #JOURNAL_DEFAULT} in the working directory by default). */
+    public ControllerContext journal(final Path journal)
+    {
+        this.journal = journal;
+        return this;
+    }
+
+    /** How long a rank stays registered without renewing ({@value #LEASE_DEFAULT_MS} ms); ranks renew every third. */
+    public ControllerContext leaseMs(final long leaseMs)
+    {
+        this.leaseMs = leaseMs;
+        return this;
+    }
+
+    /** How often leases are checked (default a tenth of the lease, at least 20 ms). */
+    public ControllerContext sweepMs(final long sweepMs)
+    {
+        this.sweepMs = sweepMs;
+        return this;
+    }
+
+    /** Slots in the switch's shared register pool ({@value #POOL_SLOTS_DEFAULT}). */
+    public ControllerContext poolSlots(final int poolSlots)
+    {
+        this.poolSlots = poolSlots;
+        return this;
+    }
+
+    /** The ESA aggregator pool inside the shared pool, reserved: no job's range overlaps it. */
+    public ControllerContext esaPool(final int base, final int slots)
+    {
+        this.esaPoolBase = base;
+        this.esaPoolSlots = slots;
+        return this;
+    }
+
+    /** Lanes per packet of the jobs ({@value #LANES_DEFAULT}). */
+    public ControllerContext lanes(final int lanes)
+    {
+        this.lanes = lanes;
+        return this;
+    }
+
+    /** Slots of a job that does not ask ({@value #DEFAULT_SLOTS_DEFAULT}, fewer for a small tensor). */
+    public ControllerContext defaultSlots(final int defaultSlots)
+    {
+        this.defaultSlots = defaultSlots;
+        return this;
+    }
+
+    /** The switch the controller programs (required). */
+    public ControllerContext switchBackend(final SwitchBackend switchBackend)
+    {
+        this.switchBackend = switchBackend;
+        return this;
+    }
+
+    /** A monotonic clock in ms (tests); {@code System.nanoTime()} by default. */
+    public ControllerContext clockMs(final LongSupplier clockMs)
+    {
+        this.clockMs = clockMs;
+        return this;
+    }
+
+    /**
+     * Fills the defaults and checks everything once.
+     *
+     * @throws IllegalArgumentException naming the setting that is wrong.
+     */
+    public ControllerContext conclude()
+    {
+        if (concluded)
+        {
+            return this;
+        }
+        if (switchBackend == null)
+        {
+            throw new IllegalArgumentException("controller: a switch is required (switchBackend)");
+        }
+        if (bind == null)
+        {
+            final String text = System.getProperty(BIND_PROP_NAME, BIND_DEFAULT);
+            final int colon = text.lastIndexOf(':');
+            bind = new InetSocketAddress(text.substring(0, colon), Integer.parseInt(text.substring(colon + 1)));
+        }
+        if (journal == null)
+        {
+            journal = Path.of(System.getProperty(JOURNAL_PROP_NAME, JOURNAL_DEFAULT));
+        }
+        if (leaseMs < 0)
+        {
+            leaseMs = Long.getLong(LEASE_PROP_NAME, LEASE_DEFAULT_MS);
+        }
+        if (leaseMs < 100)
+        {
+            throw new IllegalArgumentException("controller: lease must be at least 100 ms, got " + leaseMs);
+        }
+        if (sweepMs < 0)
+        {
+            sweepMs = Math.max(20, leaseMs / 10);
+        }
+        if (poolSlots < 0)
+        {
+            poolSlots = Integer.getInteger(POOL_SLOTS_PROP_NAME, POOL_SLOTS_DEFAULT);
+        }
+        if (poolSlots < 1)
+        {
+            throw new IllegalArgumentException("controller: pool slots must be at least 1, got " + poolSlots);
+        }
+        if (esaPoolSlots < 0 || esaPoolBase < 0 || esaPoolSlots > 0 && esaPoolBase + esaPoolSlots > poolSlots)
+        {
+            throw new IllegalArgumentException("controller: ESA pool " + esaPoolBase + "+" + esaPoolSlots
+                + " must lie inside the pool of " + poolSlots + " slots");
+        }
+        if (lanes < 0)
+        {
+            lanes = LANES_DEFAULT;
+        }
+        if (lanes < 1 || lanes > InaggHeader.MAX_ELEMENTS_FOR_1500_MTU)
+        {
+            throw new IllegalArgumentException("controller: lanes must be in 1.."
+                + InaggHeader.MAX_ELEMENTS_FOR_1500_MTU + ", got " + lanes);
+        }
+        if (defaultSlots < 0)
+        {
+            defaultSlots = DEFAULT_SLOTS_DEFAULT;
+        }
+        if (defaultSlots < 1 || defaultSlots >= InaggHeader.MAX_SLOTS)
+        {
+            throw new IllegalArgumentException("controller: default slots must be in 1.." + (InaggHeader.MAX_SLOTS - 1)
+                + ", got " + defaultSlots);
+        }
+        if (clockMs == null)
+        {
+            clockMs = () -> System.nanoTime() / 1_000_000;
+        }
+        concluded = true;
+        return this;
+    }
+
+    public InetSocketAddress bind()
+    {
+        return bind;
+    }
+
+    public Path journal()
+    {
+        return journal;
+    }
+
+    public long leaseMs()
+    {
+        return leaseMs;
+    }
+
+    public long sweepMs()
+    {
+        return sweepMs;
+    }
+
+    public int poolSlots()
+    {
+        return poolSlots;
+    }
+
+    public int esaPoolBase()
+    {
+        return esaPoolBase;
+    }
+
+    public int esaPoolSlots()
+    {
+        return esaPoolSlots;
+    }
+
+    public int lanes()
+    {
+        return lanes;
+    }
+
+    public int defaultSlots()
+    {
+        return defaultSlots;
+    }
+
+    public SwitchBackend switchBackend()
+    {
+        return switchBackend;
+    }
+
+    public LongSupplier clockMs()
+    {
+        return clockMs;
+    }
+}

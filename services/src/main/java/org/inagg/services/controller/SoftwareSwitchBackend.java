@@ -1,0 +1,152 @@
+package org.inagg.services.controller;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import org.inagg.services.http.JsonHttp;
+
+/**
+ * A software switch in another process, programmed through its control port ({@code inagg switch --control}, see
+ * {@code org.inagg.services.switchcontrol.SwitchControlServer}): jobs PUT and DELETEd over HTTP+JSON, sources as
+ * {@code ip:port}. Each call is bounded by the timeout; a switch that does not answer is a
+ * {@link SwitchUnreachableException} naming its control URL.
+ */
+public final class SoftwareSwitchBackend implements SwitchBackend
+{
+    private final URI control;
+    private final Duration timeout;
+    private final HttpClient client;
+    private final InetSocketAddress dataAddress;
+
+    /**
+     * @param control     the switch's control URL, e.g. {@code http://127.0.0.1:7071}.
+     * @param dataAddress where workers send (null: as the switch reports it, a wildcard address replaced by the
+     *                    control URL's host).
+     * @param timeout     bound of each call.
+     * @throws SwitchUnreachableException if {@code dataAddress} is null and the switch cannot be asked for it.
+     */
+    public SoftwareSwitchBackend(final URI control, final InetSocketAddress dataAddress, final Duration timeout)
+    {
+        this.control = control;
+        this.timeout = timeout;
+        this.client = HttpClient.newBuilder().connectTimeout(timeout).build();
+        this.dataAddress = dataAddress != null ? dataAddress : askDataAddress();
+    }
+
+    private InetSocketAddress askDataAddress()
+    {
+        final JsonNode answer = call("GET", "/v1/jobs", null);
+        final InetSocketAddress reported = JsonHttp.address("data", answer.path("data").asText());
+        if (reported.getAddress().isAnyLocalAddress())
+        {
+            try
+            {
+                return new InetSocketAddress(InetAddress.getByName(control.getHost()), reported.getPort());
+            }
+            catch (final IOException ex)
+            {
+                throw new SwitchUnreachableException("switch " + control + ": cannot resolve " + control.getHost(), ex);
+            }
+        }
+        return reported;
+    }
+
+    @Override
+    public String describe()
+    {
+        return "software switch " + (dataAddress == null ? "" : JsonHttp.format(dataAddress) + " ") + "(control "
+            + control + ")";
+    }
+
+    @Override
+    public InetSocketAddress dataAddress()
+    {
+        return dataAddress;
+    }
+
+    @Override
+    public void install(final JobProgram program)
+    {
+        final ObjectNode body = JsonHttp.MAPPER.createObjectNode();
+        body.put("workers", program.workers()).put("slots", program.slots()).put("lanes", program.lanes())
+            .put("slotBase", program.slotBase()).put("session", program.session());
+        final ArrayNode sources = body.putArray("sources");
+        program.sources().forEach(source -> sources.add(JsonHttp.format(source)));
+        call("PUT", "/v1/jobs/" + program.jobId(), body);
+    }
+
+    @Override
+    public boolean remove(final int jobId)
+    {
+        final JsonHttp.Answer answer = send("DELETE", "/v1/jobs/" + jobId, null);
+        if (answer.status() == 404)
+        {
+            return false;
+        }
+        check(answer, "DELETE /v1/jobs/" + jobId);
+        return true;
+    }
+
+    @Override
+    public Map<Integer, JobProgram> installed()
+    {
+        final JsonNode answer = call("GET", "/v1/jobs", null);
+        final Map<Integer, JobProgram> jobs = new HashMap<>();
+        for (final JsonNode job : answer.path("jobs"))
+        {
+            final List<InetSocketAddress> sources = new ArrayList<>();
+            for (final JsonNode source : job.path("sources"))
+            {
+                sources.add(JsonHttp.address("sources", source.asText()));
+            }
+            jobs.put(job.path("jobId").asInt(), new JobProgram(job.path("jobId").asInt(), job.path("slots").asInt(),
+                job.path("slotBase").asInt(), job.path("lanes").asInt(), job.path("session").asInt(), sources));
+        }
+        return jobs;
+    }
+
+    @Override
+    public void close()
+    {
+        client.close();
+    }
+
+    private JsonNode call(final String method, final String path, final JsonNode body)
+    {
+        final JsonHttp.Answer answer = send(method, path, body);
+        check(answer, method + " " + path);
+        return answer.body();
+    }
+
+    private void check(final JsonHttp.Answer answer, final String what)
+    {
+        if (!answer.ok())
+        {
+            throw new IllegalStateException(describe() + " refused " + what + " (" + answer.status() + "): "
+                + answer.describe());
+        }
+    }
+
+    private JsonHttp.Answer send(final String method, final String path, final JsonNode body)
+    {
+        try
+        {
+            return JsonHttp.call(client, method, control.resolve(path), body, timeout);
+        }
+        catch (final IOException ex)
+        {
+            throw new SwitchUnreachableException("switch " + control + " unreachable: " + ex.getMessage(), ex);
+        }
+    }
+}

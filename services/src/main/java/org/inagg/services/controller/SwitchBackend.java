@@ -1,0 +1,31 @@
+package org.inagg.services.controller;
+
+import java.net.InetSocketAddress;
+import java.util.Map;
+
+/**
+ * A switch the controller programs: the software switch's control port ({@link SoftwareSwitchBackend}) or bmv2
+ * through {@code Bmv2Switch} ({@link Bmv2Backend}). Called under the controller's lock, never per packet.
+ * Failures are {@link SwitchUnreachableException} (the switch did not answer) or {@link IllegalStateException} (it
+ * refused, with its reason).
+ */
+public interface SwitchBackend extends AutoCloseable
+{
+    /** Names the switch in logs and errors. */
+    String describe();
+
+    /** Where workers send their packets. */
+    InetSocketAddress dataAddress();
+
+    /** Installs the job, or replaces it (a new session, new sources): its slots start empty. */
+    void install(JobProgram program);
+
+    /** Removes the job; false if the switch does not hold it. */
+    boolean remove(int jobId);
+
+    /** The jobs the switch holds now, by job id (those installed by others too, with their slot ranges). */
+    Map<Integer, JobProgram> installed();
+
+    @Override
+    void close();
+}

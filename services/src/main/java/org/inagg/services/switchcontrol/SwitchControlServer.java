@@ -1,0 +1,374 @@
+package org.inagg.services.switchcontrol;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
+import org.inagg.p4.softswitch.SoftwareSwitch;
+import org.inagg.p4.softswitch.SwitchJobConfig;
+import org.inagg.services.http.HttpFailure;
+import org.inagg.services.http.JsonHttp;
+import org.inagg.transport.UdpTransport;
+import org.inagg.wire.InaggHeader;
+
+/**
+ * The control port of a software switch on UDP: jobs added, replaced (a new session) and removed over HTTP+JSON, each
+ * worker's source given as {@code ip:port} and resolved to a transport peer inside the switch process, so that the
+ * switch admits only those sources.
+ * <p>
+ * The HTTP threads never touch the switch or its transport: each request is queued and carried out by this agent's
+ * {@link #doWork()}, which must run on the switch's agent thread (compose it with the {@link SoftwareSwitch} in one
+ * {@code CompositeAgent}): {@link UdpTransport#addPeer} is not thread-safe. A request waits for that at most
+ * {@link #APPLY_TIMEOUT_MS} ms, then fails with 503 naming the agent.
+ *
+ * <pre>
+ * GET    /v1/jobs        {"data": "127.0.0.1:9000", "jobs": [{"jobId": 3, "workers": 2, ...}]}
+ * PUT    /v1/jobs/{id}   {"workers": 2, "slots": 16, "lanes": 256, "slotBase": 0, "session": 1,
+ *                         "sources": ["127.0.0.1:40001", "127.0.0.1:40002"]}          (200: the job as installed)
+ * DELETE /v1/jobs/{id}   (200 {"jobId": 3, "removed": true}; 404 if not installed)
+ * </pre>
+ */
+public final class SwitchControlServer implements Agent, AutoCloseable
+{
+    public static final long APPLY_TIMEOUT_MS = 5_000;
+    private static final System.Logger LOGGER = System.getLogger(SwitchControlServer.class.getName());
+    private static final Set<String> JOB_FIELDS = Set.of("workers", "slots", "lanes", "slotBase", "session", "sources");
+
+    /** Settings: the switch, its UDP transport, where to listen. */
+    public static final class Context
+    {
+        private SoftwareSwitch softwareSwitch;
+        private UdpTransport transport;
+        private InetSocketAddress bind;
+        private InetSocketAddress dataAddress;
+
+        public Context softwareSwitch(final SoftwareSwitch softwareSwitch)
+        {
+            this.softwareSwitch = softwareSwitch;
+            return this;
+        }
+
+        /** The switch's UDP transport: sources are registered as its peers. */
+        public Context transport(final UdpTransport transport)
+        {
+            this.transport = transport;
+            return this;
+        }
+
+        /** Where the control port listens (port 0: a free one). */
+        public Context bind(final InetSocketAddress bind)
+        {
+            this.bind = bind;
+            return this;
+        }
+
+        /** The data address reported to controllers (default: the transport's local address). */
+        public Context dataAddress(final InetSocketAddress dataAddress)
+        {
+            this.dataAddress = dataAddress;
+            return this;
+        }
+
+        public Context conclude()
+        {
+            if (softwareSwitch == null || transport == null)
+            {
+                throw new IllegalStateException("switch control: softwareSwitch and transport are required");
+            }
+            if (bind == null)
+            {
+                throw new IllegalStateException("switch control: bind address is required");
+            }
+            if (dataAddress == null)
+            {
+                dataAddress = transport.localAddress();
+            }
+            return this;
+        }
+    }
+
+    private final Context ctx;
+    private final HttpServer server;
+    private final ExecutorService executor;
+    private final ManyToOneConcurrentArrayQueue<Runnable> requests = new ManyToOneConcurrentArrayQueue<>(256);
+
+    private SwitchControlServer(final Context ctx)
+    {
+        this.ctx = ctx;
+        try
+        {
+            server = HttpServer.create(ctx.bind, 64);
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException("switch control: cannot listen on " + ctx.bind + ": " + ex.getMessage(), ex);
+        }
+        executor = Executors.newFixedThreadPool(2, r ->
+        {
+            final Thread thread = new Thread(r, "inagg-switch-control");
+            thread.setDaemon(true);
+            return thread;
+        });
+        server.setExecutor(executor);
+        server.createContext("/v1/jobs", exchange -> JsonHttp.handle(exchange, this::jobs));
+        server.start();
+        LOGGER.log(System.Logger.Level.INFO, () -> "switch control listening on http://" + address().getHostString()
+            + ":" + address().getPort() + " for the switch at " + JsonHttp.format(ctx.dataAddress));
+    }
+
+    /** Starts the control port; run {@link #doWork()} on the switch's agent thread from now on. */
+    public static SwitchControlServer launch(final Context ctx)
+    {
+        return new SwitchControlServer(ctx.conclude());
+    }
+
+    /** The address the control port listens on. */
+    public InetSocketAddress address()
+    {
+        return server.getAddress();
+    }
+
+    @Override
+    public String roleName()
+    {
+        return "inagg-switch-control";
+    }
+
+    @Override
+    public int doWork()
+    {
+        int work = 0;
+        Runnable request;
+        while ((request = requests.poll()) != null)
+        {
+            request.run();
+            work++;
+        }
+        return work;
+    }
+
+    @Override
+    public void close()
+    {
+        server.stop(0);
+        executor.shutdownNow();
+    }
+
+    private void jobs(final HttpExchange exchange) throws IOException
+    {
+        final String path = exchange.getRequestURI().getPath();
+        final String method = exchange.getRequestMethod();
+        final String rest = path.length() > "/v1/jobs".length() ? path.substring("/v1/jobs/".length()) : "";
+        if (rest.isEmpty())
+        {
+            if (!method.equals("GET"))
+            {
+                throw new HttpFailure(405, method + " /v1/jobs: only GET");
+            }
+            JsonHttp.answer(exchange, 200, onAgent(this::describeJobs));
+            return;
+        }
+        final int jobId;
+        try
+        {
+            jobId = Integer.parseInt(rest);
+        }
+        catch (final NumberFormatException ex)
+        {
+            throw new HttpFailure(HttpFailure.NOT_FOUND, "no such path " + path + " (job ids are numbers)");
+        }
+        if (jobId < 0 || jobId > InaggHeader.MAX_JOB_ID)
+        {
+            throw HttpFailure.badRequest("job id must be in 0.." + InaggHeader.MAX_JOB_ID + ", got " + jobId);
+        }
+        switch (method)
+        {
+            case "PUT" ->
+            {
+                final ObjectNode body = JsonHttp.parseObject(JsonHttp.body(exchange));
+                JsonHttp.onlyFields(body, JOB_FIELDS);
+                final int workers = (int)JsonHttp.integer(body, "workers", 1, 1 << 16);
+                final int slots = (int)JsonHttp.integer(body, "slots", 1, InaggHeader.MAX_SLOTS - 1);
+                final int lanes = (int)JsonHttp.integer(body, "lanes", 1, InaggHeader.MAX_ELEMENT_COUNT);
+                final int slotBase = (int)JsonHttp.integer(body, "slotBase", -1, Integer.MAX_VALUE, -1);
+                final int session = (int)JsonHttp.integer(body, "session", 0, 0xFFFF);
+                final JsonNode sourcesNode = body.get("sources");
+                if (!(sourcesNode instanceof ArrayNode sources) || sources.size() != workers)
+                {
+                    throw HttpFailure.badRequest("field 'sources' must be an array of " + workers
+                        + " \"ip:port\" strings, one per worker id");
+                }
+                final List<InetSocketAddress> addresses = new ArrayList<>();
+                for (final JsonNode source : sources)
+                {
+                    if (!source.isTextual())
+                    {
+                        throw HttpFailure.badRequest("field 'sources' must hold \"ip:port\" strings, got " + source);
+                    }
+                    addresses.add(JsonHttp.address("sources", source.asText()));
+                }
+                JsonHttp.answer(exchange, 200, onAgent(() -> install(jobId, workers, slots, lanes, slotBase, session,
+                    addresses)));
+            }
+            case "DELETE" ->
+            {
+                final JsonNode answer = onAgent(() ->
+                {
+                    if (!ctx.softwareSwitch.removeJob(jobId))
+                    {
+                        throw new HttpFailure(HttpFailure.NOT_FOUND, "job " + jobId + " is not on this switch");
+                    }
+                    LOGGER.log(System.Logger.Level.INFO, () -> "switch control: job " + jobId + " removed");
+                    return JsonHttp.MAPPER.createObjectNode().put("jobId", jobId).put("removed", true);
+                });
+                JsonHttp.answer(exchange, 200, answer);
+            }
+            case "GET" ->
+            {
+                final JsonNode answer = onAgent(() ->
+                {
+                    final SwitchJobConfig config = ctx.softwareSwitch.jobs().get(jobId);
+                    if (config == null)
+                    {
+                        throw new HttpFailure(HttpFailure.NOT_FOUND, "job " + jobId + " is not on this switch");
+                    }
+                    return describe(config);
+                });
+                JsonHttp.answer(exchange, 200, answer);
+            }
+            default -> throw new HttpFailure(405, method + " " + path + ": only GET, PUT and DELETE");
+        }
+    }
+
+    /** On the agent thread. */
+    private JsonNode install(final int jobId, final int workers, final int slots, final int lanes, final int slotBase,
+        final int session, final List<InetSocketAddress> sources)
+    {
+        final int[] peers = new int[workers];
+        for (int w = 0; w < workers; w++)
+        {
+            peers[w] = ctx.transport.addPeer(sources.get(w));
+            if (peers[w] < 0)
+            {
+                throw new HttpFailure(HttpFailure.UNAVAILABLE, "the switch's peer table is full (--max-peers); cannot"
+                    + " register source " + JsonHttp.format(sources.get(w)) + " of worker " + w);
+            }
+        }
+        final SwitchJobConfig config;
+        try
+        {
+            config = new SwitchJobConfig(jobId, workers, slots, lanes, slotBase, SwitchJobConfig.NO_MULTICAST_GROUP,
+                peers, session);
+            ctx.softwareSwitch.addJob(config);
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            throw new HttpFailure(HttpFailure.CONFLICT, ex.getMessage());
+        }
+        LOGGER.log(System.Logger.Level.INFO, () -> "switch control: job " + jobId + " installed in session " + session
+            + " (" + workers + " workers, slots " + slotBase + "+" + slots + " of " + lanes + " lanes, sources "
+            + sources.stream().map(JsonHttp::format).toList() + ")");
+        return describe(config);
+    }
+
+    /** On the agent thread. */
+    private JsonNode describeJobs()
+    {
+        final ObjectNode answer = JsonHttp.MAPPER.createObjectNode();
+        answer.put("data", JsonHttp.format(ctx.dataAddress));
+        final ArrayNode jobs = answer.putArray("jobs");
+        for (final SwitchJobConfig config : new TreeMap<>(ctx.softwareSwitch.jobs()).values())
+        {
+            jobs.add(describe(config));
+        }
+        return answer;
+    }
+
+    /** On the agent thread. */
+    private ObjectNode describe(final SwitchJobConfig config)
+    {
+        final ObjectNode job = JsonHttp.MAPPER.createObjectNode();
+        job.put("jobId", config.jobId()).put("workers", config.workers()).put("slots", config.slots())
+            .put("lanes", config.lanesPerPacket()).put("slotBase", config.slotBase()).put("session", config.session());
+        if (config.registeredSources())
+        {
+            final ArrayNode sources = job.putArray("sources");
+            for (final int peer : config.workerPeers())
+            {
+                final InetSocketAddress address = ctx.transport.peerAddress(peer);
+                sources.add(address == null ? "peer " + peer : JsonHttp.format(address));
+            }
+        }
+        else
+        {
+            job.putNull("sources");
+        }
+        return job;
+    }
+
+    /** Runs {@code work} on the agent thread and waits for it, bounded. */
+    private JsonNode onAgent(final Supplier<JsonNode> work)
+    {
+        final CompletableFuture<JsonNode> done = new CompletableFuture<>();
+        if (!requests.offer(() ->
+        {
+            try
+            {
+                done.complete(work.get());
+            }
+            catch (final RuntimeException ex)
+            {
+                done.completeExceptionally(ex);
+            }
+        }))
+        {
+            throw new HttpFailure(HttpFailure.UNAVAILABLE, "switch control: too many requests queued");
+        }
+        try
+        {
+            return done.get(APPLY_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+        }
+        catch (final TimeoutException ex)
+        {
+            throw new HttpFailure(HttpFailure.UNAVAILABLE, "switch control: the switch agent did not apply the request"
+                + " within " + APPLY_TIMEOUT_MS + " ms (is its agent thread running?)");
+        }
+        catch (final ExecutionException ex)
+        {
+            if (ex.getCause() instanceof RuntimeException runtime)
+            {
+                throw runtime;
+            }
+            throw new IllegalStateException(ex.getCause());
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            throw new HttpFailure(HttpFailure.UNAVAILABLE, "switch control: interrupted");
+        }
+    }
+
+    @Override
+    public String toString()
+    {
+        return "SwitchControlServer[" + address() + " -> " + ctx.dataAddress + "]";
+    }
+}

@@ -1,0 +1,193 @@
+package org.inagg.services.agent;
+
+import java.io.IOException;
+import java.lang.foreign.ValueLayout;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class HostAgentTest
+{
+    private static final ValueLayout.OfFloat FLOAT = ValueLayout.JAVA_FLOAT_UNALIGNED;
+    private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED;
+
+    @TempDir
+    Path dir;
+    private HostAgent agent;
+
+    @BeforeEach
+    void launch()
+    {
+        agent = HostAgent.launch(new HostAgentContext().name("test").directory(dir).slotBytes(2 << 20)
+            .reducerThreads(2));
+    }
+
+    @AfterEach
+    void close()
+    {
+        agent.close();
+    }
+
+    private Path socket()
+    {
+        return agent.context().socketPath();
+    }
+
+    @Test
+    void shouldSumTheLocalRanksIntoTheResultAndFreeTheJobWhenTheyLeave() throws Exception
+    {
+        final int n = (1 << 18) + 3; // the parallel path and a tail
+        try (TestRank a = new TestRank(socket(), 0, 2, 0, 2, "job-a");
+             TestRank b = new TestRank(socket(), 1, 2, 1, 2, "job-a"))
+        {
+            assertThat(a.status).isEqualTo(AgentProtocol.OK);
+            assertThat(b.file).isEqualTo(a.file);
+            assertThat(a.header().get(SharedRegion.LONG, 0)).isEqualTo(SharedRegion.MAGIC);
+            for (int i = 0; i < n; i++)
+            {
+                a.data().setAtIndex(FLOAT, i, i * 0.5f);
+                b.data().setAtIndex(FLOAT, i, 1.0f);
+            }
+            final CompletableFuture<Integer> first = CompletableFuture.supplyAsync(() -> round(a, n));
+            assertThat(round(b, n)).isEqualTo(AgentProtocol.OK);
+            assertThat(first.get()).isEqualTo(AgentProtocol.OK);
+            for (int i = 0; i < n; i += 997)
+            {
+                assertThat(a.result().getAtIndex(FLOAT, i)).isEqualTo(i * 0.5f + 1.0f);
+            }
+            assertThat(a.result().getAtIndex(FLOAT, n - 1)).isEqualTo((n - 1) * 0.5f + 1.0f);
+
+            // AVG of int32, truncating
+            a.data().setAtIndex(INT, 0, 7);
+            b.data().setAtIndex(INT, 0, -2);
+            final CompletableFuture<Integer> avg = CompletableFuture.supplyAsync(() ->
+                round(a, AgentProtocol.OP_AVG, AgentProtocol.DTYPE_INT32, 1));
+            assertThat(round(b, AgentProtocol.OP_AVG, AgentProtocol.DTYPE_INT32, 1)).isEqualTo(AgentProtocol.OK);
+            assertThat(avg.get()).isEqualTo(AgentProtocol.OK);
+            assertThat(b.result().getAtIndex(INT, 0)).isEqualTo(2);
+        }
+        awaitNoJobs();
+        try (var files = Files.list(dir))
+        {
+            assertThat(files.map(p -> p.getFileName().toString())).noneMatch(f -> f.startsWith("inagg-test-"));
+        }
+    }
+
+    @Test
+    void shouldFailTheRoundOnEveryRankWhenSizesDifferOrAFloatIsNaNAndKeepTheJob() throws Exception
+    {
+        try (TestRank a = new TestRank(socket(), 0, 2, 0, 2, "job-b");
+             TestRank b = new TestRank(socket(), 1, 2, 1, 2, "job-b"))
+        {
+            final CompletableFuture<Integer> first = CompletableFuture.supplyAsync(() -> round(a, 10));
+            assertThat(round(b, 11)).isEqualTo(AgentProtocol.ERROR_SIZE_MISMATCH);
+            assertThat(first.get()).isEqualTo(AgentProtocol.ERROR_SIZE_MISMATCH);
+            assertThat(a.lastMessage()).contains("sizes differ", "rank 0 has 10", "rank 1 has 11");
+
+            b.data().setAtIndex(FLOAT, 3, Float.NaN);
+            final CompletableFuture<Integer> second = CompletableFuture.supplyAsync(() -> round(a, 10));
+            assertThat(round(b, 10)).isEqualTo(AgentProtocol.ERROR_NON_FINITE);
+            assertThat(second.get()).isEqualTo(AgentProtocol.ERROR_NON_FINITE);
+            assertThat(a.lastMessage()).contains("NaN or infinity", "rank 1");
+
+            b.data().setAtIndex(FLOAT, 3, 1.0f);
+            final CompletableFuture<Integer> third = CompletableFuture.supplyAsync(() -> round(a, 10));
+            assertThat(round(b, 10)).isEqualTo(AgentProtocol.OK);
+            assertThat(third.get()).isEqualTo(AgentProtocol.OK);
+        }
+    }
+
+    @Test
+    void shouldFailTheOthersWhenARankDisconnectsMidRoundAndServeTheNextJob() throws Exception
+    {
+        final TestRank a = new TestRank(socket(), 0, 2, 0, 2, "job-c");
+        final TestRank b = new TestRank(socket(), 1, 2, 1, 2, "job-c");
+        a.request(AgentProtocol.OP_SUM, AgentProtocol.DTYPE_FLOAT32, 4);
+        b.close(); // dies before its request
+        assertThat(a.awaitCompletion()).isEqualTo(AgentProtocol.ERROR_RANK_LEFT);
+        assertThat(a.lastMessage()).contains("local rank 1", "disconnected");
+        a.close();
+        awaitNoJobs();
+
+        try (TestRank c = new TestRank(socket(), 0, 1, 0, 1, "job-d"))
+        {
+            c.data().setAtIndex(FLOAT, 0, 2.5f);
+            assertThat(round(c, 1)).isEqualTo(AgentProtocol.OK);
+            assertThat(c.result().getAtIndex(FLOAT, 0)).isEqualTo(2.5f);
+        }
+    }
+
+    @Test
+    void shouldRefuseARankOfAnotherVersionOrWorldSizeWithAMessage() throws Exception
+    {
+        try (TestRank a = new TestRank(socket(), 0, 2, 0, 2, "job-e");
+             TestRank b = new TestRank(socket(), 1, 3, 1, 3, "job-e");
+             TestRank c = new TestRank(socket(), 1, 2, 0, 2, "job-e"))
+        {
+            assertThat(a.status).isEqualTo(AgentProtocol.OK);
+            assertThat(b.status).isEqualTo(AgentProtocol.ERROR_WORLD_MISMATCH);
+            assertThat(b.message).contains("world size 3");
+            assertThat(c.status).isEqualTo(AgentProtocol.ERROR_WORLD_MISMATCH);
+            assertThat(c.message).contains("joined job job-e twice");
+        }
+    }
+
+    @Test
+    void shouldServeOnlyItsJobWhenPinned() throws Exception
+    {
+        try (HostAgent pinned = HostAgent.launch(new HostAgentContext().name("pinned").directory(dir)
+                .slotBytes(4096).jobKey("mine").idleExit(Duration.ofSeconds(30)));
+             TestRank other = new TestRank(pinned.context().socketPath(), 0, 1, 0, 1, "theirs"))
+        {
+            assertThat(other.status).isEqualTo(AgentProtocol.ERROR_JOB_MISMATCH);
+            assertThat(other.message).contains("serves job mine only, not job theirs");
+        }
+    }
+
+    @Test
+    void shouldRefuseASecondAgentOnTheSameSocket()
+    {
+        final HostAgentContext again = new HostAgentContext().name("test").directory(dir);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> HostAgent.launch(again))
+            .hasMessageContaining("another agent is listening on " + socket());
+    }
+
+    private void awaitNoJobs() throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (agent.activeJobs() > 0 && System.nanoTime() < deadline)
+        {
+            Thread.sleep(10);
+        }
+        assertThat(agent.activeJobs()).isZero();
+    }
+
+    private static int round(final TestRank rank, final long count)
+    {
+        return round(rank, AgentProtocol.OP_SUM, AgentProtocol.DTYPE_FLOAT32, count);
+    }
+
+    private static int round(final TestRank rank, final int op, final int dtype, final long count)
+    {
+        try
+        {
+            rank.request(op, dtype, count);
+            return rank.awaitCompletion();
+        }
+        catch (final IOException ex)
+        {
+            throw new java.io.UncheckedIOException(ex);
+        }
+    }
+}

@@ -1,0 +1,135 @@
+package org.inagg.services.agent;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.UnixDomainSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+
+/** A rank in Java, as inagg_torch does it in Python: hello, map the job's file, write a request, ring, read back. */
+final class TestRank implements AutoCloseable
+{
+    final SocketChannel channel;
+    final int status;
+    final String message;
+    final Path file;
+    final long capacity;
+    private final int localRank;
+    private Arena arena;
+    private MemorySegment mapping;
+    private long sequence;
+
+    TestRank(final Path socket, final int rank, final int world, final int localRank, final int localWorld,
+        final String key) throws IOException
+    {
+        this.localRank = localRank;
+        channel = SocketChannel.open(UnixDomainSocketAddress.of(socket));
+        channel.write(hello(AgentProtocol.VERSION, rank, world, localRank, localWorld, key));
+        final ByteBuffer reply = ByteBuffer.allocate(AgentProtocol.REPLY_LENGTH).order(ByteOrder.LITTLE_ENDIAN);
+        while (reply.hasRemaining() && channel.read(reply) >= 0)
+        {
+            // until the whole reply is in
+        }
+        status = reply.getInt(0);
+        capacity = reply.getLong(8);
+        final byte[] path = new byte[reply.getInt(16)];
+        reply.get(AgentProtocol.REPLY_PATH_OFFSET, path);
+        final byte[] text = new byte[reply.getInt(20)];
+        reply.get(AgentProtocol.REPLY_MESSAGE_OFFSET, text);
+        message = new String(text, StandardCharsets.UTF_8);
+        file = status == AgentProtocol.OK ? Path.of(new String(path, StandardCharsets.UTF_8)) : null;
+        if (file != null)
+        {
+            arena = Arena.ofShared();
+            try (FileChannel fc = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE))
+            {
+                mapping = fc.map(FileChannel.MapMode.READ_WRITE, 0, fc.size(), arena);
+            }
+        }
+    }
+
+    static ByteBuffer hello(final int version, final int rank, final int world, final int localRank,
+        final int localWorld, final String key)
+    {
+        final byte[] k = key.getBytes(StandardCharsets.UTF_8);
+        final ByteBuffer b = ByteBuffer.allocate(AgentProtocol.HELLO_LENGTH).order(ByteOrder.LITTLE_ENDIAN);
+        b.putInt(AgentProtocol.HELLO_MAGIC).putInt(version).putInt(rank).putInt(world).putInt(localRank)
+            .putInt(localWorld).putInt(0).putInt(1).putInt(0).putInt(4242).putInt(k.length).put(k);
+        return b.clear();
+    }
+
+    MemorySegment data()
+    {
+        final long offset = mapping.get(SharedRegion.LONG, 32) + localRank * capacity;
+        return mapping.asSlice(offset, capacity);
+    }
+
+    MemorySegment result()
+    {
+        return mapping.asSlice(mapping.get(SharedRegion.LONG, 40), capacity);
+    }
+
+    MemorySegment header()
+    {
+        return mapping.asSlice(0, SharedRegion.HEADER_LENGTH);
+    }
+
+    /** Writes the request and rings; {@link #awaitCompletion()} then waits for the agent. */
+    void request(final int op, final int dtype, final long count) throws IOException
+    {
+        final MemorySegment d = mapping.asSlice(SharedRegion.HEADER_LENGTH
+            + (long)localRank * SharedRegion.DESCRIPTOR_LENGTH, SharedRegion.DESCRIPTOR_LENGTH);
+        d.set(SharedRegion.LONG, SharedRegion.REQUEST_SEQUENCE, ++sequence);
+        d.set(SharedRegion.INT, SharedRegion.REQUEST_OP, op);
+        d.set(SharedRegion.INT, SharedRegion.REQUEST_DTYPE, dtype);
+        d.set(SharedRegion.LONG, SharedRegion.REQUEST_COUNT, count);
+        d.set(SharedRegion.LONG, SharedRegion.REQUEST_TOTAL, count);
+        channel.write(ByteBuffer.wrap(new byte[] {AgentProtocol.DOORBELL_REQUEST}));
+    }
+
+    /** Waits for the doorbell; returns the status, the message in {@link #lastMessage()}. */
+    int awaitCompletion() throws IOException
+    {
+        final ByteBuffer bell = ByteBuffer.allocate(1);
+        if (channel.read(bell) != 1 || bell.get(0) != AgentProtocol.DOORBELL_COMPLETE)
+        {
+            throw new IOException("no completion doorbell");
+        }
+        final MemorySegment d = descriptor();
+        if (d.get(SharedRegion.LONG, SharedRegion.COMPLETED_SEQUENCE) != sequence)
+        {
+            throw new IOException("completion of another round");
+        }
+        return d.get(SharedRegion.INT, SharedRegion.STATUS);
+    }
+
+    String lastMessage()
+    {
+        final MemorySegment d = descriptor();
+        final byte[] bytes = new byte[d.get(SharedRegion.INT, SharedRegion.MESSAGE_LENGTH)];
+        MemorySegment.copy(d, SharedRegion.MESSAGE, MemorySegment.ofArray(bytes), 0, bytes.length);
+        return new String(bytes, StandardCharsets.UTF_8);
+    }
+
+    private MemorySegment descriptor()
+    {
+        return mapping.asSlice(SharedRegion.HEADER_LENGTH + (long)localRank * SharedRegion.DESCRIPTOR_LENGTH,
+            SharedRegion.DESCRIPTOR_LENGTH);
+    }
+
+    @Override
+    public void close() throws IOException
+    {
+        channel.close();
+        if (arena != null)
+        {
+            arena.close();
+        }
+    }
+}

@@ -1,0 +1,98 @@
+package org.inagg.services.switchcontrol;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.time.Duration;
+import java.util.List;
+
+import org.agrona.concurrent.AgentRunner;
+import org.agrona.concurrent.CompositeAgent;
+import org.agrona.concurrent.SleepingMillisIdleStrategy;
+import org.inagg.agent.CounterRegistry;
+import org.inagg.p4.softswitch.SoftwareSwitch;
+import org.inagg.p4.softswitch.SwitchJobConfig;
+import org.inagg.services.http.JsonHttp;
+import org.inagg.transport.UdpTransport;
+import org.inagg.wire.InaggHeader;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** The software switch's control port: jobs with registered sources in and out, errors naming the cause. */
+class SwitchControlServerTest
+{
+    private UdpTransport transport;
+    private SoftwareSwitch softwareSwitch;
+    private SwitchControlServer control;
+    private AgentRunner runner;
+    private HttpClient client;
+
+    @BeforeEach
+    void setUp()
+    {
+        transport = UdpTransport.open(new InetSocketAddress("127.0.0.1", 0), List.of(), 16,
+            InaggHeader.messageLength(256), 16);
+        softwareSwitch = new SoftwareSwitch(transport, new CounterRegistry(64), 16);
+        softwareSwitch.addJob(new SwitchJobConfig(5, 2)); // an open-mode job from --job
+        control = SwitchControlServer.launch(new SwitchControlServer.Context().softwareSwitch(softwareSwitch)
+            .transport(transport).bind(new InetSocketAddress("127.0.0.1", 0)));
+        runner = new AgentRunner(new SleepingMillisIdleStrategy(1), Throwable::printStackTrace, null,
+            new CompositeAgent(softwareSwitch, control));
+        AgentRunner.startOnThread(runner);
+        client = HttpClient.newHttpClient();
+    }
+
+    @AfterEach
+    void tearDown()
+    {
+        client.close();
+        runner.close();
+        control.close();
+    }
+
+    private JsonHttp.Answer call(final String method, final String path, final String body) throws IOException
+    {
+        return JsonHttp.call(client, method, URI.create("http://127.0.0.1:" + control.address().getPort() + path),
+            body == null ? null : JsonHttp.MAPPER.readTree(body), Duration.ofSeconds(5));
+    }
+
+    @Test
+    @Timeout(20)
+    void shouldInstallAJobWithRegisteredSourcesReplaceItAndRemoveIt() throws IOException
+    {
+        final JsonHttp.Answer put = call("PUT", "/v1/jobs/3", "{\"workers\":2,\"slots\":8,\"lanes\":64,\"slotBase\":0,"
+            + "\"session\":4,\"sources\":[\"127.0.0.1:40000\",\"127.0.0.1:40001\"]}");
+        assertThat(put.status()).as(put.describe()).isEqualTo(200);
+        assertThat(put.body().path("sources").toString()).isEqualTo("[\"127.0.0.1:40000\",\"127.0.0.1:40001\"]");
+        final SwitchJobConfig installed = softwareSwitch.jobs().get(3);
+        assertThat(installed.registeredSources()).isTrue();
+        assertThat(transport.peerAddress(installed.workerPeer(1))).isEqualTo(new InetSocketAddress("127.0.0.1", 40001));
+        assertThat(installed.session()).isEqualTo(4);
+
+        final JsonHttp.Answer list = call("GET", "/v1/jobs", null);
+        assertThat(list.body().path("data").asText()).isEqualTo(JsonHttp.format(transport.localAddress()));
+        assertThat(list.body().path("jobs")).hasSize(2);
+        assertThat(list.body().path("jobs").get(1).path("sources").isNull()).as("job 5 is open mode").isTrue();
+
+        final JsonHttp.Answer overlap = call("PUT", "/v1/jobs/4", "{\"workers\":1,\"slots\":8,\"lanes\":64,"
+            + "\"slotBase\":4,\"session\":1,\"sources\":[\"127.0.0.1:40002\"]}");
+        assertThat(overlap.status()).isEqualTo(409);
+        assertThat(overlap.describe()).contains("overlap job 3");
+        final JsonHttp.Answer bad = call("PUT", "/v1/jobs/4", "{\"workers\":1,\"slots\":8,\"lanes\":64,"
+            + "\"session\":1,\"sources\":[\"somehost:1\"]}");
+        assertThat(bad.status()).isEqualTo(400);
+        assertThat(bad.describe()).contains("field 'sources'").contains("IPv4");
+        assertThat(call("PUT", "/v1/jobs/4", "{\"workers\":2,\"slots\":8,\"lanes\":64,\"session\":1,"
+            + "\"sources\":[\"127.0.0.1:1\"]}").describe()).contains("array of 2");
+
+        assertThat(call("DELETE", "/v1/jobs/3", null).status()).isEqualTo(200);
+        assertThat(softwareSwitch.jobs()).doesNotContainKey(3);
+        assertThat(call("DELETE", "/v1/jobs/3", null).status()).isEqualTo(404);
+        assertThat(call("GET", "/v1/jobs/x", null).status()).isEqualTo(404);
+    }
+}
