@@ -78,7 +78,8 @@ class JoinLogTest
         }
 
         assertThat(lines).hasSize(5);
-        assertThat(lines.get(0)).isEqualTo("INFO switch: job 5 installed: 2 workers, 4 slots of 8 lanes");
+        assertThat(lines.get(0)).isEqualTo(
+            "INFO switch: job 5 installed: 2 workers, 4 slots of 8 lanes, session 0, open (sources learned from JOINs)");
         assertThat(lines.get(1)).isEqualTo("INFO switch: job 5 worker 0/2 joined from peer 100");
         assertThat(lines.get(2)).isEqualTo("INFO switch: job 5 worker 1/2 joined from peer 101");
         assertThat(lines.get(3)).isEqualTo("INFO switch: job 5 worker 1/2 joined from peer 102 (before from peer 101)");
