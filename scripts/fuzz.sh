@@ -35,7 +35,7 @@ targets=(
   "p4 org.inagg.p4.softswitch.WorkerAgentFuzzTest shouldIgnoreJunkAndAllReduceExactly"
   "control org.inagg.control.plan.PlanFileFuzzTest shouldRejectABadPlanFileWithAMessageAndDeployAGoodOne"
   "control org.inagg.control.topology.TopologyFileFuzzTest shouldRejectABadTopologyFileWithAMessageAndRoundTripAGoodOne"
-  "perf org.inagg.perf.cli.JobOptionFuzzTest shouldRejectABadJobWithAMessageAndRoundTripAGoodOne"
+  "services org.inagg.services.cli.JobOptionFuzzTest shouldRejectABadJobWithAMessageAndRoundTripAGoodOne"
   "services org.inagg.services.agent.RequestDecoderFuzzTest shouldRejectMalformedInputWithAMessageAndAcceptOnlyWhatFits"
   "services org.inagg.services.controller.RegisterRequestFuzzTest shouldRejectABadRegistrationWithA400AndRoundTripAGoodOne"
 )

@@ -234,8 +234,35 @@ def scenario_rank_dies(rank: int, world: int, gloo) -> None:
     os._exit(0)  # the process group's gloo peers are gone: skip its teardown
 
 
+def scenario_rank_hangs(rank: int, world: int, gloo) -> None:
+    """The last rank stays alive but stops calling: the others get RankFailedError naming it within
+    INAGG_COLLECTIVE_TIMEOUT, not after the process group's 30 min; when it calls again, it gets the same error."""
+    limit = float(os.environ["INAGG_COLLECTIVE_TIMEOUT"])
+    t = torch.ones(1000)
+    dist.all_reduce(t)
+    if rank == world - 1:
+        time.sleep(limit + 2)
+    start = time.monotonic()
+    try:
+        dist.all_reduce(t)
+        raise AssertionError("no error when a rank hung")
+    except inagg_torch.RankFailedError as ex:
+        waited = time.monotonic() - start
+        assert f"all-reduce #2 of job" in str(ex) and f"local rank {world - 1} (rank {world - 1}, pid " in str(ex) \
+            and f"did not submit it within the collective timeout of {limit:g} s" in str(ex), ex
+        if rank != world - 1:
+            assert limit * 0.9 <= waited < limit + 5, f"rank {rank} waited {waited:.2f} s for a {limit} s timeout"
+    try:
+        dist.all_reduce(t)
+        raise AssertionError("the failed job accepted another all-reduce")
+    except inagg_torch.RankFailedError as ex:
+        assert "create a new process group" in str(ex), ex
+
+
 def scenario_multihost(rank: int, world: int, gloo) -> None:
-    """Two emulated hosts through the switch: float32 within the fixed-point bound, int32 exact, AVG too."""
+    """Two emulated hosts through the switch (the first half of the ranks on one): float32 within the fixed-point
+    bound, int32 exact, AVG too."""
+    half = world // 2
     n = 70_000
     for dtype in (torch.float32, torch.int32, torch.bfloat16):
         t = inputs(rank, n, dtype, seed=3)
@@ -248,7 +275,7 @@ def scenario_multihost(rank: int, world: int, gloo) -> None:
             # 2^E above the block's largest host sum: with W = 2 hosts, below 2^-27 of the largest host sum; plus
             # the float32 rounding of the in-host sums and of the result (2^-22 in all), and of bfloat16 at the end.
             host_sum = max(sum(inputs(r, n, dtype, seed=3).double() for r in ranks).abs().max().item()
-                           for ranks in ((0, 1), (2, 3)))
+                           for ranks in (range(half), range(half, world)))
             err = (t.double() - want).abs()
             bound = host_sum * 2 ** -22 + (RTOL[dtype] * want.abs() * 2 if dtype != torch.float32 else 0)
             assert bool((err <= bound).all()), f"multi-host {dtype}: max error {err.max().item()}"
@@ -257,8 +284,46 @@ def scenario_multihost(rank: int, world: int, gloo) -> None:
     assert torch.allclose(t, torch.full((1000,), (world - 1) / 2), atol=1e-4), t[:4]
 
 
+def reserve_fails() -> None:
+    """Rank 1 cannot reserve its shared memory: /dev/shm filled up between the agent's check of the free space (when
+    the job's file was made) and this rank's ``posix_fallocate``, which answers ENOSPC. Filling /dev/shm for real
+    would take the machine's memory, so the call answers ENOSPC here without reserving anything (the agent, the
+    file and everything after the call are real). SharedMemoryFullError naming the cause on rank 1 when it joins;
+    rank 0 gets RankFailedError naming local rank 1 at its first all-reduce."""
+    rank = int(os.environ["RANK"])
+    if rank == 1:
+        import errno
+
+        real = os.posix_fallocate
+
+        def full(fd: int, offset: int, length: int) -> None:
+            if os.fstat(fd).st_size > offset:  # the job's file, not anything else this process reserves
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+            real(fd, offset, length)
+
+        os.posix_fallocate = full
+        try:
+            dist.init_process_group("inagg")
+            raise AssertionError("rank 1 joined although it cannot reserve its shared memory")
+        except inagg_torch.SharedMemoryFullError as ex:
+            assert isinstance(ex, MemoryError)
+            assert "rank 1 cannot reserve its 65536 bytes of shared memory in " in str(ex) \
+                and "shared memory full: " in str(ex) and "has no room left" in str(ex), ex
+    else:
+        dist.init_process_group("inagg")
+        try:
+            dist.all_reduce(torch.ones(10))
+            raise AssertionError("rank 0 summed without rank 1")
+        except inagg_torch.RankFailedError as ex:
+            assert "local rank 1" in str(ex), ex
+    print(f"RANK {rank} OK", flush=True)
+    os._exit(0)  # rank 1 has no process group to tear down, so rank 0 skips its teardown too
+
+
 def main() -> None:
     scenario = sys.argv[1]
+    if scenario == "reserve_fails":
+        reserve_fails()
     dist.init_process_group("inagg")
     rank, world = dist.get_rank(), dist.get_world_size()
     gloo = dist.new_group(backend="gloo")

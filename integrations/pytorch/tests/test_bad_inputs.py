@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import os
 import re
+import time
 from datetime import timedelta
 
 import pytest
+import torch
 import torch.distributed as dist
 
 import inagg_torch
+from inagg_torch import _protocol as p
 from inagg_torch._agent import AgentClient
 from conftest import REPO, SHM, Agent, assert_ok, run_ranks
 
@@ -107,6 +110,39 @@ def test_tensor_sizes_differing_between_ranks(round_errors_run):
 
 def test_nan_and_overflow_name_the_rank(round_errors_run):
     assert_ok(round_errors_run)
+
+
+def serves_a_job(agent: Agent, monkeypatch) -> None:
+    """The agent runs a round of a new job (one rank: the sum is the rank's own tensor)."""
+    monkeypatch.setenv("INAGG_AGENT", str(agent.socket))
+    c = client(job_key=f"next-{os.getpid()}-{os.urandom(4).hex()}")
+    try:
+        t = torch.arange(100, dtype=torch.float32)
+        c.round([(t, 0, 100)], p.DTYPE_FLOAT32, p.OP_SUM, 100)
+        assert torch.equal(t, torch.arange(100, dtype=torch.float32))
+        assert torch.equal(c.views[p.DTYPE_FLOAT32][1][:100], t)  # it went through the agent's result slot
+    finally:
+        c.close()
+
+
+def test_rank_that_cannot_reserve_shared_memory_is_told_why_and_the_agent_serves_the_next_job(agent, monkeypatch):
+    before = set(SHM.glob(f"inagg-{agent.name}-*"))
+    results = run_ranks("reserve_fails", 2, env={"INAGG_AGENT": str(agent.socket), "INAGG_COLLECTIVE_TIMEOUT": "5"})
+    assert_ok(results)
+    deadline = time.monotonic() + 10
+    while not set(SHM.glob(f"inagg-{agent.name}-*")) <= before and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert set(SHM.glob(f"inagg-{agent.name}-*")) <= before, "the failed job's file is still there"
+    assert agent.alive()
+    serves_a_job(agent, monkeypatch)
+
+
+def test_rank_that_hangs_fails_the_others_within_the_collective_timeout_naming_it(agent, monkeypatch):
+    results = run_ranks("rank_hangs", 2, env={"INAGG_AGENT": str(agent.socket), "INAGG_COLLECTIVE_TIMEOUT": "2"})
+    assert_ok(results)
+    assert "did not submit it within the collective timeout" in agent.log_text()
+    assert agent.alive()
+    serves_a_job(agent, monkeypatch)
 
 
 def test_rank_dying_mid_collective_fails_the_others_and_the_agent_serves_the_next_job(agent):

@@ -7,7 +7,10 @@ import os
 import signal
 import socket
 import subprocess
+import json
 import time
+import urllib.request
+from pathlib import Path
 
 import pytest
 
@@ -19,7 +22,7 @@ def switch_port():
     port = free_port(socket.SOCK_DGRAM)
     log = SHM / f"inagg-test-switch-{os.getpid()}.log"
     with open(log, "wb") as out:
-        process = subprocess.Popen([str(LAUNCHER), "switch", "--bind", f"127.0.0.1:{port}", "--job", "1:2",
+        process = subprocess.Popen([str(LAUNCHER), "switch", "--bind", f"127.0.0.1:{port}", "--job", "1:2", "--open",
                                     "--counters-dir", str(SHM / f"inagg-test-counters-{os.getpid()}")],
                                    stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
     try:
@@ -47,6 +50,82 @@ def test_two_hosts_through_the_switch_match_the_exact_sum_within_the_fixed_point
                   for r in range(4)}
         assert_ok(run_ranks("multihost", 4, env_of=env_of, timeout=150))
         assert "2 host(s)" in host_a.log_text() and "2 host(s)" in host_b.log_text()
+    finally:
+        host_a.stop()
+        host_b.stop()
+
+
+def start(name: str, args: list, ready: str):
+    """A `bin/inagg` service of the test; returns (process, log path) once its log says ``ready``."""
+    log = SHM / f"inagg-test-{name}-{os.getpid()}.log"
+    with open(log, "wb") as out:
+        process = subprocess.Popen([str(LAUNCHER), *args], stdout=out, stderr=subprocess.STDOUT,
+                                   start_new_session=True)
+    deadline = time.monotonic() + 60
+    while ready not in log.read_text(errors="replace"):
+        if process.poll() is not None or time.monotonic() > deadline:
+            stop(process, log)
+            raise RuntimeError(f"{name} did not start: {log.read_text(errors='replace')}")
+        time.sleep(0.1)
+    return process, log
+
+
+def stop(process: subprocess.Popen, log: Path) -> None:
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(5)
+    if not os.environ.get("INAGG_TEST_KEEP_LOGS"):
+        log.unlink(missing_ok=True)
+
+
+@pytest.fixture()
+def controller(tmp_path):
+    """A software switch with no job of its own and a controller that programs it through its control port."""
+    data, control, http = free_port(socket.SOCK_DGRAM), free_port(), free_port()
+    switch = start("ctl-switch", ["switch", "--bind", f"127.0.0.1:{data}", "--control", f"127.0.0.1:{control}",
+                                  "--counters-dir", str(tmp_path)],
+                   "listening")
+    try:
+        ctl = start("controller", ["controller", "--bind", f"127.0.0.1:{http}", "--switch-control",
+                                   f"http://127.0.0.1:{control}", "--journal", str(tmp_path / "journal")],
+                    "listening")
+        try:
+            yield f"http://127.0.0.1:{http}"
+        finally:
+            stop(*ctl)
+    finally:
+        stop(*switch)
+
+
+def jobs(url: str) -> list:
+    with urllib.request.urlopen(f"{url}/v1/jobs", timeout=5) as answer:
+        return json.load(answer)["jobs"]
+
+
+def test_two_hosts_whose_agents_get_their_switch_job_from_the_controller(controller, monkeypatch):
+    """No switch address, no switch job on the agents or the ranks: each agent registers as worker <host index> of
+    the job named by the job key; the controller programs the switch, and frees the job when the agents leave."""
+    monkeypatch.setenv("INAGG_CONTROLLER", controller)  # the agents read it (as `inagg worker` does)
+    host_a = Agent("ctl-a")
+    host_b = Agent("ctl-b")
+    monkeypatch.delenv("INAGG_CONTROLLER")
+    try:
+        env_of = {r: {"INAGG_HOST_ID": "ab"[r], "INAGG_AGENT": str((host_a, host_b)[r].socket)} for r in range(2)}
+        results = run_ranks("multihost", 2, env_of=env_of, timeout=150)
+        if any(r.returncode != 0 for r in results):
+            pytest.fail("\n".join(f"--- agent {a.name}:\n{a.log_text()[-3000:]}" for a in (host_a, host_b))
+                        + "\n--- ranks:\n" + "\n".join(r.stdout[-1500:] for r in results))
+        for host, agent in enumerate((host_a, host_b)):
+            assert f"host {host} of 2 is worker {host} of switch job 1" in agent.log_text(), agent.log_text()[-3000:]
+            assert "from the controller " + controller in agent.log_text()
+        deadline = time.monotonic() + 20
+        while jobs(controller) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert jobs(controller) == [], "the controller still holds the job after both agents left"
     finally:
         host_a.stop()
         host_b.stop()

@@ -8,6 +8,7 @@ float32 happens inside those copies.
 
 from __future__ import annotations
 
+import errno
 import logging
 import mmap
 import os
@@ -23,6 +24,7 @@ import torch
 
 from . import _protocol as p
 from . import errors
+from ._staging import DeviceStaging
 
 log = logging.getLogger("inagg_torch")
 
@@ -130,18 +132,22 @@ class AgentClient:
     """This rank's membership in a job on its host's agent."""
 
     def __init__(self, *, rank: int, world_size: int, local_rank: int, local_world_size: int, host_index: int,
-                 hosts: int, switch_job: int, job_key: str, timeout: float, version: int = p.VERSION) -> None:
+                 hosts: int, switch_job: int, job_key: str, timeout: float, version: int = p.VERSION,
+                 collective_timeout: float = 0.0, staging: Optional[DeviceStaging] = None) -> None:
+        """``timeout``: seconds this rank waits for the agent's answer; ``collective_timeout``: seconds the agent waits
+        for the job's other local ranks once one submitted a round (0: the agent's default)."""
         self.rank = rank
         self.local_rank = local_rank
         self.timeout = timeout
         self.sequence = 0
         self.closed = False
         self.failure: Optional[errors.InaggError] = None
+        self.staging = staging if staging is not None else DeviceStaging()
         self.sock, self.socket_path = connect_agent(local_rank, timeout)
         try:
             self.sock.settimeout(timeout)
             self.sock.sendall(p.hello(rank, world_size, local_rank, local_world_size, host_index, hosts, switch_job,
-                                      os.getpid(), job_key, version))
+                                      os.getpid(), job_key, version, round(collective_timeout * 1000)))
             reply = self._recv_exactly(p.REPLY_LENGTH, "the agent's reply to hello")
             status, agent_version, capacity, path, message = p.parse_reply(reply)
             if status != p.OK:
@@ -191,9 +197,13 @@ class AgentClient:
                     os.posix_fallocate(fd, 0, data_offset)
                     os.posix_fallocate(fd, result_offset, capacity)
             except OSError as ex:
+                if ex.errno == errno.ENOSPC:
+                    cause = f"shared memory full: {Path(path).parent} has no room left for {capacity} more bytes"
+                else:
+                    cause = f"{ex.strerror} ({errno.errorcode.get(ex.errno, ex.errno)})"
                 raise errors.SharedMemoryFullError(
-                    f"inagg: shared memory full: cannot reserve {capacity} bytes in {path} ({ex.strerror}); free "
-                    f"space in {Path(path).parent}, or start the agent with a smaller --slot-bytes") from ex
+                    f"inagg: rank {self.rank} cannot reserve its {capacity} bytes of shared memory in {path}: {cause}; "
+                    f"free space in {Path(path).parent}, or start the agent with a smaller --slot-bytes") from ex
             self.mm = mmap.mmap(fd, size, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE)
         finally:
             os.close(fd)
@@ -205,18 +215,8 @@ class AgentClient:
             p.DTYPE_INT32: (self._data.view(torch.int32), self._result.view(torch.int32)),
         }
         self.elements = capacity // 4
-        self._register_with_cuda()
-
-    def _register_with_cuda(self) -> None:
-        """Pins the mapping for CUDA copies where torch allows it (faster, asynchronous-capable D2H and H2D)."""
-        if not torch.cuda.is_available():
-            return
-        try:
-            cudart = torch.cuda.cudart()
-            cudart.cudaHostRegister(self._data.data_ptr(), self._data.numel(), 0)
-            cudart.cudaHostRegister(self._result.data_ptr(), self._result.numel(), 0)
-        except Exception as ex:  # pragma: no cover - needs CUDA
-            log.info("inagg: shared buffer not registered with CUDA (%s); CUDA tensors are staged unpinned", ex)
+        # The two slots this rank copies through are the staging buffers of its device tensors: pinned for CUDA.
+        self.staging.pin(self._data, self._result)
 
     def round(self, pieces: Sequence[tuple[torch.Tensor, int, int]], dtype: int, op: int, total: int) -> None:
         """All-reduces one round: ``pieces`` are (flat tensor, start, length) filling the slot in order."""
@@ -245,7 +245,7 @@ class AgentClient:
                 start = self.descriptor_offset + p.MESSAGE_OFFSET
                 message = bytes(self.mm[start:start + max(0, min(length, 464))]).decode("utf-8", "replace")
                 exc = p.error(status, message)
-                if status in (1, 4, 8, 9):  # job errors: the agent freed the job
+                if status in p.JOB_ERRORS:  # the agent freed the job
                     self._fail(exc)
                 raise exc
         elif not bell:
@@ -270,6 +270,8 @@ class AgentClient:
         if self.closed:
             return
         self.closed = True
+        if hasattr(self, "mm"):
+            self.staging.unpin()
         try:
             if bye:
                 self.sock.sendall(p.DOORBELL_BYE)

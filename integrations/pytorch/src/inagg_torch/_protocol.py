@@ -10,7 +10,9 @@ VERSION = 1
 HELLO_MAGIC = 0x48414E49
 HELLO_LENGTH = 256
 HELLO_KEY_OFFSET = 44
-MAX_KEY_BYTES = HELLO_LENGTH - HELLO_KEY_OFFSET
+HELLO_TIMEOUT_OFFSET = 252  # collective timeout in ms; 0: the agent's default
+MAX_KEY_BYTES = HELLO_TIMEOUT_OFFSET - HELLO_KEY_OFFSET
+MAX_TIMEOUT_MS = 2 ** 31 - 1
 REPLY_LENGTH = 512
 REPLY_PATH_OFFSET = 24
 REPLY_MESSAGE_OFFSET = 224
@@ -46,7 +48,10 @@ ERRORS = {
     8: errors.SharedMemoryFullError,
     9: errors.SwitchStageError,
     10: errors.TensorMismatchError,
+    11: errors.RankFailedError,
 }
+#: Statuses after which the agent has freed the job (the others fail one all-reduce only).
+JOB_ERRORS = (1, 4, 8, 9, 11)
 
 
 def error(status: int, message: str) -> errors.InaggError:
@@ -55,7 +60,7 @@ def error(status: int, message: str) -> errors.InaggError:
 
 
 def hello(rank: int, world: int, local_rank: int, local_world: int, host_index: int, hosts: int, switch_job: int,
-          pid: int, key: str, version: int = VERSION) -> bytes:
+          pid: int, key: str, version: int = VERSION, collective_timeout_ms: int = 0) -> bytes:
     raw = key.encode("utf-8")
     if not 1 <= len(raw) <= MAX_KEY_BYTES:
         raise ValueError(f"job key of {len(raw)} bytes is not in 1..{MAX_KEY_BYTES}")
@@ -63,6 +68,7 @@ def hello(rank: int, world: int, local_rank: int, local_world: int, host_index: 
     struct.pack_into("<11i", frame, 0, HELLO_MAGIC, version, rank, world, local_rank, local_world, host_index, hosts,
                      switch_job, pid, len(raw))
     frame[HELLO_KEY_OFFSET:HELLO_KEY_OFFSET + len(raw)] = raw
+    struct.pack_into("<i", frame, HELLO_TIMEOUT_OFFSET, max(0, min(collective_timeout_ms, MAX_TIMEOUT_MS)))
     return bytes(frame)
 
 

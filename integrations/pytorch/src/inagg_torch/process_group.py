@@ -19,12 +19,17 @@ from torch.futures import Future
 from . import _protocol as p
 from . import errors
 from ._agent import AgentClient
+from ._staging import DeviceStaging
 
 log = logging.getLogger("inagg_torch")
 
 ENV_HOST_ID = "INAGG_HOST_ID"
 ENV_SWITCH_JOB = "INAGG_SWITCH_JOB"
 ENV_TIMEOUT = "INAGG_TIMEOUT"
+ENV_COLLECTIVE_TIMEOUT = "INAGG_COLLECTIVE_TIMEOUT"
+#: Seconds a rank waits for the agent beyond the collective timeout before it gives up on the agent itself: room for
+#: the switch stage (the agent's --peer-timeout, 30 s) after the last local rank submitted.
+AGENT_GRACE_SECONDS = 60.0
 
 #: Element types all-reduced by the agent (float16 and bfloat16 travel as float32, converted in the copies).
 INAGG_DTYPES = {
@@ -47,6 +52,19 @@ def _say_once(key: str, message: str, *args) -> None:
     log.warning(message, *args)
 
 
+def _seconds(variable: str, default: float) -> float:
+    text = os.environ.get(variable)
+    if text is None or text == "":
+        return default
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not value > 0:
+        raise ValueError(f"inagg: {variable}={text!r} is not a positive number of seconds")
+    return value
+
+
 def _op_name(op) -> str:
     inner = getattr(op, "op", op)
     return str(getattr(inner, "name", inner))
@@ -65,12 +83,19 @@ class ProcessGroupInagg(dist.ProcessGroup):
     switch between hosts). Rank, world size and the job's identity come from what torch passes (store, rank, size,
     ``TORCHELASTIC_RUN_ID``); the other collectives run on a gloo group made from the same store."""
 
-    def __init__(self, store: dist.Store, rank: int, size: int, timeout: timedelta) -> None:
+    def __init__(self, store: dist.Store, rank: int, size: int, timeout: timedelta, *,
+                 staging: Optional[DeviceStaging] = None) -> None:
+        """``staging``: how device tensors go through the shared buffer (tests pass one with a stand-in for CUDA)."""
         super().__init__(rank, size)
         self._rank = rank
         self._size = size
-        seconds = timeout.total_seconds() if timeout is not None else 1800.0
-        seconds = float(os.environ.get(ENV_TIMEOUT, seconds))
+        self._staging = staging if staging is not None else DeviceStaging()
+        group_seconds = timeout.total_seconds() if timeout is not None else 1800.0
+        # The agent fails a round that waits longer than this for a local rank, naming it; the rank waits a little
+        # longer for that answer, so that the named error, not a bare timeout, is what it raises.
+        self.collective_timeout = _seconds(ENV_COLLECTIVE_TIMEOUT, group_seconds)
+        seconds = _seconds(ENV_TIMEOUT, group_seconds)
+        agent_wait = _seconds(ENV_TIMEOUT, self.collective_timeout + AGENT_GRACE_SECONDS)
         self._gloo = dist.ProcessGroupGloo(dist.PrefixStore("inagg/gloo/", store), rank, size,
                                            timedelta(seconds=seconds))
         # Collectives this class does not override (torch adds new ones: all_gather_single, ...) reach gloo too.
@@ -92,11 +117,12 @@ class ProcessGroupInagg(dist.ProcessGroup):
         self._client = AgentClient(rank=rank, world_size=size, local_rank=self.local_rank,
                                    local_world_size=self.local_world_size, host_index=self.host_index,
                                    hosts=self.hosts, switch_job=int(os.environ.get(ENV_SWITCH_JOB, "1")),
-                                   job_key=self.job_key, timeout=seconds)
+                                   job_key=self.job_key, timeout=agent_wait,
+                                   collective_timeout=self.collective_timeout, staging=self._staging)
         self._queue: "queue.Queue[Optional[Callable[[], None]]]" = queue.Queue()
         self._thread = threading.Thread(target=self._run, name=f"inagg-rank{rank}", daemon=True)
         self._thread.start()
-        if not torch.cuda.is_available() and self.local_rank == 0:
+        if not self._staging.available() and self.local_rank == 0:
             _say_once("cuda", "inagg: CUDA is not available here: CPU tensors only (CUDA tensors are staged through "
                               "the shared buffer where CUDA exists)")
         log.info("inagg: rank %d/%d joined job %s as local rank %d/%d of host %d/%d via %s", rank, size,
@@ -160,7 +186,16 @@ class ProcessGroupInagg(dist.ProcessGroup):
         code = _op_code(op)
         dtypes = {t.dtype for t in tensors}
         if code is not None and all(d in INAGG_DTYPES for d in dtypes):
-            return self._submit(lambda: self._reduce_all(tensors, code), tensors)
+            if not any(t.device.type != "cpu" for t in tensors):
+                return self._submit(lambda: self._reduce_all(tensors, code), tensors)
+            marks = self._staging.mark(tensors)  # on the caller's thread: after what its streams queued so far
+
+            def staged() -> None:
+                self._staging.wait(marks)
+                self._reduce_all(tensors, code)
+                self._staging.finish(tensors)
+
+            return self._submit(staged, tensors)
         return self._fallback(tensors, op, code, dtypes, coalesced)
 
     def _fallback(self, tensors, op, code, dtypes, coalesced: bool) -> dist.Work:

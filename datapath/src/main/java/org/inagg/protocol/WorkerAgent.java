@@ -283,8 +283,9 @@ public final class WorkerAgent implements Agent, MessageHandler, DeadlineTimerWh
         {
             fail(new PeerTimeoutException("job " + settings.jobId() + " worker " + settings.workerId()
                 + ": the switch at " + transport.describePeer(settings.switchPeer()) + " did not answer the join within "
-                + TimeUnit.NANOSECONDS.toMillis(settings.peerTimeoutNs()) + " ms; is the switch running and the job "
-                + "configured on it?"));
+                + TimeUnit.NANOSECONDS.toMillis(settings.peerTimeoutNs()) + " ms; is the switch running, the job "
+                + "configured on it, and this worker's source the one registered for it (a switch drops a JOIN from "
+                + "any other source unanswered)?"));
             return 1;
         }
         if (nowNs - nextJoinNs < 0)

@@ -22,9 +22,10 @@ import org.agrona.collections.Object2IntHashMap;
  * Messages as UDP datagrams on one non-blocking socket. Committed messages are queued and sent as a burst by
  * {@link #flush()}; {@link #poll} drains up to a limit of datagrams per call.
  * <p>
- * Peers are addresses: those given at construction keep their order (peer 0 is the first), and a datagram from an
- * address not seen before registers it as the next peer, up to {@code maxPeers}; beyond that its messages are handed
- * up with peer -1. The JDK may allocate a sender address on receive when the sender changes; the DPDK transport is the
+ * Peers are addresses: those given at construction keep their order (peer 0 is the first), {@link #addPeer} registers
+ * more (a job's sources), and a datagram from an address not seen before is learned as the next peer, up to
+ * {@code maxLearnedPeers} (all of {@code maxPeers} unless the opener keeps room for registrations, as a controlled
+ * switch does, so that strangers can never crowd them out); beyond that their messages are handed up with peer -1. {@link #removePeer} frees a number for reuse. The JDK may allocate a sender address on receive when the sender changes; the DPDK transport is the
  * allocation-free fast path.
  */
 public final class UdpTransport implements Transport
@@ -38,8 +39,14 @@ public final class UdpTransport implements Transport
     private final DatagramChannel channel;
     private final int maxMessageLength;
     private final int maxPeers;
+    /** Peer addresses by number; null where a peer was removed (its number is reused by the next one added). */
     private final List<InetSocketAddress> peers = new ArrayList<>();
     private final Object2IntHashMap<SocketAddress> peerByAddress = new Object2IntHashMap<>(-1);
+    private final org.agrona.collections.IntArrayList freePeers = new org.agrona.collections.IntArrayList();
+    /** Which peers were learned from a datagram rather than registered: at most maxLearnedPeers of them. */
+    private final java.util.BitSet learned = new java.util.BitSet();
+    private final int maxLearnedPeers;
+    private int learnedPeers;
     private final ByteBuffer rxBuffer = ByteBuffer.allocateDirect(RX_BUFFER_BYTES);
     private final MemorySegment rxMemory = MemorySegment.ofBuffer(rxBuffer);
     private final ByteBuffer[] txSlots;
@@ -68,10 +75,11 @@ public final class UdpTransport implements Transport
 
     private UdpTransport(
         final DatagramChannel channel, final List<InetSocketAddress> knownPeers, final int maxPeers,
-        final int maxMessageLength, final int burst)
+        final int maxLearnedPeers, final int maxMessageLength, final int burst)
     {
         this.channel = channel;
         this.maxPeers = maxPeers;
+        this.maxLearnedPeers = maxLearnedPeers;
         this.maxMessageLength = maxMessageLength;
         final ByteBuffer tx = ByteBuffer.allocateDirect(burst * maxMessageLength);
         txMemory = MemorySegment.ofBuffer(tx);
@@ -120,6 +128,32 @@ public final class UdpTransport implements Transport
         final int maxMessageLength,
         final int burst)
     {
+        return open(bind, knownPeers, maxPeers, maxPeers, maxMessageLength, burst);
+    }
+
+    /**
+     * Opens a socket bound to {@code bind} (port 0 picks a free one) whose table keeps room for registered peers.
+     *
+     * @param knownPeers       peers numbered in this order from 0.
+     * @param maxPeers         most peers to register, learned ones included.
+     * @param maxLearnedPeers  most peers learned from strangers' datagrams (1..maxPeers): a switch whose jobs' sources
+     *                         are registered at run time (by a controller) keeps {@code maxPeers - maxLearnedPeers}
+     *                         for them, whatever a flood from many source ports does.
+     * @param maxMessageLength largest message in bytes.
+     * @param burst            messages queued before a send burst.
+     */
+    public static UdpTransport open(
+        final InetSocketAddress bind,
+        final List<InetSocketAddress> knownPeers,
+        final int maxPeers,
+        final int maxLearnedPeers,
+        final int maxMessageLength,
+        final int burst)
+    {
+        if (maxLearnedPeers < 0 || maxLearnedPeers > maxPeers)
+        {
+            throw new IllegalArgumentException("learned peers must be in 0.." + maxPeers + ", got " + maxLearnedPeers);
+        }
         if (maxMessageLength < 1 || maxMessageLength > 65507)
         {
             throw new IllegalArgumentException("UDP carries messages of 1..65507 bytes, asked for " + maxMessageLength);
@@ -143,7 +177,7 @@ public final class UdpTransport implements Transport
             channel.setOption(StandardSocketOptions.SO_RCVBUF, SOCKET_BUFFER_BYTES);
             channel.setOption(StandardSocketOptions.SO_SNDBUF, SOCKET_BUFFER_BYTES);
             channel.bind(bind);
-            return new UdpTransport(channel, knownPeers, maxPeers, maxMessageLength, burst);
+            return new UdpTransport(channel, knownPeers, maxPeers, maxLearnedPeers, maxMessageLength, burst);
         }
         catch (final java.net.BindException ex)
         {
@@ -216,26 +250,96 @@ public final class UdpTransport implements Transport
         }
     }
 
-    /** Registers {@code address} as a peer (or finds it) and returns its number, or -1 when the peer table is full. */
+    /**
+     * Registers {@code address} as a peer (or finds it, and keeps it from then on if it was learned) and returns its
+     * number, or -1 when the peer table is full. Numbers of removed peers are reused.
+     */
     public int addPeer(final InetSocketAddress address)
     {
         final int known = peerByAddress.getValue(address);
         if (known >= 0)
         {
+            if (learned.get(known))
+            {
+                learned.clear(known);
+                learnedPeers--;
+            }
             return known;
         }
-        if (peers.size() >= maxPeers)
+        return insertPeer(address);
+    }
+
+    /** A stranger's address seen on receive: its new number, or -1 when learned peers fill their share. */
+    private int learnPeer(final InetSocketAddress address)
+    {
+        if (learnedPeers >= maxLearnedPeers)
         {
             return -1;
         }
-        peers.add(address);
-        peerByAddress.put(address, peers.size() - 1);
+        final int peer = insertPeer(address);
+        if (peer >= 0)
+        {
+            learned.set(peer);
+            learnedPeers++;
+        }
+        return peer;
+    }
+
+    private int insertPeer(final InetSocketAddress address)
+    {
+        final int peer;
+        if (!freePeers.isEmpty())
+        {
+            peer = freePeers.removeAt(freePeers.size() - 1);
+            peers.set(peer, address);
+        }
+        else if (peers.size() < maxPeers)
+        {
+            peers.add(address);
+            peer = peers.size() - 1;
+        }
+        else
+        {
+            return -1;
+        }
+        peerByAddress.put(address, peer);
         if (batch != null)
         {
-            batch.setPeer(peers.size() - 1, address);
-            peerByKey.put(UdpBatchIo.key(address), peers.size() - 1);
+            batch.setPeer(peer, address);
+            peerByKey.put(UdpBatchIo.key(address), peer);
         }
-        return peers.size() - 1;
+        return peer;
+    }
+
+    /**
+     * Forgets peer {@code peer} (a job's registered source, when the job is removed): its datagrams are strangers' again
+     * and its number goes to the next peer added. Messages already queued for it are dropped or still reach its old
+     * address, like datagrams in flight; nobody claims for a removed peer (its job is gone). Not on a hot path: the
+     * send path does not check for removed peers, to stay as small as the JIT needs to keep it allocation-free
+     * ({@code PerPacketAllocationTest} caught a check in {@code claim}).
+     *
+     * @return whether there was such a peer.
+     */
+    public boolean removePeer(final int peer)
+    {
+        final InetSocketAddress address = peerAddress(peer);
+        if (address == null)
+        {
+            return false;
+        }
+        peerByAddress.remove(address);
+        if (batch != null)
+        {
+            peerByKey.remove(UdpBatchIo.key(address));
+        }
+        peers.set(peer, null);
+        if (learned.get(peer))
+        {
+            learned.clear(peer);
+            learnedPeers--;
+        }
+        freePeers.addInt(peer);
+        return true;
     }
 
     /** The address of peer {@code peer}, or null when there is no such peer. */
@@ -314,7 +418,13 @@ public final class UdpTransport implements Transport
             {
                 final ByteBuffer slot = txSlots[txHead];
                 slot.limit(txLength[txHead]).position(0);
-                if (channel.send(slot, peers.get(txPeer[txHead])) == 0)
+                final InetSocketAddress to = peers.get(txPeer[txHead]);
+                if (to == null)
+                {
+                    txHead++; // removed after this message was queued: dropped, like a datagram lost on the way
+                    continue;
+                }
+                if (channel.send(slot, to) == 0)
                 {
                     return sent;
                 }
@@ -468,7 +578,7 @@ public final class UdpTransport implements Transport
                 if (peer < 0)
                 {
                     final InetSocketAddress address = UdpBatchIo.address(key);
-                    peer = addPeer(address);
+                    peer = learnPeer(address);
                     sender = address;
                 }
                 else
@@ -513,7 +623,7 @@ public final class UdpTransport implements Transport
                 int peer = peerByAddress.getValue(source);
                 if (peer < 0)
                 {
-                    peer = addPeer((InetSocketAddress)source);
+                    peer = learnPeer((InetSocketAddress)source);
                 }
                 sender = (InetSocketAddress)source;
                 handler.onMessage(rxMemory, 0, rxBuffer.position(), peer);
@@ -557,8 +667,8 @@ public final class UdpTransport implements Transport
     @Override
     public String describePeer(final int peer)
     {
-        return peer >= 0 && peer < peers.size() ? "udp://" + peers.get(peer).getHostString() + ":"
-            + peers.get(peer).getPort() : "unknown peer " + peer;
+        final InetSocketAddress address = peerAddress(peer);
+        return address != null ? "udp://" + address.getHostString() + ":" + address.getPort() : "unknown peer " + peer;
     }
 
     @Override

@@ -174,6 +174,53 @@ class FixedPointConverterTest
         assertThat(lanes.toArray(LANE)).containsExactly(3, -3, 0, 2, -1, 3);
     }
 
+    /**
+     * Every lane of the vector path matches the scalar reference bit for bit where rounding shortcuts go wrong: ties
+     * and their neighbours in every binade, values around 2^23, 2^24 and 2^31, the saturating range above 2^31 beside
+     * small values in the same vector, and random bit patterns (written for a one-conversion rounding that was tried;
+     * docs/performance.md).
+     */
+    @Test
+    void shouldMatchTheScalarReferenceOnTiesNeighboursAndTheSaturatingRange()
+    {
+        final java.util.List<Float> values = new java.util.ArrayList<>();
+        for (int e = -30; e <= 32; e++)
+        {
+            for (int k = 0; k < 8; k++)
+            {
+                final float tie = Math.scalb(2 * k + 1, e - 1);
+                for (final float v : new float[] {tie, Math.nextUp(tie), Math.nextDown(tie), Math.scalb(1.0f, e),
+                    Math.nextDown(Math.scalb(1.0f, e)), Math.nextUp(Math.scalb(1.0f, e))})
+                {
+                    values.add(v);
+                    values.add(-v);
+                }
+            }
+        }
+        final java.util.SplittableRandom random = new java.util.SplittableRandom(42);
+        for (int i = 0; i < 4096; i++)
+        {
+            final float v = Float.intBitsToFloat(random.nextInt(0, 0x5000_0000) | (random.nextBoolean() ? 0x8000_0000 : 0));
+            values.add(v);
+        }
+        final float[] block = new float[values.size()];
+        for (int i = 0; i < block.length; i++)
+        {
+            block[i] = values.get(i);
+        }
+        final MemorySegment lanesScalar = Arena.ofAuto().allocate(block.length * 4L);
+        final MemorySegment lanesVector = Arena.ofAuto().allocate(block.length * 4L);
+        for (int offset = 0; offset < 3; offset++)
+        {
+            final int n = block.length - offset;
+            scalar.quantize(MemorySegment.ofArray(block), offset * 4L, n, 0, lanesScalar, 0);
+            vector.quantize(MemorySegment.ofArray(block), offset * 4L, n, 0, lanesVector, 0);
+            assertThat(lanesVector.asSlice(0, n * 4L).toArray(LANE))
+                .containsExactly(lanesScalar.asSlice(0, n * 4L).toArray(LANE));
+        }
+        assertThat(block).contains(0x1p31f, Math.nextUp(0x1p31f), -0x1p32f, 0.5f, 0.49999997f);
+    }
+
     @Test
     void shouldCopyIntsToBigEndianLanesAndBack()
     {

@@ -84,9 +84,15 @@ public final class DeployCommand implements Callable<Integer> {
         java.net.URI uri = java.net.URI.create(base.endsWith("/") ? base + "v1/plans" : base + "/v1/plans");
         try (java.net.http.HttpClient client = java.net.http.HttpClient.newBuilder()
             .connectTimeout(Duration.ofSeconds(5)).build()) {
-            java.net.http.HttpResponse<String> answer = client.send(java.net.http.HttpRequest.newBuilder(uri)
-                    .timeout(Duration.ofSeconds(300)).header("Content-Type", "application/json")
-                    .POST(java.net.http.HttpRequest.BodyPublishers.ofString(json.writeValueAsString(body))).build(),
+            java.net.http.HttpRequest.Builder request = java.net.http.HttpRequest.newBuilder(uri)
+                .timeout(Duration.ofSeconds(300)).header("Content-Type", "application/json")
+                .POST(java.net.http.HttpRequest.BodyPublishers.ofString(json.writeValueAsString(body)));
+            // The controller's shared secret, as every inagg client sends it (docs/controller.md, "Tokens").
+            String token = System.getenv("INAGG_TOKEN");
+            if (token != null && !token.isBlank()) {
+                request.header("Authorization", "Bearer " + token.strip());
+            }
+            java.net.http.HttpResponse<String> answer = client.send(request.build(),
                 java.net.http.HttpResponse.BodyHandlers.ofString());
             if (answer.statusCode() != 200) {
                 throw new IllegalStateException("controller " + uri + " refused to plan " + topologyFile + " ("

@@ -16,7 +16,8 @@ import java.util.stream.Stream;
  *   <tr><td>torchrun</td><td>RANK</td><td>WORLD_SIZE</td><td>LOCAL_RANK</td><td>LOCAL_WORLD_SIZE</td>
  *       <td>TORCHELASTIC_RUN_ID</td></tr>
  *   <tr><td>Open MPI</td><td>OMPI_COMM_WORLD_RANK</td><td>OMPI_COMM_WORLD_SIZE</td><td>OMPI_COMM_WORLD_LOCAL_RANK</td>
- *       <td>OMPI_COMM_WORLD_LOCAL_SIZE</td><td>-</td></tr>
+ *       <td>OMPI_COMM_WORLD_LOCAL_SIZE</td><td>OMPI_MCA_ess_base_jobid (Open MPI 4: the same at every rank of one
+ *       mpirun)</td></tr>
  *   <tr><td>PMI (MPICH, Intel MPI, Slurm's PMI)</td><td>PMI_RANK</td><td>PMI_SIZE</td><td>MPI_LOCALRANKID</td>
  *       <td>MPI_LOCALNRANKS</td><td>-</td></tr>
  *   <tr><td>Slurm (srun)</td><td>SLURM_PROCID</td><td>SLURM_NTASKS</td><td>SLURM_LOCALID</td>
@@ -27,7 +28,7 @@ public enum Launcher
 {
     TORCHRUN("torchrun", "torchrun", "RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE", "TORCHELASTIC_RUN_ID"),
     OPEN_MPI("openmpi", "Open MPI", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK",
-        "OMPI_COMM_WORLD_LOCAL_SIZE", null),
+        "OMPI_COMM_WORLD_LOCAL_SIZE", "OMPI_MCA_ess_base_jobid"),
     PMI("pmi", "PMI", "PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID", "MPI_LOCALNRANKS", null),
     SLURM("slurm", "Slurm", "SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID", "SLURM_NTASKS_PER_NODE", "SLURM_JOB_ID");
 

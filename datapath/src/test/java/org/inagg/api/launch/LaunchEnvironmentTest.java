@@ -32,6 +32,9 @@ class LaunchEnvironmentTest
         final Launch launch = LaunchEnvironment.detect(Map.of("OMPI_COMM_WORLD_RANK", "2", "OMPI_COMM_WORLD_SIZE", "4",
             "OMPI_COMM_WORLD_LOCAL_RANK", "2", "OMPI_COMM_WORLD_LOCAL_SIZE", "4", "PMIX_RANK", "2")).orElseThrow();
         assertThat(launch).isEqualTo(new Launch(2, 4, 2, 4, null, "Open MPI"));
+        // Open MPI 4's job id is the same at every rank of one mpirun: the run id that names the job at a controller.
+        assertThat(LaunchEnvironment.detect(Map.of("OMPI_COMM_WORLD_RANK", "0", "OMPI_COMM_WORLD_SIZE", "4",
+            "OMPI_MCA_ess_base_jobid", "1230897153")).orElseThrow().runId()).isEqualTo("1230897153");
     }
 
     @Test
@@ -173,7 +176,7 @@ class LaunchEnvironmentTest
             + "OMPI_COMM_WORLD_RANK/OMPI_COMM_WORLD_SIZE (Open MPI), PMI_RANK/PMI_SIZE (PMI), "
             + "SLURM_PROCID/SLURM_NTASKS (Slurm)");
         assertThat(Launcher.OPEN_MPI.variables()).containsExactly("OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE",
-            "OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE");
+            "OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE", "OMPI_MCA_ess_base_jobid");
     }
 
     @Property(tries = 200)

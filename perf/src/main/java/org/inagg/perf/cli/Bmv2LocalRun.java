@@ -69,7 +69,7 @@ record Bmv2LocalRun(
             out.println("software switch: the same workers on the same hosts and veths, through inagg switch "
                 + "(simple_switch stopped, its ports bridged)");
             out.flush();
-            final InaggProcess softwareSwitch = lab.replaceBySoftwareSwitch(List.of("--job",
+            final InaggProcess softwareSwitch = lab.replaceBySoftwareSwitch(List.of("--open", "--job",
                 JOB_ID + ":" + workers + ":" + slots + ":" + lanes));
             final Target software = runWorkers(out, lab, job, null);
             softwareSwitch.kill();

@@ -122,7 +122,7 @@ final class DpdkRateCommand implements Callable<Integer>
         final Path dir = Files.createTempDirectory("inagg-dpdk-rate");
         final String socket = dir.resolve("memif.sock").toString();
         final List<String> switchArgs = new ArrayList<>(List.of("switch", "--transport", "dpdk", "--eal-args",
-            EAL_ARGS, "--job", "1:" + workers + ":128:" + lanes, "--local-mac", SWITCH_MAC, "--local-ip", SWITCH_IP,
+            EAL_ARGS, "--open", "--job", "1:" + workers + ":128:" + lanes, "--local-mac", SWITCH_MAC, "--local-ip", SWITCH_IP,
             "--stats-interval", "0", "--idle", idle));
         for (int w = 0; w < workers; w++)
         {

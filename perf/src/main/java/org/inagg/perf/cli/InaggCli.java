@@ -1,5 +1,14 @@
 package org.inagg.perf.cli;
 
+import org.inagg.control.cli.DeployCommand;
+import org.inagg.control.cli.PlanCommand;
+import org.inagg.control.cli.SimulateCommand;
+import org.inagg.services.cli.AgentCommand;
+import org.inagg.services.cli.ControllerCommand;
+import org.inagg.services.cli.PsCommand;
+import org.inagg.services.cli.StatCommand;
+import org.inagg.services.cli.SwitchCommand;
+import org.inagg.services.cli.WorkerCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -11,11 +20,14 @@ import picocli.CommandLine.Command;
     description = "In-network aggregation of gradients: run a local all-reduce, a switch, a worker, or benchmarks; "
         + "show the counters of running ones (stat); plan, simulate and deploy aggregation (GRID, InArt, path-aware "
         + "multicast).",
-    subcommands = {LocalCommand.class, SwitchCommand.class, PsCommand.class, WorkerCommand.class, StatCommand.class,
-        ControllerCommand.class,
-        AgentCommand.class, BenchCommand.class, DpdkRateCommand.class, BenchPeersCommand.class,
-        org.inagg.control.cli.PlanCommand.class, org.inagg.control.cli.SimulateCommand.class,
-        org.inagg.control.cli.DeployCommand.class,
+    subcommands = {
+        // services (org.inagg.services.cli): the processes of a deployment, and the counters reader
+        SwitchCommand.class, WorkerCommand.class, PsCommand.class, ControllerCommand.class, AgentCommand.class,
+        StatCommand.class,
+        // control (org.inagg.control.cli): planners and the simulator
+        PlanCommand.class, SimulateCommand.class, DeployCommand.class,
+        // harnesses and benchmarks (this package)
+        LocalCommand.class, BenchCommand.class, BenchPeersCommand.class, DpdkRateCommand.class,
         CommandLine.HelpCommand.class})
 public final class InaggCli implements Runnable
 {

@@ -11,6 +11,10 @@ import org.inagg.perf.cluster.ClusterOptions;
 import org.inagg.perf.cluster.LocalCluster;
 import org.inagg.perf.cluster.TransportKind;
 import org.inagg.protocol.WorkerCounter;
+import org.inagg.services.cli.CaptureOptions;
+import org.inagg.services.cli.CountersOptions;
+import org.inagg.services.cli.ProgressBar;
+import org.inagg.services.cli.SyntheticGradients;
 import org.inagg.transport.FaultConfig;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -110,12 +114,12 @@ final class LocalCommand implements Callable<Integer>
         final long retransmitUs = this.retransmitUs != null ? this.retransmitUs : bmv2 ? 100_000 : 2000;
         if (bmv2)
         {
-            if (capture.file != null)
+            if (capture.file() != null)
             {
                 throw new IllegalArgumentException("--pcap captures at the Java switch; with --switch bmv2 capture "
                     + "on the lab's interfaces instead (tcpdump -i <veth> -w FILE)");
             }
-            if (countersOptions.metricsPort != 0 || countersOptions.directory != null)
+            if (countersOptions.metricsPort() != 0 || countersOptions.directory() != null)
             {
                 throw new IllegalArgumentException("--metrics-port and --counters-dir are this process's counters; "
                     + "with --switch bmv2 the workers are processes with counter files of their own (inagg stat "

@@ -1,5 +1,7 @@
 /**
- * The {@code inagg} command line (picocli): local all-reduce, switch and worker processes (over UDP or DPDK),
- * benchmarks, and the DPDK rate harness ({@code dpdk-rate}).
+ * The {@code inagg} command line root (picocli) and its harness commands: the in-process or bmv2 all-reduce
+ * ({@code local}), benchmarks ({@code bench}, {@code bench-peers}) and the DPDK rate harness ({@code dpdk-rate}). The
+ * daemons ({@code switch}, {@code worker}, {@code ps}, {@code controller}, {@code agent}) and {@code stat} live in
+ * {@code org.inagg.services.cli}.
  */
 package org.inagg.perf.cli;

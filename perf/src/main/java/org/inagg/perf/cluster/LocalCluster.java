@@ -281,6 +281,10 @@ public final class LocalCluster implements AutoCloseable
         joinAll(futures);
     }
 
+    /**
+     * Waits for every future, interruptibly (a test's timeout interrupts the waiting thread; {@code join} would ignore
+     * it and let a stuck run outlive its limit), and throws the first failure.
+     */
     private static void joinAll(final CompletableFuture<?>[] futures)
     {
         RuntimeException first = null;
@@ -288,18 +292,46 @@ public final class LocalCluster implements AutoCloseable
         {
             try
             {
-                future.join();
+                future.get();
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while waiting for the workers' all-reduces", ex);
+            }
+            catch (final java.util.concurrent.ExecutionException ex)
+            {
+                final RuntimeException cause = ex.getCause() instanceof RuntimeException r ? r
+                    : new IllegalStateException(ex.getCause());
+                first = first == null ? cause : first;
             }
             catch (final RuntimeException ex)
             {
-                final Throwable cause = ex.getCause() instanceof RuntimeException r ? r : ex;
-                first = first == null ? (RuntimeException)cause : first;
+                first = first == null ? ex : first; // cancelled
             }
         }
         if (first != null)
         {
             throw first;
         }
+    }
+
+    /**
+     * The threads running the switch and worker agents (every per-packet step happens on them), for allocation and CPU
+     * accounting; the calling threads only submit operations and wait.
+     */
+    public List<Thread> agentThreads()
+    {
+        final List<Thread> threads = new ArrayList<>();
+        for (final AgentRunner runner : runners)
+        {
+            final Thread thread = runner.thread();
+            if (thread != null)
+            {
+                threads.add(thread);
+            }
+        }
+        return threads;
     }
 
     @Override

@@ -25,8 +25,15 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * Quantize and dequantize a tensor packet by packet (256 lanes each, written big-endian into packet-sized slots), next
- * to a plain memory copy of the same bytes in the same run: ops/s times {@code elements * 4} bytes is GB/s, and the
- * ratio to {@link #copy()} is the figure to watch.
+ * to plain memory copies of the same bytes between the same kinds of memory in the same run: ops/s times
+ * {@code elements * 4} bytes is GB/s, and the ratio to {@link #copy()} is the figure to watch.
+ * <p>
+ * {@code tensor=heap} is what the send and receive paths see when a training loop hands in a {@code float[]}
+ * ({@code AllReduceJob.allReduce(float[])} wraps it with {@code MemorySegment.ofArray}); packets are always in native
+ * memory, as every transport's frames are. {@code tensor=native} is an off-heap tensor (a {@code MemorySegment} or a
+ * direct buffer). {@link #copy()} moves the whole tensor in one {@code MemorySegment.copy} (tensor to packets, the
+ * quantize direction), {@link #copyBack()} the other way (the dequantize direction), {@link #copyPerPacket()} one
+ * packet's 1 KiB at a time, as quantize walks it.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.Throughput)
@@ -45,6 +52,9 @@ public class FixedPointBenchmark
     @Param({"vector", "scalar"})
     public String converter;
 
+    @Param({"heap", "native"})
+    public String tensor;
+
     private FixedPointConverter impl;
     private MemorySegment floats;
     private MemorySegment lanes;
@@ -56,9 +66,10 @@ public class FixedPointBenchmark
     {
         impl = "vector".equals(converter) ? new VectorFixedPointConverter() : new ScalarFixedPointConverter();
         final Arena arena = Arena.ofAuto();
-        floats = arena.allocate((long)elements * Float.BYTES, 64);
+        final boolean heap = "heap".equals(tensor);
+        floats = heap ? MemorySegment.ofArray(new float[elements]) : arena.allocate((long)elements * Float.BYTES, 64);
         lanes = arena.allocate((long)elements * Integer.BYTES, 64);
-        out = arena.allocate((long)elements * Float.BYTES, 64);
+        out = heap ? MemorySegment.ofArray(new float[elements]) : arena.allocate((long)elements * Float.BYTES, 64);
         final SplittableRandom random = new SplittableRandom(1);
         for (int i = 0; i < elements; i++)
         {
@@ -71,8 +82,25 @@ public class FixedPointBenchmark
     @Benchmark
     public MemorySegment copy()
     {
-        MemorySegment.copy(floats, 0, out, 0, (long)elements * Float.BYTES);
+        MemorySegment.copy(floats, 0, lanes, 0, (long)elements * Float.BYTES);
+        return lanes;
+    }
+
+    @Benchmark
+    public MemorySegment copyBack()
+    {
+        MemorySegment.copy(lanes, 0, out, 0, (long)elements * Float.BYTES);
         return out;
+    }
+
+    @Benchmark
+    public MemorySegment copyPerPacket()
+    {
+        for (int b = 0; b < elements; b += LANES)
+        {
+            MemorySegment.copy(floats, (long)b * Float.BYTES, lanes, (long)b * Integer.BYTES, (long)LANES * Float.BYTES);
+        }
+        return lanes;
     }
 
     @Benchmark

@@ -69,7 +69,7 @@ public final class InaggProcessPeer implements Peer
         try (ChildProcesses children = new ChildProcesses())
         {
             final Path switchLog = run.workDir().resolve("inagg-switch-w" + w + ".log");
-            children.start(InaggJvm.command(jvmOptions, List.of("switch", "--bind", "127.0.0.1:" + port,
+            children.start(InaggJvm.command(jvmOptions, List.of("switch", "--bind", "127.0.0.1:" + port, "--open",
                 "--job", "1:" + w + (lanes == 0 ? "" : ":" + slots + ":" + lanes), "--stats-interval", "0", "--duration", Long.toString(run.timeoutS()))),
                 Map.of(), switchLog);
             final List<Process> workers = new ArrayList<>();

@@ -19,6 +19,7 @@ import org.inagg.ffi.dpdk.NativeLibraryLoader;
 import org.inagg.perf.cluster.ClusterOptions;
 import org.inagg.perf.cluster.LocalCluster;
 import org.inagg.perf.cluster.TransportKind;
+import org.inagg.services.cli.SyntheticGradients;
 import org.inagg.transport.FaultConfig;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assertions;
@@ -89,7 +90,7 @@ class DpdkEndToEndTest
         final int workers = 2;
         final int elements = 300_000;
         final String socket = dir.resolve("memif.sock").toString();
-        final List<String> switchArgs = new ArrayList<>(List.of("--job", "1:" + workers, "--local-mac", SWITCH_MAC,
+        final List<String> switchArgs = new ArrayList<>(List.of("--open", "--job", "1:" + workers, "--local-mac", SWITCH_MAC,
             "--local-ip", SWITCH_IP));
         for (int w = 0; w < workers; w++)
         {
@@ -141,7 +142,7 @@ class DpdkEndToEndTest
         Assumptions.assumeTrue(why == null, () -> "skipped: cannot set up network namespaces and veth pairs "
             + "(needs iproute2 and CAP_NET_ADMIN): " + why);
 
-        final List<String> switchArgs = new ArrayList<>(List.of("--job", "1:" + workers, "--local-mac", mac(0),
+        final List<String> switchArgs = new ArrayList<>(List.of("--open", "--job", "1:" + workers, "--local-mac", mac(0),
             "--local-ip", SWITCH_IP));
         final List<List<String>> workerArgs = new ArrayList<>();
         for (int w = 0; w < workers; w++)

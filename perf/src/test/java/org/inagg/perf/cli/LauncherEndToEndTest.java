@@ -6,6 +6,7 @@ import java.io.File;
 import java.net.DatagramSocket;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -26,8 +27,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code inagg worker} processes that take their rank and world size from their launcher, with no --worker-id or -w:
- * under Open MPI's {@code mpirun} (skipped, saying why, without it unless {@code -Dinagg.mpi.tests.require=true}) and
- * with torchrun's variables, each against an {@code inagg switch} process. Every worker must finish within the
+ * under Open MPI's {@code mpirun} (skipped, saying why, without it unless {@code -Dinagg.mpi.tests.require=true}), through
+ * {@code inagg controller} and a switch it programs, as the README's quick start runs them; and with torchrun's
+ * variables against an open lab {@code inagg switch}. Every worker must finish within the
  * fixed-point error bound of the double-precision sum (the worker checks it) with the same result, bit for bit.
  */
 class LauncherEndToEndTest
@@ -73,14 +75,19 @@ class LauncherEndToEndTest
             Assumptions.abort("skipped: " + why);
         }
         final int workers = 4;
-        final String switchAddress = startSwitch(workers);
+        // The README's quick start: a switch that takes its jobs from a controller, and workers that find both
+        // through INAGG_CONTROLLER, named by Open MPI's job id, with neither addresses nor ranks on their command line.
+        final String controllerUrl = startSwitchAndController();
         final Path log = dir.resolve("mpirun.log");
-        final List<String> args = new ArrayList<>(List.of("worker", "--switch", switchAddress));
+        final List<String> args = new ArrayList<>(List.of("worker"));
         args.addAll(RUN);
+        final Map<String, String> env = withoutLauncherVariables();
+        env.put("INAGG_CONTROLLER", controllerUrl);
         mpirunProcess = processes.start(log, List.of(mpirun, "--allow-run-as-root", "--oversubscribe", "-np",
-            Integer.toString(workers), "--tag-output"), withoutLauncherVariables(), args.toArray(String[]::new));
+            Integer.toString(workers), "--tag-output", "-x", "INAGG_CONTROLLER"), env, args.toArray(String[]::new));
         final String output = CliProcesses.await(mpirunProcess, log, 100);
         assertThat(mpirunProcess.exitValue()).as(output).isZero();
+        assertThat(output).containsPattern("job '\\d+' is job 1, session 1");
 
         final Map<Integer, StringBuilder> byRank = new TreeMap<>();
         final Matcher line = TAGGED.matcher(output);
@@ -158,11 +165,42 @@ class LauncherEndToEndTest
         }
         final String address = "127.0.0.1:" + port;
         final Path log = dir.resolve("switch.log");
-        final Process sw = processes.start(log, List.of(), "switch", "--bind", address, "--job", "1:" + workers,
+        final Process sw = processes.start(log, List.of(), "switch", "--bind", address, "--open", "--job", "1:" + workers,
             "--stats-interval", "0", "--duration", "110");
         CliProcesses.awaitLine(sw, log, "inagg switch listening", 60);
         assertThat(Files.readString(log)).contains("inagg switch listening");
         return address;
+    }
+
+    /**
+     * Starts {@code inagg switch --control} and {@code inagg controller} programming it, on free loopback ports;
+     * returns the controller's URL.
+     */
+    private String startSwitchAndController() throws Exception
+    {
+        final int data;
+        try (DatagramSocket probe = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)))
+        {
+            data = probe.getLocalPort();
+        }
+        final int control;
+        final int http;
+        try (ServerSocket first = new ServerSocket(0); ServerSocket second = new ServerSocket(0))
+        {
+            control = first.getLocalPort();
+            http = second.getLocalPort();
+        }
+        final Path switchLog = dir.resolve("switch.log");
+        final Process sw = processes.start(switchLog, List.of(), "switch", "--bind", "127.0.0.1:" + data,
+            "--control", "127.0.0.1:" + control, "--stats-interval", "0", "--duration", "110");
+        CliProcesses.awaitLine(sw, switchLog, "inagg switch listening", 60);
+        final Path controllerLog = dir.resolve("controller.log");
+        final Process controller = processes.start(controllerLog, List.of(), "controller", "--bind",
+            "127.0.0.1:" + http, "--switch-control", "http://127.0.0.1:" + control, "--journal",
+            dir.resolve("journal").toString());
+        CliProcesses.awaitLine(controller, controllerLog, "inagg controller listening", 60);
+        assertThat(Files.readString(controllerLog)).contains("inagg controller listening");
+        return "http://127.0.0.1:" + http;
     }
 
     /** Removals of every launcher variable this JVM inherited (a CI job under Slurm, say), to add to. */

@@ -39,6 +39,7 @@ import org.inagg.perf.cluster.ClusterOptions;
 import org.inagg.perf.cluster.LocalCluster;
 import org.inagg.perf.cluster.TransportKind;
 import org.inagg.protocol.WorkerCounter;
+import org.inagg.services.cli.StatCommand;
 import org.inagg.transport.FaultConfig;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -201,7 +202,7 @@ class StatAndMetricsTest
         }
         final Path switchLog = dir.resolve("switch.log");
         final Process switchProcess = processes.start(switchLog, List.of(), "switch", "--bind",
-            "127.0.0.1:" + switchPort, "--job", "1:1", "--counters-dir", dir.toString(), "--metrics-port",
+            "127.0.0.1:" + switchPort, "--job", "1:1", "--open", "--counters-dir", dir.toString(), "--metrics-port",
             Integer.toString(metricsPort), "--stats-interval", "0", "--duration", "200");
         CliProcesses.awaitLine(switchProcess, switchLog, "inagg switch listening", 120);
         final Path switchFile = dir.resolve("switch-" + switchProcess.pid() + ".counters");

@@ -11,6 +11,7 @@ import java.util.regex.Pattern;
 
 import org.inagg.perf.cluster.ClusterOptions;
 import org.inagg.perf.cluster.LocalCluster;
+import org.inagg.services.cli.SyntheticGradients;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -61,7 +62,7 @@ class TwoLevelUdpTest
         for (int s = 0; s < 2; s++)
         {
             switchProcesses.add(processes.start(dir.resolve("switch" + s + ".log"), List.of(), "switch", "--bind",
-                switches[s], "--job", job, "--upstream", ps, "--local-workers", (2 * s) + "," + (2 * s + 1),
+                switches[s], "--open", "--job", job, "--upstream", ps, "--local-workers", (2 * s) + "," + (2 * s + 1),
                 "--stats-interval", "0", "--duration", "200", "--loss", loss));
         }
         CliProcesses.awaitLine(psProcess, psLog, "inagg ps listening", 60);

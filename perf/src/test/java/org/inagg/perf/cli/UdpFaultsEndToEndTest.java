@@ -61,7 +61,7 @@ class UdpFaultsEndToEndTest
         final int port = 40_000 + (int)(ProcessHandle.current().pid() % 10_000) + (stop ? 1 : 0);
         final String address = "127.0.0.1:" + port;
         final Path switchLog = dir.resolve("switch.log");
-        final Process switchProcess = processes.start(switchLog, List.of(), "switch", "--bind", address, "--job",
+        final Process switchProcess = processes.start(switchLog, List.of(), "switch", "--bind", address, "--open", "--job",
             "1:" + workers + ":32:256", "--stats-interval", "0", "--duration", "200", "--loss", loss);
         CliProcesses.awaitLine(switchProcess, switchLog, "inagg switch listening", 60);
         final List<Process> started = new ArrayList<>();

@@ -18,6 +18,7 @@ import org.inagg.p4.esa.EsaWire;
 import org.inagg.perf.cluster.ClusterOptions;
 import org.inagg.perf.cluster.LocalCluster;
 import org.inagg.perf.cluster.TransportKind;
+import org.inagg.services.cli.SyntheticGradients;
 import org.inagg.transport.FaultConfig;
 import org.inagg.transport.capture.PcapReader;
 import org.inagg.transport.capture.PcapWriter;
@@ -331,7 +332,7 @@ class WiresharkDissectorTest
         final Process psProcess = processes.start(psLog, List.of(), "ps", "--bind", ps, "--job", job, "--workers-at",
             String.join(",", workerAt), "--stats-interval", "0", "--duration", "200", "--loss", "0.02",
             "--pcap", dir.resolve("ps.pcap").toString());
-        final Process swProcess = processes.start(swLog, List.of(), "switch", "--bind", sw, "--job", job,
+        final Process swProcess = processes.start(swLog, List.of(), "switch", "--bind", sw, "--open", "--job", job,
             "--upstream", ps, "--local-workers", "0", "--stats-interval", "0", "--duration", "200",
             "--pcap", dir.resolve("switch.pcap").toString());
         CliProcesses.awaitLine(psProcess, psLog, "inagg ps listening", 60);

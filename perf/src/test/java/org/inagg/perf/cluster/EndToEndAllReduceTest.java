@@ -12,7 +12,7 @@ import java.util.stream.Stream;
 import org.inagg.InvalidTensorException;
 import org.inagg.PeerTimeoutException;
 import org.inagg.p4.softswitch.SwitchCounter;
-import org.inagg.perf.cli.SyntheticGradients;
+import org.inagg.services.cli.SyntheticGradients;
 import org.inagg.protocol.WorkerCounter;
 import org.inagg.transport.FaultConfig;
 import org.junit.jupiter.api.Test;

@@ -2,6 +2,7 @@ package org.inagg.perf.lab;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -19,7 +20,10 @@ import org.inagg.p4.esa.AllocationMode;
 import org.inagg.p4.esa.EsaCounter;
 import org.inagg.p4.esa.PriorityPolicy;
 import org.inagg.p4.softswitch.SwitchCounter;
-import org.inagg.perf.cli.SyntheticGradients;
+import org.inagg.perf.cluster.ClusterOptions;
+import org.inagg.perf.cluster.LocalCluster;
+import org.inagg.services.cli.SyntheticGradients;
+import org.inagg.transport.FaultConfig;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Assumptions;
@@ -375,6 +379,27 @@ class Bmv2EndToEndTest
     private static String softwareSwitchCrc(final int workers, final int elements, final int lanes)
     {
         return String.format(Locale.ROOT, "%08x",
-            SyntheticGradients.softwareSwitchCrc32(workers, elements, SEED, SLOTS, lanes));
+            softwareSwitchCrc32(workers, elements, SEED, SLOTS, lanes));
+    }
+
+    /**
+     * CRC-32 of worker 0's result when the in-process software switch all-reduces these gradients (iteration 0) with
+     * {@code slots} slots of {@code lanes} lanes: what bmv2 must reproduce bit for bit.
+     */
+    private static long softwareSwitchCrc32(
+        final int workers, final int elements, final long seed, final int slots, final int lanes)
+    {
+        final float[][] sources = new float[workers][elements];
+        final float[][] results = new float[workers][elements];
+        for (int w = 0; w < workers; w++)
+        {
+            SyntheticGradients.fill(sources[w], w, 0, seed);
+        }
+        try (LocalCluster cluster = LocalCluster.start(ClusterOptions.defaults(workers).withSlots(slots)
+            .withLanes(lanes).withFaults(FaultConfig.NONE).withTimeouts(Duration.ofMillis(2), Duration.ofSeconds(30))))
+        {
+            cluster.allReduce(sources, results);
+        }
+        return SyntheticGradients.crc32(results[0]);
     }
 }

@@ -19,9 +19,14 @@ package org.inagg.services.agent;
  *  |                 switch job id (hosts &gt; 1)                     | 32
  *  |                 pid                                           | 36
  *  |                 job key length (1..MAX_KEY_BYTES)             | 40
- *  |                 job key, UTF-8, zero padded                  ...| 44..255
+ *  |                 job key, UTF-8, zero padded                  ...| 44..251
+ *  |                 collective timeout, ms (0: the agent's)       |252
  *  +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
  * </pre>
+ * The collective timeout took the key's last 4 bytes without a version change: a rank that predates it sends zeros
+ * there (its keys are far shorter), which means the agent's {@link HostAgentContext#collectiveTimeout()}. It bounds
+ * how long the agent waits, from the first local rank's request of a round, for the job's other local ranks to ring;
+ * past it the job fails with {@link #ERROR_COLLECTIVE_TIMEOUT} on every rank, naming the ranks that did not ring.
  * The agent answers with a reply frame of {@link #REPLY_LENGTH} bytes:
  * <pre>
  *  +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
@@ -46,7 +51,8 @@ public final class AgentProtocol
     public static final int HELLO_MAGIC = 0x48414E49;
     public static final int HELLO_LENGTH = 256;
     public static final int HELLO_KEY_OFFSET = 44;
-    public static final int MAX_KEY_BYTES = HELLO_LENGTH - HELLO_KEY_OFFSET;
+    public static final int HELLO_TIMEOUT_OFFSET = 252;
+    public static final int MAX_KEY_BYTES = HELLO_TIMEOUT_OFFSET - HELLO_KEY_OFFSET;
     public static final int REPLY_LENGTH = 512;
     public static final int REPLY_PATH_OFFSET = 24;
     public static final int PATH_BYTES = 200;
@@ -90,6 +96,8 @@ public final class AgentProtocol
     public static final int ERROR_NETWORK = 9;
     /** Ranks asked for different ops or element types in the same round. */
     public static final int ERROR_OP_MISMATCH = 10;
+    /** Local ranks did not ring for a round within the job's collective timeout after the first one did. */
+    public static final int ERROR_COLLECTIVE_TIMEOUT = 11;
 
     private AgentProtocol()
     {

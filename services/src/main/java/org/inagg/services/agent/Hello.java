@@ -13,9 +13,11 @@ package org.inagg.services.agent;
  * @param switchJob      the switch job id when {@code hosts > 1}.
  * @param pid            the rank's process id, for messages.
  * @param jobKey         the job's identity, the same on every rank.
+ * @param collectiveTimeoutMs how long the agent may wait for the other local ranks of a round once one rang; 0: the
+ *                       agent's default ({@link HostAgentContext#collectiveTimeout()}).
  */
 public record Hello(int version, int rank, int worldSize, int localRank, int localWorldSize, int hostIndex, int hosts,
-    int switchJob, int pid, String jobKey)
+    int switchJob, int pid, String jobKey, int collectiveTimeoutMs)
 {
     @Override
     public String toString()

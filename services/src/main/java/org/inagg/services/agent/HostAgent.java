@@ -46,7 +46,6 @@ public final class HostAgent implements AutoCloseable
     private final CountDownLatch stopped = new CountDownLatch(1);
     private final Thread thread;
     private volatile boolean running = true;
-    private int connections;
     private long filesCreated;
     private long idleSinceNs = System.nanoTime();
 
@@ -79,7 +78,8 @@ public final class HostAgent implements AutoCloseable
         agent.thread.start();
         LOG.log(Level.INFO, "agent {0}: listening on {1}, shared memory in {2}, {3} bytes a slot, {4} reducer "
                 + "thread(s){5}", context.name(), context.socketPath(), context.directory(), context.slotBytes(),
-            context.reducerThreads(), context.switchAddress() == null ? ", single-host jobs only"
+            context.reducerThreads(), context.controller() != null ? ", multi-host jobs through the controller at "
+                + context.controller() : context.switchAddress() == null ? ", single-host jobs only"
                 : ", multi-host jobs through the switch at " + context.switchAddress());
         return agent;
     }
@@ -150,7 +150,7 @@ public final class HostAgent implements AutoCloseable
             final long idleExitNs = context.idleExit().toNanos();
             while (running)
             {
-                selector.select(1000);
+                selector.select(selectTimeoutMs());
                 Runnable task;
                 while ((task = posted.poll()) != null)
                 {
@@ -174,8 +174,15 @@ public final class HostAgent implements AutoCloseable
                         read(key, (RankConnection)key.attachment());
                     }
                 }
+                final long now = System.nanoTime();
+                for (final JobSession session : sessions.values())
+                {
+                    session.expire(now);
+                }
                 sessions.values().removeIf(JobSession::isClosed);
-                if (connections > 0 || !sessions.isEmpty())
+                // The server's key plus one per open rank connection (a failed job closes its ranks' channels, which
+                // cancels their keys; the next select drops them).
+                if (selector.keys().size() > 1 || !sessions.isEmpty())
                 {
                     idleSinceNs = System.nanoTime();
                 }
@@ -196,6 +203,22 @@ public final class HostAgent implements AutoCloseable
         }
     }
 
+    /** Up to 1 s, less when a job's round times out sooner ({@link JobSession#deadlineNs()}). */
+    private long selectTimeoutMs()
+    {
+        long timeoutMs = 1000;
+        final long now = System.nanoTime();
+        for (final JobSession session : sessions.values())
+        {
+            final long deadline = session.deadlineNs();
+            if (deadline != Long.MAX_VALUE)
+            {
+                timeoutMs = Math.min(timeoutMs, Math.max(1, (deadline - now) / 1_000_000 + 1));
+            }
+        }
+        return timeoutMs;
+    }
+
     private void accept() throws IOException
     {
         final SocketChannel channel = server.accept();
@@ -205,7 +228,6 @@ public final class HostAgent implements AutoCloseable
         }
         channel.configureBlocking(false);
         channel.register(selector, SelectionKey.OP_READ, new RankConnection(channel));
-        connections++;
     }
 
     private void read(final SelectionKey key, final RankConnection connection)
@@ -257,14 +279,12 @@ public final class HostAgent implements AutoCloseable
         if (connection.closed)
         {
             key.cancel();
-            connections--;
         }
     }
 
     private void disconnect(final SelectionKey key, final RankConnection connection)
     {
         key.cancel();
-        connections--;
         if (connection.session != null)
         {
             connection.session.onLeave(connection);
@@ -287,23 +307,22 @@ public final class HostAgent implements AutoCloseable
                     + " on " + context.socketPath() + " serves job " + context.jobKey() + " only, not job "
                     + hello.jobKey() + "; start another agent (another --name) or point INAGG_AGENT at yours");
             }
-            if (hello.hosts() > 1 && context.switchAddress() == null)
+            if (hello.hosts() > 1 && context.switchAddress() == null && context.controller() == null)
             {
                 throw new AgentProtocolException(AgentProtocol.ERROR_BAD_REQUEST, "job " + hello.jobKey()
                     + " spans " + hello.hosts() + " hosts but agent " + context.name()
-                    + " was started without --switch");
+                    + " was started without --switch or a controller (INAGG_CONTROLLER)");
             }
             JobSession session = sessions.get(hello.jobKey());
             if (session == null)
             {
                 final Path file = context.directory().resolve("inagg-" + context.name() + "-"
                     + ProcessHandle.current().pid() + "-" + (++filesCreated));
-                final NetworkStage network = hello.hosts() > 1 ? new NetworkStage(context.switchAddress(),
-                    hello.switchJob(), hello.hostIndex(), hello.hosts(), context.peerTimeout()) : null;
+                final NetworkStage network = hello.hosts() > 1 ? new NetworkStage(context, hello) : null;
                 try
                 {
                     session = new JobSession(hello, file, context.slotBytes(), reducer, network, counters,
-                        this::post);
+                        this::post, context.collectiveTimeout());
                 }
                 catch (final RuntimeException ex)
                 {
@@ -338,7 +357,6 @@ public final class HostAgent implements AutoCloseable
             hello == null ? "a rank" : hello.toString(), message);
         reply(connection, code, "", 0, message);
         key.cancel();
-        connections--;
         connection.close();
     }
 

@@ -24,6 +24,14 @@ public final class HostAgentContext
     public static final String IDLE_EXIT_PROP_NAME = "inagg.agent.idle.exit.ms";
     public static final String PEER_TIMEOUT_PROP_NAME = "inagg.agent.peer.timeout.ms";
     public static final long PEER_TIMEOUT_DEFAULT_MS = 30_000;
+    public static final String CONTROLLER_PROP_NAME = "inagg.agent.controller";
+    /** Read when neither {@link #controller(String)} nor the property is set (as {@code inagg worker} does). */
+    public static final String CONTROLLER_ENV = "INAGG_CONTROLLER";
+    public static final String CONTROLLER_WAIT_PROP_NAME = "inagg.agent.controller.wait.ms";
+    public static final long CONTROLLER_WAIT_DEFAULT_MS = 60_000;
+    public static final String COLLECTIVE_TIMEOUT_PROP_NAME = "inagg.agent.collective.timeout.ms";
+    /** 30 min, torch's default process-group timeout; ranks of inagg_torch send their own in the hello. */
+    public static final long COLLECTIVE_TIMEOUT_DEFAULT_MS = 30 * 60_000;
 
     private String name;
     private Path directory;
@@ -34,6 +42,9 @@ public final class HostAgentContext
     private String jobKey;
     private Duration idleExit;
     private Duration peerTimeout;
+    private Duration collectiveTimeout;
+    private String controller;
+    private Duration controllerWait;
     private CounterRegistry counters;
     private boolean concluded;
 
@@ -97,6 +108,34 @@ public final class HostAgentContext
     public HostAgentContext peerTimeout(final Duration peerTimeout)
     {
         this.peerTimeout = peerTimeout;
+        return this;
+    }
+
+    /**
+     * How long a round waits, after the first local rank rang, for the job's other local ranks, when their hello does
+     * not say ({@link Hello#collectiveTimeoutMs()} 0); past it the job fails on every rank naming the missing ones.
+     */
+    public HostAgentContext collectiveTimeout(final Duration collectiveTimeout)
+    {
+        this.collectiveTimeout = collectiveTimeout;
+        return this;
+    }
+
+    /**
+     * The controller (docs/controller.md) that gives multi-host jobs their switch, switch job and worker: the agent
+     * registers as worker {@code hostIndex} of the job named by the ranks' job key; instead of {@link #switchAddress}
+     * and the ranks' {@code INAGG_SWITCH_JOB}. Default: {@value #CONTROLLER_PROP_NAME}, else {@value #CONTROLLER_ENV}.
+     */
+    public HostAgentContext controller(final String controllerUrl)
+    {
+        this.controller = controllerUrl;
+        return this;
+    }
+
+    /** How long a multi-host job's registration waits for the other hosts' agents (60 s by default). */
+    public HostAgentContext controllerWait(final Duration controllerWait)
+    {
+        this.controllerWait = controllerWait;
         return this;
     }
 
@@ -176,6 +215,31 @@ public final class HostAgentContext
         {
             throw new IllegalArgumentException("peer timeout " + peerTimeout + " must be at least 1 ms");
         }
+        if (collectiveTimeout == null)
+        {
+            collectiveTimeout = Duration.ofMillis(Long.getLong(COLLECTIVE_TIMEOUT_PROP_NAME,
+                COLLECTIVE_TIMEOUT_DEFAULT_MS));
+        }
+        if (collectiveTimeout.toMillis() < 1)
+        {
+            throw new IllegalArgumentException("collective timeout " + collectiveTimeout + " must be at least 1 ms");
+        }
+        if (controller == null)
+        {
+            controller = System.getProperty(CONTROLLER_PROP_NAME, System.getenv(CONTROLLER_ENV));
+        }
+        if (controller != null && controller.isBlank())
+        {
+            controller = null;
+        }
+        if (controllerWait == null)
+        {
+            controllerWait = Duration.ofMillis(Long.getLong(CONTROLLER_WAIT_PROP_NAME, CONTROLLER_WAIT_DEFAULT_MS));
+        }
+        if (controllerWait.toMillis() < 1)
+        {
+            throw new IllegalArgumentException("controller wait " + controllerWait + " must be at least 1 ms");
+        }
         if (counters == null)
         {
             counters = new CounterRegistry(64);
@@ -227,6 +291,22 @@ public final class HostAgentContext
     public Duration peerTimeout()
     {
         return peerTimeout;
+    }
+
+    public Duration collectiveTimeout()
+    {
+        return collectiveTimeout;
+    }
+
+    /** The controller's URL, or null: multi-host jobs use {@link #switchAddress()}. */
+    public String controller()
+    {
+        return controller;
+    }
+
+    public Duration controllerWait()
+    {
+        return controllerWait;
     }
 
     public CounterRegistry counters()

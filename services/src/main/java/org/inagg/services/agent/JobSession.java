@@ -3,6 +3,7 @@ package org.inagg.services.agent;
 import java.lang.System.Logger.Level;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.function.Consumer;
 
 import org.agrona.concurrent.status.AtomicCounter;
@@ -13,7 +14,9 @@ import org.agrona.concurrent.status.AtomicCounter;
  * <p>
  * Round errors (sizes, ops or types that differ between the ranks, NaN or infinity) fail that round on every rank
  * and leave the job usable. Job errors (a rank that leaves while others are in a round, a malformed request, the
- * switch stage) fail the job: every rank gets the error, its connection is closed and the file is removed.
+ * switch stage) fail the job: every rank gets the error, its connection is closed and the file is removed. So does
+ * a round that waits longer than the job's collective timeout for a local rank to ring after the first one did
+ * ({@link #expire}): a rank that hangs, alive, frees the job within that bound, and the others learn which rank it is.
  */
 final class JobSession implements AutoCloseable
 {
@@ -30,6 +33,10 @@ final class JobSession implements AutoCloseable
     private final NetworkStage network;
     private final HostAgentCounters counters;
     private final Consumer<Runnable> post;
+    private final long defaultTimeoutNs;
+    private long collectiveTimeoutNs = Long.MAX_VALUE;
+    private RankConnection firstToRing;
+    private long firstRangNs;
     private int joined;
     private int requested;
     private boolean inNetwork;
@@ -37,8 +44,10 @@ final class JobSession implements AutoCloseable
     private long rounds;
 
     JobSession(final Hello first, final Path file, final long slotBytes, final InHostReducer reducer,
-        final NetworkStage network, final HostAgentCounters counters, final Consumer<Runnable> post)
+        final NetworkStage network, final HostAgentCounters counters, final Consumer<Runnable> post,
+        final Duration defaultCollectiveTimeout)
     {
+        this.defaultTimeoutNs = defaultCollectiveTimeout.toNanos();
         this.key = first.jobKey();
         this.worldSize = first.worldSize();
         this.localWorldSize = first.localWorldSize();
@@ -88,6 +97,9 @@ final class JobSession implements AutoCloseable
                 + hello.pid() + ")");
         }
         members[hello.localRank()] = connection;
+        // The job's bound is the shortest any of its ranks asked for (they all derive it from the same settings).
+        collectiveTimeoutNs = Math.min(collectiveTimeoutNs, hello.collectiveTimeoutMs() > 0
+            ? hello.collectiveTimeoutMs() * 1_000_000L : defaultTimeoutNs);
         connection.session = this;
         connection.identity = hello;
         joined++;
@@ -129,10 +141,60 @@ final class JobSession implements AutoCloseable
         }
         connection.pending = request;
         requested++;
+        if (requested == 1)
+        {
+            firstToRing = connection;
+            firstRangNs = System.nanoTime();
+        }
         if (requested == localWorldSize)
         {
             runRound();
         }
+    }
+
+    /** When {@link #expire} fails the round in progress unless every local rank rang; MAX_VALUE when none waits. */
+    long deadlineNs()
+    {
+        return closed || requested == 0 || inNetwork ? Long.MAX_VALUE : firstRangNs + collectiveTimeoutNs;
+    }
+
+    /** Fails the job if a round has waited past the collective timeout for local ranks that did not ring. */
+    void expire(final long nowNs)
+    {
+        final long deadline = deadlineNs();
+        if (deadline == Long.MAX_VALUE || nowNs - deadline < 0)
+        {
+            return;
+        }
+        final StringBuilder missing = new StringBuilder();
+        int count = 0;
+        for (int i = 0; i < localWorldSize; i++)
+        {
+            final RankConnection member = members[i];
+            if (member == null || member.pending == null)
+            {
+                if (++count <= 4)
+                {
+                    missing.append(count > 1 ? ", " : "").append(member == null
+                        ? "local rank " + i + " (never joined)" : member.describe());
+                }
+            }
+        }
+        if (count > 4)
+        {
+            missing.append(" and ").append(count - 4).append(" more");
+        }
+        fail(AgentProtocol.ERROR_COLLECTIVE_TIMEOUT, "all-reduce #" + firstToRing.pending.sequence() + " of job "
+            + key + ": " + missing + " did not submit it within the collective timeout "
+            + "of " + seconds(collectiveTimeoutNs) + " s after "
+            + firstToRing.describe() + " did (hung, or busy elsewhere); the job is freed (INAGG_COLLECTIVE_TIMEOUT, "
+            + "default the process group's timeout)");
+    }
+
+    private static String seconds(final long nanos)
+    {
+        return nanos % 1_000_000_000L == 0 ? Long.toString(nanos / 1_000_000_000L)
+            : String.format(java.util.Locale.ROOT, "%.3f", nanos / 1e9);
     }
 
     private RankConnection departed()

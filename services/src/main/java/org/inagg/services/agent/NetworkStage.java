@@ -1,5 +1,6 @@
 package org.inagg.services.agent;
 
+import java.lang.System.Logger.Level;
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -9,31 +10,96 @@ import java.util.concurrent.CompletableFuture;
 import org.inagg.api.AllReduceJob;
 import org.inagg.api.ElementType;
 import org.inagg.api.JobContext;
+import org.inagg.services.controller.Assignment;
+import org.inagg.services.controller.ControllerClient;
 import org.inagg.transport.UdpTransport;
 import org.inagg.wire.InaggHeader;
 
 /**
- * The host's stream through the switch for a job that spans several hosts: the host's in-host sum goes out as worker
- * {@code hostIndex} of switch job {@code switchJob} and comes back as the sum over all hosts (fixed point, see
- * {@link org.inagg.fixedpoint.FixedPoint} for the bound; int32 exact). The job is opened on a thread of its own, since
- * the join waits for the switch, and every round is chained after it.
+ * The host's stream through the switch for a job that spans several hosts: the host's in-host sum goes out as one
+ * worker of a switch job and comes back as the sum over all hosts (fixed point, see
+ * {@link org.inagg.fixedpoint.FixedPoint} for the bound; int32 exact). Which switch job and worker:
+ * <ul>
+ *   <li>with a controller ({@link HostAgentContext#controller()}), the agent registers as worker {@code hostIndex} of
+ *   {@code hosts} of the job named by the job key (docs/controller.md), which gives the switch, the job id and the
+ *   worker id, programs the switch once every host's agent registered, and frees the job when they all leave;</li>
+ *   <li>without one, worker {@code hostIndex} of switch job {@code switchJob} (the ranks' {@code INAGG_SWITCH_JOB}) on
+ *   {@link HostAgentContext#switchAddress()}, installed there by hand ({@code inagg switch --job ID:HOSTS}).</li>
+ * </ul>
+ * The job is opened on a thread of its own, since registering and joining wait for the other hosts, and every round
+ * is chained after it.
  */
 final class NetworkStage implements AutoCloseable
 {
+    private static final System.Logger LOG = System.getLogger(NetworkStage.class.getName());
     /** Largest lanes per packet accepted from the switch (as {@code inagg worker --max-lanes}). */
     private static final int MAX_LANES = 363;
+    /** What the controller accepts as a job name. */
+    private static final int MAX_NAME = 128;
 
     private final CompletableFuture<AllReduceJob> job;
+    private volatile ControllerClient controller;
+    private volatile boolean closed;
 
-    NetworkStage(final InetSocketAddress switchAddress, final int switchJob, final int hostIndex, final int hosts,
-        final Duration peerTimeout)
+    NetworkStage(final HostAgentContext context, final Hello hello)
     {
-        job = CompletableFuture.supplyAsync(() -> AllReduceJob.open(new JobContext()
-            .jobId(switchJob).workerId(hostIndex).workers(hosts)
-            .transport(UdpTransport.open(new InetSocketAddress(0), List.of(switchAddress), 1,
-                InaggHeader.messageLength(MAX_LANES), 64))
-            .peerTimeout(peerTimeout)
-            .idleStrategy("backoff")));
+        job = CompletableFuture.supplyAsync(() -> open(context, hello), task -> Thread.ofPlatform().daemon()
+            .name("inagg-agent-join-" + hello.hostIndex()).start(task));
+    }
+
+    private AllReduceJob open(final HostAgentContext context, final Hello hello)
+    {
+        final JobContext job = new JobContext().workers(hello.hosts()).peerTimeout(context.peerTimeout())
+            .idleStrategy("backoff");
+        if (context.controller() == null)
+        {
+            return AllReduceJob.open(job.jobId(hello.switchJob()).workerId(hello.hostIndex())
+                .transport(udp(context.switchAddress())));
+        }
+        final ControllerClient client = new ControllerClient(context.controller(), Duration.ofSeconds(5));
+        controller = client;
+        UdpTransport transport = null;
+        try
+        {
+            final InetSocketAddress switchAddress = client.switchAddress();
+            transport = udp(switchAddress);
+            // The socket is bound first: its address is the source the switch will admit for this host.
+            final Assignment assignment = client.register(jobName(hello.jobKey()), hello.hostIndex(), hello.hosts(),
+                "float32", context.slotBytes() / 4, new InetSocketAddress(ControllerClient.sourceToward(
+                    transport.localAddress(), switchAddress), transport.localAddress().getPort()), 0,
+                context.controllerWait());
+            if (closed)
+            {
+                throw new IllegalStateException("job " + hello.jobKey() + " ended while registering");
+            }
+            LOG.log(Level.INFO, "job {0}: host {1} of {2} is worker {3} of switch job {4} (''{5}'', session {6}) on "
+                + "{7}, from the controller {8}", hello.jobKey(), hello.hostIndex(), hello.hosts(),
+                assignment.workerId(), assignment.jobId(), assignment.name(), assignment.session(), switchAddress,
+                client.url());
+            return AllReduceJob.open(job.jobId(assignment.jobId()).workerId(assignment.workerId()).transport(transport));
+        }
+        catch (final RuntimeException ex)
+        {
+            if (transport != null)
+            {
+                transport.close();
+            }
+            client.close();
+            throw ex;
+        }
+    }
+
+    private static UdpTransport udp(final InetSocketAddress switchAddress)
+    {
+        return UdpTransport.open(new InetSocketAddress(0), List.of(switchAddress), 1,
+            InaggHeader.messageLength(MAX_LANES), 64);
+    }
+
+    /** The job key as a controller job name: 1..128 of [A-Za-z0-9._:@-], keeping the key's random end. */
+    static String jobName(final String jobKey)
+    {
+        final String name = jobKey.replaceAll("[^A-Za-z0-9._:@-]", "_");
+        return name.length() <= MAX_NAME ? name : name.substring(name.length() - MAX_NAME);
     }
 
     /** All-reduces {@code count} elements of {@code data} in place through the switch. */
@@ -47,7 +113,14 @@ final class NetworkStage implements AutoCloseable
     @Override
     public void close()
     {
+        closed = true;
         job.thenAccept(AllReduceJob::close);
         job.cancel(false);
+        final ControllerClient client = controller;
+        if (client != null)
+        {
+            // After the job's close: the registration goes last, and the last host's DELETE frees the switch job.
+            client.close();
+        }
     }
 }

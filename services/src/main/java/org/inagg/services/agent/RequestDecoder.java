@@ -49,6 +49,7 @@ public final class RequestDecoder
         final int switchJob = f.getInt(32);
         final int pid = f.getInt(36);
         final int keyLength = f.getInt(40);
+        final int collectiveTimeoutMs = f.getInt(AgentProtocol.HELLO_TIMEOUT_OFFSET);
         if (worldSize < 1 || worldSize > AgentProtocol.MAX_WORLD_SIZE)
         {
             throw world("world size " + worldSize + " is not in 1.." + AgentProtocol.MAX_WORLD_SIZE);
@@ -82,6 +83,10 @@ public final class RequestDecoder
         {
             throw bad("switch job id " + switchJob + " is not in 1..65535 (needed with " + hosts + " hosts)");
         }
+        if (collectiveTimeoutMs < 0)
+        {
+            throw bad("collective timeout " + collectiveTimeoutMs + " ms is negative (0: the agent's default)");
+        }
         if (keyLength < 1 || keyLength > AgentProtocol.MAX_KEY_BYTES)
         {
             throw bad("job key length " + keyLength + " is not in 1.." + AgentProtocol.MAX_KEY_BYTES);
@@ -104,7 +109,8 @@ public final class RequestDecoder
                 throw bad("job key has a control character at " + i);
             }
         }
-        return new Hello(version, rank, worldSize, localRank, localWorldSize, hostIndex, hosts, switchJob, pid, key);
+        return new Hello(version, rank, worldSize, localRank, localWorldSize, hostIndex, hosts, switchJob, pid, key,
+            collectiveTimeoutMs);
     }
 
     /**

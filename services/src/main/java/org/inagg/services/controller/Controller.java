@@ -63,7 +63,7 @@ public final class Controller implements AutoCloseable
         }
         executor = Executors.newVirtualThreadPerTaskExecutor();
         server.setExecutor(executor);
-        server.createContext("/v1/", exchange -> JsonHttp.handle(exchange, this::route));
+        server.createContext("/v1/", exchange -> JsonHttp.handle(exchange, ctx.token(), this::route));
         server.start();
         sweeper = Executors.newSingleThreadScheduledExecutor(r ->
         {

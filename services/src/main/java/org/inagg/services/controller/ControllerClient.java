@@ -14,6 +14,7 @@ import java.util.concurrent.TimeUnit;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import org.inagg.services.http.ApiToken;
 import org.inagg.services.http.JsonHttp;
 
 /**
@@ -31,17 +32,25 @@ public final class ControllerClient implements AutoCloseable
     private final URI base;
     private final Duration callTimeout;
     private final HttpClient client;
+    private final ApiToken token;
     private final String incarnation = Long.toHexString(ThreadLocalRandom.current().nextLong() | Long.MIN_VALUE);
     private volatile Assignment assignment;
     private volatile String leaseFailure;
     private Thread renewer;
     private volatile boolean closed;
 
+    /** A client presenting the token of {@link ApiToken#ENV}, if set. */
     public ControllerClient(final String url, final Duration callTimeout)
+    {
+        this(url, callTimeout, ApiToken.fromEnvironment(System.getenv()));
+    }
+
+    public ControllerClient(final String url, final Duration callTimeout, final ApiToken token)
     {
         final String trimmed = url.endsWith("/") ? url.substring(0, url.length() - 1) : url;
         this.base = URI.create(trimmed.contains("://") ? trimmed : "http://" + trimmed);
         this.callTimeout = callTimeout;
+        this.token = token;
         this.client = HttpClient.newBuilder().connectTimeout(callTimeout).build();
     }
 
@@ -193,7 +202,7 @@ public final class ControllerClient implements AutoCloseable
             try
             {
                 final JsonHttp.Answer answer = JsonHttp.call(client, "PUT",
-                    base.resolve("/v1/registrations/" + assigned.registration() + "/lease"), null, callTimeout);
+                    base.resolve("/v1/registrations/" + assigned.registration() + "/lease"), null, callTimeout, token);
                 if (answer.status() == 410 || answer.status() == 404)
                 {
                     leaseFailure = answer.describe();
@@ -214,7 +223,7 @@ public final class ControllerClient implements AutoCloseable
     {
         try
         {
-            JsonHttp.call(client, "DELETE", base.resolve("/v1/registrations/" + id), null, callTimeout);
+            JsonHttp.call(client, "DELETE", base.resolve("/v1/registrations/" + id), null, callTimeout, token);
         }
         catch (final IOException ex)
         {
@@ -228,7 +237,7 @@ public final class ControllerClient implements AutoCloseable
         final JsonHttp.Answer answer;
         try
         {
-            answer = JsonHttp.call(client, method, base.resolve(path), body, callTimeout);
+            answer = JsonHttp.call(client, method, base.resolve(path), body, callTimeout, token);
         }
         catch (final IOException ex)
         {

@@ -34,6 +34,7 @@ public final class ControllerContext
     private int defaultSlots = -1;
     private SwitchBackend switchBackend;
     private LongSupplier clockMs;
+    private org.inagg.services.http.ApiToken token = org.inagg.services.http.ApiToken.NONE;
     private boolean concluded;
 
     /** Where the HTTP endpoint listens ({@value #BIND_DEFAULT}; port 0: a free one). */
@@ -186,6 +187,18 @@ public final class ControllerContext
     public InetSocketAddress bind()
     {
         return bind;
+    }
+
+    /** The token every request must carry (default: none, open to anyone who reaches the port). */
+    public ControllerContext token(final org.inagg.services.http.ApiToken token)
+    {
+        this.token = java.util.Objects.requireNonNull(token, "token");
+        return this;
+    }
+
+    public org.inagg.services.http.ApiToken token()
+    {
+        return token;
     }
 
     public Path journal()

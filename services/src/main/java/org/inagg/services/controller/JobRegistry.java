@@ -94,7 +94,7 @@ final class JobRegistry implements AutoCloseable
         if (job.running)
         {
             job.running = false;
-            job.session = takeSession();
+            job.session = takeSessionAfterSwitch(job.jobId);
             final Registration registration = newRegistration(job, request);
             final ControlledJob restarted = job;
             LOGGER.log(System.Logger.Level.INFO, () -> "controller: " + restarted.describe() + " started: rank "
@@ -287,6 +287,29 @@ final class JobRegistry implements AutoCloseable
         registrations.put(id, registration);
         job.put(registration);
         return registration;
+    }
+
+    /**
+     * The next session for a job the switch may hold: past the switch's own number for it too. A software switch
+     * starts a session by itself when a process rejoins with a new incarnation from a registered source without asking
+     * the controller (a worker restarted by hand on its old port); a number the controller then issued could equal that
+     * session, and the bypassing run's packets would count in the new one. Asking costs one call, on restarts only.
+     */
+    private int takeSessionAfterSwitch(final int jobId)
+    {
+        try
+        {
+            final JobProgram onSwitch = backend.installed().get(jobId);
+            if (onSwitch != null && onSwitch.session() >= nextSession)
+            {
+                nextSession = onSwitch.session() % 0xFFFF + 1;
+            }
+        }
+        catch (final RuntimeException ex)
+        {
+            // Unreachable now: programming it fails the same way and is retried; the journal's number stands.
+        }
+        return takeSession();
     }
 
     private int takeSession()

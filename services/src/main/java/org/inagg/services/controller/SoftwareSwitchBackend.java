@@ -14,6 +14,7 @@ import java.util.Map;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import org.inagg.services.http.ApiToken;
 import org.inagg.services.http.JsonHttp;
 
 /**
@@ -27,6 +28,7 @@ public final class SoftwareSwitchBackend implements SwitchBackend
     private final URI control;
     private final Duration timeout;
     private final HttpClient client;
+    private final ApiToken token;
     private final InetSocketAddress dataAddress;
 
     /**
@@ -38,8 +40,16 @@ public final class SoftwareSwitchBackend implements SwitchBackend
      */
     public SoftwareSwitchBackend(final URI control, final InetSocketAddress dataAddress, final Duration timeout)
     {
+        this(control, dataAddress, timeout, ApiToken.NONE);
+    }
+
+    /** As above, presenting {@code token} to the switch's control port. */
+    public SoftwareSwitchBackend(final URI control, final InetSocketAddress dataAddress, final Duration timeout,
+        final ApiToken token)
+    {
         this.control = control;
         this.timeout = timeout;
+        this.token = token;
         this.client = HttpClient.newBuilder().connectTimeout(timeout).build();
         this.dataAddress = dataAddress != null ? dataAddress : askDataAddress();
     }
@@ -142,7 +152,7 @@ public final class SoftwareSwitchBackend implements SwitchBackend
     {
         try
         {
-            return JsonHttp.call(client, method, control.resolve(path), body, timeout);
+            return JsonHttp.call(client, method, control.resolve(path), body, timeout, token);
         }
         catch (final IOException ex)
         {

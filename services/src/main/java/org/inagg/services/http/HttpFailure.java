@@ -6,6 +6,7 @@ public final class HttpFailure extends RuntimeException
     private static final long serialVersionUID = 1L;
 
     public static final int BAD_REQUEST = 400;
+    public static final int UNAUTHORIZED = 401;
     public static final int NOT_FOUND = 404;
     public static final int GONE = 410;
     public static final int CONFLICT = 409;

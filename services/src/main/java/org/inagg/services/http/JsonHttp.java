@@ -194,10 +194,20 @@ public final class JsonHttp
     /** Runs {@code handler}, answering its {@link HttpFailure} (or any other failure, as a 500) as an error. */
     public static void handle(final HttpExchange exchange, final Handler handler)
     {
+        handle(exchange, ApiToken.NONE, handler);
+    }
+
+    /**
+     * Runs {@code handler} if the request carries {@code token} (401 otherwise), answering its {@link HttpFailure} (or
+     * any other failure, as a 500) as an error.
+     */
+    public static void handle(final HttpExchange exchange, final ApiToken token, final Handler handler)
+    {
         try (exchange)
         {
             try
             {
+                token.check(exchange);
                 handler.handle(exchange);
             }
             catch (final HttpFailure failure)
@@ -245,11 +255,26 @@ public final class JsonHttp
     public static Answer call(final HttpClient client, final String method, final URI uri, final JsonNode body,
         final Duration timeout) throws IOException
     {
-        final HttpRequest request = HttpRequest.newBuilder(uri).timeout(timeout)
+        return call(client, method, uri, body, timeout, ApiToken.NONE);
+    }
+
+    /**
+     * Sends a request with a JSON body (or none) and {@code token}, and reads the JSON answer, within {@code timeout}.
+     *
+     * @throws IOException if the server cannot be reached or does not answer in time; the message names the URL.
+     */
+    public static Answer call(final HttpClient client, final String method, final URI uri, final JsonNode body,
+        final Duration timeout, final ApiToken token) throws IOException
+    {
+        final HttpRequest.Builder builder = HttpRequest.newBuilder(uri).timeout(timeout)
             .header("Content-Type", "application/json")
             .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
-                : HttpRequest.BodyPublishers.ofByteArray(MAPPER.writeValueAsBytes(body)))
-            .build();
+                : HttpRequest.BodyPublishers.ofByteArray(MAPPER.writeValueAsBytes(body)));
+        if (token.required())
+        {
+            builder.header("Authorization", token.authorization());
+        }
+        final HttpRequest request = builder.build();
         final HttpResponse<byte[]> response;
         try
         {

@@ -59,6 +59,14 @@ public final class SwitchControlServer implements Agent, AutoCloseable
         private UdpTransport transport;
         private InetSocketAddress bind;
         private InetSocketAddress dataAddress;
+        private org.inagg.services.http.ApiToken token = org.inagg.services.http.ApiToken.NONE;
+
+        /** The token the controller must present (default: none, open to anyone who reaches the port). */
+        public Context token(final org.inagg.services.http.ApiToken token)
+        {
+            this.token = java.util.Objects.requireNonNull(token, "token");
+            return this;
+        }
 
         public Context softwareSwitch(final SoftwareSwitch softwareSwitch)
         {
@@ -128,7 +136,7 @@ public final class SwitchControlServer implements Agent, AutoCloseable
             return thread;
         });
         server.setExecutor(executor);
-        server.createContext("/v1/jobs", exchange -> JsonHttp.handle(exchange, this::jobs));
+        server.createContext("/v1/jobs", exchange -> JsonHttp.handle(exchange, ctx.token, this::jobs));
         server.start();
         LOGGER.log(System.Logger.Level.INFO, () -> "switch control listening on http://" + address().getHostString()
             + ":" + address().getPort() + " for the switch at " + JsonHttp.format(ctx.dataAddress));
@@ -232,10 +240,12 @@ public final class SwitchControlServer implements Agent, AutoCloseable
             {
                 final JsonNode answer = onAgent(() ->
                 {
+                    final SwitchJobConfig removed = ctx.softwareSwitch.jobs().get(jobId);
                     if (!ctx.softwareSwitch.removeJob(jobId))
                     {
                         throw new HttpFailure(HttpFailure.NOT_FOUND, "job " + jobId + " is not on this switch");
                     }
+                    releasePeers(removed);
                     LOGGER.log(System.Logger.Level.INFO, () -> "switch control: job " + jobId + " removed");
                     return JsonHttp.MAPPER.createObjectNode().put("jobId", jobId).put("removed", true);
                 });
@@ -263,15 +273,18 @@ public final class SwitchControlServer implements Agent, AutoCloseable
         final int session, final List<InetSocketAddress> sources)
     {
         final int[] peers = new int[workers];
+        java.util.Arrays.fill(peers, -1);
         for (int w = 0; w < workers; w++)
         {
             peers[w] = ctx.transport.addPeer(sources.get(w));
             if (peers[w] < 0)
             {
+                releaseUnused(peers);
                 throw new HttpFailure(HttpFailure.UNAVAILABLE, "the switch's peer table is full (--max-peers); cannot"
                     + " register source " + JsonHttp.format(sources.get(w)) + " of worker " + w);
             }
         }
+        final SwitchJobConfig previous = ctx.softwareSwitch.jobs().get(jobId);
         final SwitchJobConfig config;
         try
         {
@@ -281,12 +294,50 @@ public final class SwitchControlServer implements Agent, AutoCloseable
         }
         catch (final IllegalArgumentException ex)
         {
+            releaseUnused(peers);
             throw new HttpFailure(HttpFailure.CONFLICT, ex.getMessage());
         }
+        // A new session may come with a restarted rank's new port: the old one is nobody's source any more.
+        releasePeers(previous);
         LOGGER.log(System.Logger.Level.INFO, () -> "switch control: job " + jobId + " installed in session " + session
             + " (" + workers + " workers, slots " + slotBase + "+" + slots + " of " + lanes + " lanes, sources "
             + sources.stream().map(JsonHttp::format).toList() + ")");
         return describe(config);
+    }
+
+    /** On the agent thread: forgets the sources of {@code job} (null: none) that no installed job registers. */
+    private void releasePeers(final SwitchJobConfig job)
+    {
+        if (job != null && job.registeredSources())
+        {
+            releaseUnused(job.workerPeers());
+        }
+    }
+
+    /**
+     * On the agent thread: removes each of {@code peers} from the transport unless an installed job registers it, so
+     * that jobs coming and going never fill the switch's peer table (--max-peers).
+     */
+    private void releaseUnused(final int[] peers)
+    {
+        final java.util.BitSet inUse = new java.util.BitSet();
+        for (final SwitchJobConfig installed : ctx.softwareSwitch.jobs().values())
+        {
+            if (installed.registeredSources())
+            {
+                for (final int peer : installed.workerPeers())
+                {
+                    inUse.set(peer);
+                }
+            }
+        }
+        for (final int peer : peers)
+        {
+            if (peer >= 0 && !inUse.get(peer))
+            {
+                ctx.transport.removePeer(peer);
+            }
+        }
     }
 
     /** On the agent thread. */
@@ -307,7 +358,9 @@ public final class SwitchControlServer implements Agent, AutoCloseable
     {
         final ObjectNode job = JsonHttp.MAPPER.createObjectNode();
         job.put("jobId", config.jobId()).put("workers", config.workers()).put("slots", config.slots())
-            .put("lanes", config.lanesPerPacket()).put("slotBase", config.slotBase()).put("session", config.session());
+            .put("lanes", config.lanesPerPacket()).put("slotBase", config.slotBase())
+            // The current session: the installed one, or a later one the switch started on a rejoin.
+            .put("session", ctx.softwareSwitch.session(config.jobId()));
         if (config.registeredSources())
         {
             final ArrayNode sources = job.putArray("sources");

@@ -129,6 +129,44 @@ class HostAgentTest
     }
 
     @Test
+    void shouldFailTheJobNamingTheRanksThatDidNotRingWithinTheCollectiveTimeoutAndServeTheNextJob() throws Exception
+    {
+        try (TestRank a = new TestRank(socket(), 0, 3, 0, 3, "job-h", 300);
+             TestRank b = new TestRank(socket(), 1, 3, 1, 3, "job-h", 300);
+             TestRank hung = new TestRank(socket(), 2, 3, 2, 3, "job-h", 300))
+        {
+            assertThat(round(a, 4, b, hung)).isEqualTo(AgentProtocol.OK); // in time: the clock starts anew each round
+            final long start = System.nanoTime();
+            a.request(AgentProtocol.OP_SUM, AgentProtocol.DTYPE_FLOAT32, 4);
+            b.request(AgentProtocol.OP_SUM, AgentProtocol.DTYPE_FLOAT32, 4);
+            assertThat(a.awaitCompletion()).isEqualTo(AgentProtocol.ERROR_COLLECTIVE_TIMEOUT);
+            final long waitedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            assertThat(b.awaitCompletion()).isEqualTo(AgentProtocol.ERROR_COLLECTIVE_TIMEOUT);
+            assertThat(waitedMs).isBetween(250L, 5_000L);
+            assertThat(a.lastMessage()).contains("all-reduce #2 of job job-h: local rank 2 (rank 2, pid 4242) did "
+                + "not submit it within the collective timeout of 0.300 s after local rank ", "the job is freed");
+            awaitNoJobs();
+            // The hung rank, waking up, finds the same error waiting for its next round.
+            try
+            {
+                hung.request(AgentProtocol.OP_SUM, AgentProtocol.DTYPE_FLOAT32, 4);
+            }
+            catch (final IOException expected)
+            {
+                // its connection is closed: the descriptor holds the answer
+            }
+            assertThat(hung.completionStatus()).isEqualTo(AgentProtocol.ERROR_COLLECTIVE_TIMEOUT);
+            assertThat(hung.lastMessage()).isEqualTo(a.lastMessage());
+        }
+        try (TestRank c = new TestRank(socket(), 0, 1, 0, 1, "job-i"))
+        {
+            c.data().setAtIndex(FLOAT, 0, 1.5f);
+            assertThat(round(c, 1)).isEqualTo(AgentProtocol.OK);
+            assertThat(c.result().getAtIndex(FLOAT, 0)).isEqualTo(1.5f);
+        }
+    }
+
+    @Test
     void shouldRefuseARankOfAnotherVersionOrWorldSizeWithAMessage() throws Exception
     {
         try (TestRank a = new TestRank(socket(), 0, 2, 0, 2, "job-e");
@@ -171,6 +209,22 @@ class HostAgentTest
             Thread.sleep(10);
         }
         assertThat(agent.activeJobs()).isZero();
+    }
+
+    /** A round of {@code count} float32 SUM on {@code first} and {@code others} together; the first's status. */
+    private static int round(final TestRank first, final long count, final TestRank... others) throws Exception
+    {
+        final java.util.List<CompletableFuture<Integer>> rest = new java.util.ArrayList<>();
+        for (final TestRank other : others)
+        {
+            rest.add(CompletableFuture.supplyAsync(() -> round(other, count), r -> Thread.ofPlatform().daemon().start(r)));
+        }
+        final int status = round(first, count);
+        for (final CompletableFuture<Integer> each : rest)
+        {
+            assertThat(each.get()).isEqualTo(status);
+        }
+        return status;
     }
 
     private static int round(final TestRank rank, final long count)

@@ -11,7 +11,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Fuzzes what the agent reads from a rank ({@link RequestDecoder}, docs/fuzzing.md): a hello frame and a request in a
  * slot descriptor. Invariants: anything malformed is an {@link AgentProtocolException} with a message and a code,
  * never another exception; what it accepts is within the bounds the agent relies on (ranks inside the world, a key
- * of 1..212 bytes, a count that fits the slot, the expected sequence).
+ * of 1..208 bytes, a collective timeout that is not negative, a count that fits the slot, the expected sequence).
  */
 class RequestDecoderFuzzTest
 {
@@ -27,6 +27,7 @@ class RequestDecoderFuzzTest
             assertThat(hello.localWorldSize()).isBetween(1, Math.min(hello.worldSize(), AgentProtocol.MAX_LOCAL_RANKS));
             assertThat(hello.hostIndex()).isBetween(0, hello.hosts() - 1);
             assertThat(hello.jobKey()).isNotEmpty();
+            assertThat(hello.collectiveTimeoutMs()).isNotNegative();
         }
         catch (final AgentProtocolException e)
         {

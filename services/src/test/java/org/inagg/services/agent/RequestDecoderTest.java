@@ -15,9 +15,15 @@ class RequestDecoderTest
     void shouldDecodeAHelloAsTheRankWroteIt()
     {
         final Hello hello = RequestDecoder.decodeHello(TestRank.hello(AgentProtocol.VERSION, 1, 2, 1, 2, "run-1"));
-        assertThat(hello).isEqualTo(new Hello(AgentProtocol.VERSION, 1, 2, 1, 2, 0, 1, 0, 4242, "run-1"));
+        assertThat(hello).isEqualTo(new Hello(AgentProtocol.VERSION, 1, 2, 1, 2, 0, 1, 0, 4242, "run-1", 0));
         assertThatThrownBy(() -> RequestDecoder.decodeHello(TestRank.hello(1, 3, 4, 1, 2, "k")))
             .hasMessageContaining("one host but local world size 2 != world size 4");
+        assertThat(RequestDecoder.decodeHello(TestRank.hello(AgentProtocol.VERSION, 0, 1, 0, 1, "k")
+            .putInt(AgentProtocol.HELLO_TIMEOUT_OFFSET, 2500)).collectiveTimeoutMs()).isEqualTo(2500);
+        assertThatThrownBy(() -> RequestDecoder.decodeHello(TestRank.hello(AgentProtocol.VERSION, 0, 1, 0, 1, "k")
+            .putInt(AgentProtocol.HELLO_TIMEOUT_OFFSET, -1))).hasMessageContaining("collective timeout -1 ms");
+        assertThatThrownBy(() -> RequestDecoder.decodeHello(TestRank.hello(AgentProtocol.VERSION, 0, 1, 0, 1, "k")
+            .putInt(40, AgentProtocol.MAX_KEY_BYTES + 1))).hasMessageContaining("job key length 209 is not in 1..208");
     }
 
     @Test

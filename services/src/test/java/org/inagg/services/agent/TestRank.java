@@ -28,9 +28,16 @@ final class TestRank implements AutoCloseable
     TestRank(final Path socket, final int rank, final int world, final int localRank, final int localWorld,
         final String key) throws IOException
     {
+        this(socket, rank, world, localRank, localWorld, key, 0);
+    }
+
+    TestRank(final Path socket, final int rank, final int world, final int localRank, final int localWorld,
+        final String key, final int collectiveTimeoutMs) throws IOException
+    {
         this.localRank = localRank;
         channel = SocketChannel.open(UnixDomainSocketAddress.of(socket));
-        channel.write(hello(AgentProtocol.VERSION, rank, world, localRank, localWorld, key));
+        channel.write(hello(AgentProtocol.VERSION, rank, world, localRank, localWorld, key)
+            .putInt(AgentProtocol.HELLO_TIMEOUT_OFFSET, collectiveTimeoutMs));
         final ByteBuffer reply = ByteBuffer.allocate(AgentProtocol.REPLY_LENGTH).order(ByteOrder.LITTLE_ENDIAN);
         while (reply.hasRemaining() && channel.read(reply) >= 0)
         {
@@ -101,6 +108,17 @@ final class TestRank implements AutoCloseable
         {
             throw new IOException("no completion doorbell");
         }
+        final MemorySegment d = descriptor();
+        if (d.get(SharedRegion.LONG, SharedRegion.COMPLETED_SEQUENCE) != sequence)
+        {
+            throw new IOException("completion of another round");
+        }
+        return d.get(SharedRegion.INT, SharedRegion.STATUS);
+    }
+
+    /** The status of the completion of the last request, read without a doorbell (the agent closed the socket). */
+    int completionStatus() throws IOException
+    {
         final MemorySegment d = descriptor();
         if (d.get(SharedRegion.LONG, SharedRegion.COMPLETED_SEQUENCE) != sequence)
         {

@@ -313,7 +313,12 @@ class ControllerEndToEndTest
         await(() -> softwareSwitch.counter(SwitchCounter.DROP_SOURCE_MISMATCH) >= 17, 5000, "junk counted");
 
         runExactly(ranks, 0, 3);
-        assertThat(softwareSwitch.counter(SwitchCounter.JOINS)).as("only the three real ranks joined").isEqualTo(3);
+        // A real rank repeats its JOIN when the JOIN_ACK is late (5 ms retransmission on a loaded box): at least 3.
+        // The squatter's JOINs were dropped as source mismatches: one accepted would have started a new session and
+        // failed the run above with SessionChangedException.
+        assertThat(softwareSwitch.counter(SwitchCounter.JOINS)).as("the real ranks joined").isGreaterThanOrEqualTo(3);
+        assertThat(softwareSwitch.session(first.jobId())).as("no session started by the squatter")
+            .isEqualTo(first.session());
         for (final Rank rank : ranks)
         {
             rank.close();
@@ -345,6 +350,50 @@ class ControllerEndToEndTest
             0, Duration.ofMillis(600))).isInstanceOf(ControllerException.class)
             .hasMessageContaining("2 of 3 ranks registered for job 'short' after 600 ms; missing rank 2");
         assertThatThrownBy(() -> waiting.get(30, TimeUnit.SECONDS)).hasMessageContaining("missing rank");
+    }
+
+    @Test
+    @Timeout(120)
+    void shouldIssueASessionPastTheOneTheSwitchStartedWhenARankBypassedTheController() throws Exception
+    {
+        startSwitch();
+        controller = startController(0, 3000);
+        final List<Rank> ranks = registerAll(controller.url(), "bypass", 2);
+        runExactly(ranks, 0, 1);
+        final int jobId = ranks.getFirst().assignment.jobId();
+        final int oldSession = ranks.getFirst().assignment.session();
+        final InetSocketAddress registeredSource = ranks.get(1).transport.localAddress();
+
+        // Rank 1 restarted by hand on its registered port, straight to the switch: a JOIN with a new incarnation
+        // from a registered source, which the software switch answers with a session of its own.
+        ranks.get(1).kill();
+        final UdpTransport bypass = UdpTransport.open(registeredSource, List.of(ranks.getFirst().client
+            .switchAddress()), 1, InaggHeader.messageLength(InaggHeader.MAX_ELEMENTS_FOR_1500_MTU), 64);
+        final AllReduceJob bypassing = AllReduceJob.open(new JobContext().jobId(jobId).workerId(1).workers(2)
+            .transport(bypass).peerTimeout(Duration.ofSeconds(3)).retransmitTimeout(Duration.ofMillis(5)));
+        toClose.add(bypassing);
+        threads.submit(() -> bypassing.allReduceAsync(input(1, 0), new int[ELEMENTS]));
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (softwareSwitch.session(jobId) == oldSession && System.nanoTime() - deadline < 0)
+        {
+            Thread.sleep(10);
+        }
+        final int switchSession = softwareSwitch.session(jobId);
+        assertThat(switchSession).as("the switch started a session by itself").isNotEqualTo(oldSession);
+
+        // Rank 1 restarted through the controller: the new session is none the switch has used for this job.
+        final Rank restarted = new Rank(controller.url(), 1, 2);
+        toClose.add(restarted);
+        final Future<Rank> registration = threads.submit(() -> restarted.register("bypass"));
+        ranks.getFirst().close();
+        final Rank rank0 = new Rank(controller.url(), 0, 2);
+        toClose.add(rank0);
+        rank0.register("bypass");
+        registration.get(30, TimeUnit.SECONDS);
+        assertThat(restarted.assignment.session()).isEqualTo(rank0.assignment.session())
+            .isNotEqualTo(oldSession).isNotEqualTo(switchSession);
+        bypassing.close();
+        runExactly(List.of(rank0, restarted), 0, 2);
     }
 
     @Test

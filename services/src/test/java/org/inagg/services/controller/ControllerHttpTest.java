@@ -13,6 +13,7 @@ import java.time.Duration;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.inagg.control.plan.PlanJson;
+import org.inagg.services.http.ApiToken;
 import org.inagg.services.http.JsonHttp;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -54,6 +55,33 @@ class ControllerHttpTest
     {
         return "{\"name\":\"" + name + "\",\"rank\":" + rank + ",\"world\":" + world + ",\"dtype\":\"float32\","
             + "\"elements\":1000000,\"host\":\"127.0.0.1\",\"port\":" + port + "}";
+    }
+
+    @Test
+    @Timeout(20)
+    void shouldRefuseEveryRequestWithoutTheTokenWhenItHasOne() throws IOException
+    {
+        final ApiToken token = ApiToken.of("s3cret-token", "test");
+        try (Controller guarded = Controller.launch(new ControllerContext().bind(new InetSocketAddress("127.0.0.1", 0))
+            .journal(dir.resolve("guarded")).poolSlots(32).defaultSlots(16).switchBackend(new FakeSwitch())
+            .token(token)))
+        {
+            final URI registrations = URI.create(guarded.url() + "/v1/registrations");
+            final JsonHttp.Answer none = JsonHttp.call(client, "POST", registrations,
+                JsonHttp.MAPPER.readTree(register("a", 0, 2, 40000)), Duration.ofSeconds(5));
+            assertThat(none.status()).isEqualTo(401);
+            assertThat(none.describe()).contains("needs a token").contains("INAGG_TOKEN");
+            final JsonHttp.Answer wrong = JsonHttp.call(client, "GET", URI.create(guarded.url() + "/v1/jobs"), null,
+                Duration.ofSeconds(5), ApiToken.of("s3cret-tokem", "test"));
+            assertThat(wrong.status()).isEqualTo(401);
+            assertThat(wrong.describe()).contains("wrong token");
+
+            final JsonHttp.Answer right = JsonHttp.call(client, "POST", registrations,
+                JsonHttp.MAPPER.readTree(register("a", 0, 2, 40000)), Duration.ofSeconds(5), token);
+            assertThat(right.status()).as(right.describe()).isEqualTo(202);
+            assertThat(JsonHttp.call(client, "GET", URI.create(guarded.url() + "/v1/jobs"), null,
+                Duration.ofSeconds(5), token).status()).isEqualTo(200);
+        }
     }
 
     @Test

@@ -95,4 +95,35 @@ class SwitchControlServerTest
         assertThat(call("DELETE", "/v1/jobs/3", null).status()).isEqualTo(404);
         assertThat(call("GET", "/v1/jobs/x", null).status()).isEqualTo(404);
     }
+
+    @Test
+    @Timeout(30)
+    void shouldFreeTheSourcesOfRemovedAndReplacedJobsSoThePeerTableNeverFills() throws IOException
+    {
+        // The transport holds 16 peers: without freeing, the third 8-worker job would be refused with a 503.
+        for (int round = 0; round < 11; round++)
+        {
+            final StringBuilder sources = new StringBuilder();
+            for (int w = 0; w < 8; w++)
+            {
+                sources.append(w == 0 ? "" : ",").append("\"127.0.0.1:").append(41_000 + round * 8 + w).append('"');
+            }
+            final JsonHttp.Answer put = call("PUT", "/v1/jobs/3", "{\"workers\":8,\"slots\":8,\"lanes\":64,"
+                + "\"session\":" + (round % 2 == 0 ? 1 : 2) + ",\"sources\":[" + sources + "]}");
+            assertThat(put.status()).as("round %d: %s", round, put.describe()).isEqualTo(200);
+            if (round % 3 == 2)
+            {
+                assertThat(call("DELETE", "/v1/jobs/3", null).status()).isEqualTo(200);
+            }
+        }
+        // Only the last job's 8 sources remain registered.
+        final SwitchJobConfig last = softwareSwitch.jobs().get(3);
+        for (int w = 0; w < 8; w++)
+        {
+            assertThat(transport.peerAddress(last.workerPeer(w))).isEqualTo(
+                new InetSocketAddress("127.0.0.1", 41_000 + 10 * 8 + w));
+        }
+        assertThat(java.util.stream.IntStream.range(0, 16).filter(peer -> transport.peerAddress(peer) != null))
+            .as("peers registered").hasSize(8);
+    }
 }

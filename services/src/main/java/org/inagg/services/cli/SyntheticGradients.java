@@ -1,12 +1,8 @@
-package org.inagg.perf.cli;
+package org.inagg.services.cli;
 
-import java.time.Duration;
 import java.util.SplittableRandom;
 
 import org.inagg.fixedpoint.FixedPoint;
-import org.inagg.perf.cluster.ClusterOptions;
-import org.inagg.perf.cluster.LocalCluster;
-import org.inagg.transport.FaultConfig;
 
 /**
  * Deterministic synthetic gradients: Gaussian values whose scale changes from block to block (1e-6 to 1e3, with some
@@ -172,27 +168,6 @@ public final class SyntheticGradients
         final java.util.zip.CRC32 crc = new java.util.zip.CRC32();
         crc.update(bytes.array());
         return crc.getValue();
-    }
-
-    /**
-     * CRC-32 of worker 0's result when the in-process software switch all-reduces these gradients (iteration 0) with
-     * {@code slots} slots of {@code lanes} lanes: what any other target must reproduce bit for bit.
-     */
-    public static long softwareSwitchCrc32(
-        final int workers, final int elements, final long seed, final int slots, final int lanes)
-    {
-        final float[][] sources = new float[workers][elements];
-        final float[][] results = new float[workers][elements];
-        for (int w = 0; w < workers; w++)
-        {
-            fill(sources[w], w, 0, seed);
-        }
-        try (LocalCluster cluster = LocalCluster.start(ClusterOptions.defaults(workers).withSlots(slots)
-            .withLanes(lanes).withFaults(FaultConfig.NONE).withTimeouts(Duration.ofMillis(2), Duration.ofSeconds(30))))
-        {
-            cluster.allReduce(sources, results);
-        }
-        return crc32(results[0]);
     }
 
     /** CRC-32 of the tensor's raw float bits, big-endian: equal results print equal checksums across processes. */

@@ -1,4 +1,4 @@
-package org.inagg.perf.cli;
+package org.inagg.services.cli;
 
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -23,7 +23,7 @@ import picocli.CommandLine.Model.CommandSpec;
     mixinStandardHelpOptions = true,
     description = "Run the per-host agent: local ranks all-reduce through shared memory, several hosts through the "
         + "switch. Runs until stopped (Ctrl-C) or --idle-exit elapses without a job.")
-final class AgentCommand implements Callable<Integer>
+public final class AgentCommand implements Callable<Integer>
 {
     @Spec
     private CommandSpec spec;
@@ -51,6 +51,22 @@ final class AgentCommand implements Callable<Integer>
     @Option(names = "--switch", description = "HOST:PORT of the switch for jobs spanning several hosts (UDP).")
     private String switchAddress;
 
+    @Option(names = "--controller", paramLabel = "URL",
+        description = "For jobs spanning several hosts: register with this controller (docs/controller.md) as one "
+            + "worker of the job named by the ranks' job key, which gives the switch and the job id (default: "
+            + "$INAGG_CONTROLLER; without either, --switch and INAGG_SWITCH_JOB).")
+    private String controller;
+
+    @Option(names = "--controller-wait-ms", defaultValue = "60000",
+        description = "How long to wait for the other hosts' agents to register (default ${DEFAULT-VALUE}).")
+    private long controllerWaitMs;
+
+    @Option(names = "--collective-timeout-ms", defaultValue = "0",
+        description = "How long the ranks that submitted wait for the missing ones before the collective fails naming "
+            + "them, for ranks that do not say (torch passes its process group timeout); 0: the agent's default, "
+            + "30 min (default ${DEFAULT-VALUE}).")
+    private long collectiveTimeoutMs;
+
     @Option(names = "--job-key", description = "Serve this job only (refuse ranks of others).")
     private String jobKey;
 
@@ -74,7 +90,16 @@ final class AgentCommand implements Callable<Integer>
             .slotBytes(slotBytes).reducerThreads(reducerThreads).jobKey(jobKey)
             .idleExit(Duration.ofMillis(idleExitMs)).peerTimeout(Duration.ofMillis(peerTimeoutMs))
             .counters(counters)
-            .switchAddress(switchAddress == null ? null : Addresses.parse("--switch", switchAddress));
+            .switchAddress(switchAddress == null ? null : Addresses.parse("--switch", switchAddress))
+            .controllerWait(Duration.ofMillis(controllerWaitMs));
+        if (controller != null)
+        {
+            context.controller(controller);
+        }
+        if (collectiveTimeoutMs > 0)
+        {
+            context.collectiveTimeout(Duration.ofMillis(collectiveTimeoutMs));
+        }
         try (HostAgent agent = HostAgent.launch(context))
         {
             Runtime.getRuntime().addShutdownHook(new Thread(agent::close));

@@ -1,4 +1,4 @@
-package org.inagg.perf.cli;
+package org.inagg.services.cli;
 
 import java.io.PrintWriter;
 import java.net.InetSocketAddress;
@@ -35,7 +35,7 @@ import picocli.CommandLine.Model.CommandSpec;
     description = {"Run the parameter server of two-level aggregation on a UDP port until stopped (Ctrl-C) or "
         + "--duration elapses: it adds the partial sums of `inagg switch --upstream` switches and the contributions "
         + "of workers sending to it directly, and sends every result to every worker."})
-final class PsCommand implements Callable<Integer>
+public final class PsCommand implements Callable<Integer>
 {
     @Spec
     private CommandSpec spec;

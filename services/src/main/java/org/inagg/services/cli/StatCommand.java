@@ -1,4 +1,4 @@
-package org.inagg.perf.cli;
+package org.inagg.services.cli;
 
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -36,7 +36,7 @@ import picocli.CommandLine.Model.CommandSpec;
     description = {"Print the counters of running inagg processes (switch, worker, ps, local) from their counters "
         + "files, with rates per second between samples under --watch or --count 2+; list the files of processes "
         + "that are gone (stale) and, with --clean, remove them."})
-final class StatCommand implements Callable<Integer>
+public final class StatCommand implements Callable<Integer>
 {
     private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss");
 

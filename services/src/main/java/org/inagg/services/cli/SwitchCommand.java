@@ -1,7 +1,11 @@
-package org.inagg.perf.cli;
+package org.inagg.services.cli;
 
 import java.io.PrintWriter;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 
@@ -30,7 +34,7 @@ import picocli.CommandLine.Model.CommandSpec;
     name = "switch",
     mixinStandardHelpOptions = true,
     description = "Run a software switch on a UDP port or DPDK ports until stopped (Ctrl-C) or --duration elapses.")
-final class SwitchCommand implements Callable<Integer>
+public final class SwitchCommand implements Callable<Integer>
 {
     @Spec
     private CommandSpec spec;
@@ -39,14 +43,30 @@ final class SwitchCommand implements Callable<Integer>
     private String bind;
 
     @Option(names = "--job", split = ",",
-        description = "A job as ID:WORKERS[:SLOTS[:LANES]], e.g. 1:4 or 1:4:128:256; repeatable. Jobs from the "
-            + "controller come through --control instead.")
+        description = "A job as ID:WORKERS[:SLOTS[:LANES]], e.g. 1:4 or 1:4:128:256; repeatable. Each needs its "
+            + "workers' sources (--source) unless --open. Jobs from the controller come through --control instead.")
     private List<String> jobs = new java.util.ArrayList<>();
+
+    @Option(names = "--source", split = ",", paramLabel = "JOB:WORKER=HOST:PORT",
+        description = "Register the UDP source of a worker of a --job (the worker binds it with --bind HOST:PORT), "
+            + "e.g. 1:0=10.0.0.1:9101; repeatable. The switch then takes that worker's JOINs and packets only from "
+            + "there (admission; docs/sessions.md).")
+    private List<String> sources = new java.util.ArrayList<>();
+
+    @Option(names = "--open",
+        description = "Lab mode: the --job jobs register no sources; each worker's source is learned from its JOIN, "
+            + "and any sender that reaches this switch can join, restart or feed them (a warning says so at start).")
+    private boolean open;
 
     @Option(names = "--control", paramLabel = "HOST:PORT",
         description = "Listen for the controller on this HTTP address (e.g. 127.0.0.1:7071; docs/controller.md): jobs "
             + "added and removed at run time with their registered sources (UDP only).")
     private String control;
+
+    @Option(names = "--token-file", paramLabel = "FILE",
+        description = "With --control: a shared secret (one line) the controller must present as 'Authorization: "
+            + "Bearer TOKEN' (default: $INAGG_TOKEN if set, else none, with a warning).")
+    private java.nio.file.Path tokenFile;
 
     @Option(names = "--upstream",
         description = "Two-level aggregation (UDP): sum only --local-workers of each job and send the sums to the "
@@ -78,13 +98,15 @@ final class SwitchCommand implements Callable<Integer>
     public Integer call() throws InterruptedException
     {
         final PrintWriter out = spec.commandLine().getOut();
-        final List<SwitchJobConfig> configs = jobs.stream().map(SwitchCommand::parseJob).toList();
-        if (configs.isEmpty() && control == null)
+        final List<SwitchJobConfig> parsed = jobs.stream().map(SwitchCommand::parseJob).toList();
+        if (parsed.isEmpty() && control == null)
         {
             throw new IllegalArgumentException("give jobs with --job ID:WORKERS, or --control HOST:PORT for the"
                 + " controller to add them");
         }
-        final int maxLanes = Math.max(configs.stream().mapToInt(SwitchJobConfig::lanesPerPacket).max().orElse(256),
+        final Map<Integer, InetSocketAddress[]> sourcesByJob = parseSources(sources, parsed);
+        checkAdmission(parsed, sourcesByJob, open, DpdkOptions.isDpdk(transportName), upstream != null);
+        final int maxLanes = Math.max(parsed.stream().mapToInt(SwitchJobConfig::lanesPerPacket).max().orElse(256),
             control == null ? 0 : InaggHeader.MAX_ELEMENTS_FOR_1500_MTU);
         final boolean dpdk = DpdkOptions.isDpdk(transportName);
         if ((upstream == null) != (localWorkers == null))
@@ -96,20 +118,24 @@ final class SwitchCommand implements Callable<Integer>
             throw new IllegalArgumentException("--upstream runs over UDP; the DPDK transport has no parameter server"
                 + " peer option yet");
         }
-        final int maxWorkers = configs.stream().mapToInt(SwitchJobConfig::workers).max().orElse(1);
+        final int maxWorkers = parsed.stream().mapToInt(SwitchJobConfig::workers).max().orElse(1);
         final int maxMessage = upstream == null ? InaggHeader.messageLength(maxLanes)
             : EsaWire.partialLength(maxLanes, maxWorkers);
         final DpdkNode node = dpdk ? DpdkNode.open(dpdkOptions, "switch", InaggHeader.messageLength(maxLanes),
             service.maxPeers, out) : null;
         // With --upstream the parameter server is peer 0.
+        // Under a controller, strangers' datagrams may take only half of the peer table: the rest stays free for the
+        // sources the controller registers, whatever a flood from many source ports does.
         final UdpTransport udp = dpdk ? null : UdpTransport.open(Addresses.parse("--bind", bind),
             upstream == null ? List.of() : List.of(Addresses.parse("--upstream", upstream)), service.maxPeers,
-            maxMessage, 64);
+            control == null ? service.maxPeers : Math.max(1, service.maxPeers / 2), maxMessage, 64);
         final Transport transport = dpdk ? node.transport() : udp;
         final CounterRegistry counters = countersOptions.open("switch", "switch "
             + (dpdk ? "dpdk " + dpdkOptions.ports : "udp://" + udp.localAddress().getHostString() + ":"
                 + udp.localAddress().getPort()) + " jobs " + String.join(",", jobs)
             + (upstream == null ? "" : " up to " + upstream), 64, out);
+        final List<SwitchJobConfig> configs = parsed.stream()
+            .map(config -> withRegisteredSources(config, sourcesByJob.get(config.jobId()), udp)).toList();
         final SoftwareSwitch softwareSwitch = new SoftwareSwitch(
             FaultInjectingTransport.wrap(capture.wrap(transport, dpdk ? FrameHeaders.inPlace() : FrameHeaders.udp(udp)),
                 service.loss > 0 ? FaultConfig.lossy(service.loss, 1) : FaultConfig.NONE),
@@ -125,11 +151,17 @@ final class SwitchCommand implements Callable<Integer>
         final org.inagg.services.switchcontrol.SwitchControlServer controlServer = control == null ? null
             : org.inagg.services.switchcontrol.SwitchControlServer.launch(
                 new org.inagg.services.switchcontrol.SwitchControlServer.Context().softwareSwitch(softwareSwitch)
+                    .token(org.inagg.services.http.ApiToken.fromFileOrEnvironment(tokenFile, System.getenv()))
                     .transport(udp).bind(Addresses.parse("--control", control)));
         if (controlServer != null)
         {
             out.printf("  control: http://%s:%d (controller: bin/inagg controller --switch-control this)%n",
                 controlServer.address().getHostString(), controlServer.address().getPort());
+            if (tokenFile == null && System.getenv(org.inagg.services.http.ApiToken.ENV) == null)
+            {
+                out.printf("  warning: no token on the control port (--token-file or %s): anyone who reaches it can"
+                    + " install and remove jobs%n", org.inagg.services.http.ApiToken.ENV);
+            }
         }
         final AgentRunner runner = new AgentRunner(IdleStrategies.byName(service.idle, transport), Throwable::printStackTrace,
             null,
@@ -150,12 +182,14 @@ final class SwitchCommand implements Callable<Integer>
             dpdk ? "dpdk " + dpdkOptions.ports : "udp://" + udp.localAddress(), configs,
             upstream == null ? "" : ", summing workers " + java.util.Arrays.toString(localWorkers) + " up to the"
                 + " parameter server at " + upstream);
-        if (!configs.isEmpty())
+        final List<Integer> openJobs = configs.stream().filter(c -> !c.registeredSources())
+            .map(SwitchJobConfig::jobId).toList();
+        if (!openJobs.isEmpty())
         {
-            // Jobs from --job register no sources: labs only (docs/sessions.md, "Admission").
-            out.printf("  warning: open mode: job(s) %s have no registered sources; any sender that reaches this switch"
-                + " can join, restart or feed them (register sources through bin/inagg controller for admission)%n",
-                configs.stream().map(c -> Integer.toString(c.jobId())).toList());
+            // --open: labs only (docs/sessions.md, "Admission").
+            out.printf("  warning: open mode (--open): job(s) %s have no registered sources; any sender that reaches"
+                + " this switch can join, restart or feed them (register sources with --source or through"
+                + " bin/inagg controller for admission)%n", openJobs);
         }
         if (udp != null)
         {
@@ -214,6 +248,115 @@ final class SwitchCommand implements Callable<Integer>
             }
         }
         return total;
+    }
+
+    /**
+     * --source values by job id: the source of each worker id, indexed by worker (null where not given).
+     *
+     * @throws IllegalArgumentException naming the value that is malformed, names a job that is not a --job, a worker
+     *                                  out of the job's range, or a worker given twice.
+     */
+    static Map<Integer, InetSocketAddress[]> parseSources(final List<String> values, final List<SwitchJobConfig> jobs)
+    {
+        final Map<Integer, InetSocketAddress[]> byJob = new TreeMap<>();
+        for (final String value : values)
+        {
+            final int equals = value.indexOf('=');
+            final String[] key = equals < 0 ? new String[0] : value.substring(0, equals).split(":", -1);
+            if (key.length != 2)
+            {
+                throw new IllegalArgumentException("--source wants JOB:WORKER=HOST:PORT, got '" + value + "'");
+            }
+            final int jobId;
+            final int worker;
+            try
+            {
+                jobId = Integer.parseInt(key[0]);
+                worker = Integer.parseInt(key[1]);
+            }
+            catch (final NumberFormatException ex)
+            {
+                throw new IllegalArgumentException("--source '" + value + "': " + ex.getMessage());
+            }
+            final SwitchJobConfig job = jobs.stream().filter(j -> j.jobId() == jobId).findFirst()
+                .orElseThrow(() -> new IllegalArgumentException("--source '" + value + "' names job " + jobId
+                    + ", which no --job gives"));
+            if (worker < 0 || worker >= job.workers())
+            {
+                throw new IllegalArgumentException("--source '" + value + "': job " + jobId + " has workers 0.."
+                    + (job.workers() - 1));
+            }
+            final InetSocketAddress address = Addresses.parse("--source", value.substring(equals + 1));
+            final InetSocketAddress[] row = byJob.computeIfAbsent(jobId, id -> new InetSocketAddress[job.workers()]);
+            if (row[worker] != null)
+            {
+                throw new IllegalArgumentException("--source gives worker " + worker + " of job " + jobId + " twice ("
+                    + row[worker] + " and " + address + ")");
+            }
+            row[worker] = address;
+        }
+        return byJob;
+    }
+
+    /**
+     * Admission by default: every --job has all its workers' sources, or --open says the switch is a lab's.
+     *
+     * @throws IllegalArgumentException naming the job and the workers whose sources are missing, and what to do.
+     */
+    static void checkAdmission(
+        final List<SwitchJobConfig> jobs, final Map<Integer, InetSocketAddress[]> sourcesByJob, final boolean open,
+        final boolean dpdk, final boolean upstream)
+    {
+        if (!sourcesByJob.isEmpty() && (dpdk || upstream))
+        {
+            throw new IllegalArgumentException("--source registers UDP sources of a one-level job; "
+                + (dpdk ? "over DPDK" : "with --upstream") + " give --open (a lab switch) instead");
+        }
+        for (final SwitchJobConfig job : jobs)
+        {
+            final InetSocketAddress[] row = sourcesByJob.get(job.jobId());
+            final List<Integer> missing = new ArrayList<>();
+            for (int w = 0; w < job.workers(); w++)
+            {
+                if (row == null || row[w] == null)
+                {
+                    missing.add(w);
+                }
+            }
+            if (row != null && !missing.isEmpty())
+            {
+                throw new IllegalArgumentException("job " + job.jobId() + ": --source gives some workers' sources but"
+                    + " not those of worker(s) " + missing + "; give all of them, or none with --open");
+            }
+            if (row == null && !open)
+            {
+                throw new IllegalArgumentException("job " + job.jobId() + " has no registered sources, so any sender"
+                    + " could join, restart or feed it: give each worker's source with --source " + job.jobId()
+                    + ":WORKER=HOST:PORT (workers bind it with --bind), let bin/inagg controller register them"
+                    + " (--control), or run a lab switch with --open");
+            }
+        }
+    }
+
+    private static SwitchJobConfig withRegisteredSources(
+        final SwitchJobConfig config, final InetSocketAddress[] sources, final UdpTransport udp)
+    {
+        if (sources == null)
+        {
+            return config;
+        }
+        final int[] peers = new int[sources.length];
+        for (int w = 0; w < sources.length; w++)
+        {
+            peers[w] = udp.addPeer(sources[w]);
+            if (peers[w] < 0)
+            {
+                throw new IllegalArgumentException("job " + config.jobId() + ": the switch's peer table is full at "
+                    + "worker " + w + "'s source " + sources[w] + "; raise --max-peers");
+            }
+        }
+        return new SwitchJobConfig(config.jobId(), config.workers(), config.slots(), config.lanesPerPacket(),
+            SwitchJobConfig.NO_SLOT_BASE, SwitchJobConfig.NO_MULTICAST_GROUP, peers, config.session());
     }
 
     static SwitchJobConfig parseJob(final String text)

@@ -1,4 +1,4 @@
-package org.inagg.perf.cli;
+package org.inagg.services.cli;
 
 import java.io.PrintWriter;
 import java.time.Duration;
@@ -29,7 +29,7 @@ import picocli.CommandLine.Model.CommandSpec;
     description = "Join a job on a switch over UDP and all-reduce synthetic gradients; every worker of the job must "
         + "run with the same --elements, --iterations and --seed. Checks the result against a double-precision sum. "
         + "Started by torchrun, mpirun or srun, it takes --worker-id and -w from their environment.")
-final class WorkerCommand implements Callable<Integer>
+public final class WorkerCommand implements Callable<Integer>
 {
     @Spec
     private CommandSpec spec;
@@ -46,7 +46,7 @@ final class WorkerCommand implements Callable<Integer>
 
     @Option(names = "--job-name", paramLabel = "NAME",
         description = "With a controller: the job's name, the same at every rank (default: the launcher's run id, "
-            + "TORCHELASTIC_RUN_ID or SLURM_JOB_ID).")
+            + "TORCHELASTIC_RUN_ID, OMPI_MCA_ess_base_jobid (mpirun) or SLURM_JOB_ID).")
     private String jobName;
 
     @Option(names = "--controller-wait-s", defaultValue = "60",
@@ -134,7 +134,8 @@ final class WorkerCommand implements Callable<Integer>
         if (controllerClient != null && jobNameOrRunId == null)
         {
             throw new IllegalArgumentException("which job? With a controller, pass --job-name NAME (the same at every "
-                + "rank) or start under a launcher that sets a run id (TORCHELASTIC_RUN_ID, SLURM_JOB_ID)");
+                + "rank) or start under a launcher that sets a run id (TORCHELASTIC_RUN_ID, OMPI_MCA_ess_base_jobid, "
+                + "SLURM_JOB_ID)");
         }
         final java.net.InetSocketAddress switchSocket = controllerClient != null ? controllerClient.switchAddress()
             : switchAddress == null ? null : Addresses.parse("--switch", switchAddress);

@@ -1,4 +1,4 @@
-package org.inagg.perf.cli;
+package org.inagg.services.cli;
 
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -16,7 +16,7 @@ import picocli.CommandLine.Option;
  * {@code --pcap FILE} and {@code --pcap-max-bytes SIZE}, shared by {@code local}, {@code switch}, {@code ps} and
  * {@code worker}: a packet capture of what the node sends and receives (docs/observability.md).
  */
-final class CaptureOptions
+public final class CaptureOptions
 {
     @Option(names = "--pcap", paramLabel = "FILE",
         description = "Capture what this node sends and receives into FILE (pcap, Ethernet/IPv4/UDP frames; open "
@@ -30,8 +30,14 @@ final class CaptureOptions
 
     private PcapWriter writer;
 
+    /** --pcap: the capture file, or null for none. */
+    public Path file()
+    {
+        return file;
+    }
+
     /** The writer of --pcap, opened on the first call; null without --pcap. */
-    PcapWriter writer()
+    public PcapWriter writer()
     {
         if (file == null || writer != null)
         {
@@ -56,7 +62,7 @@ final class CaptureOptions
     }
 
     /** One line on what was captured, when --pcap was given. */
-    void report(final PrintWriter out)
+    public void report(final PrintWriter out)
     {
         if (writer != null)
         {

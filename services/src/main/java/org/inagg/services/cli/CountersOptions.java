@@ -1,4 +1,4 @@
-package org.inagg.perf.cli;
+package org.inagg.services.cli;
 
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -17,7 +17,7 @@ import picocli.CommandLine.Option;
  * and {@code local}: the process's counters in a mapped file that {@code inagg stat} reads, and optionally served to
  * Prometheus (docs/observability.md).
  */
-final class CountersOptions
+public final class CountersOptions
 {
     @Option(names = "--counters-dir", paramLabel = "DIR",
         description = "Directory of this process's counters file <role>-<pid>.counters, read by `inagg stat` and "
@@ -32,6 +32,18 @@ final class CountersOptions
     private CountersFile file;
     private MetricsServer server;
 
+    /** --counters-dir, or null for the default directory. */
+    public String directory()
+    {
+        return directory;
+    }
+
+    /** --metrics-port, 0 for none. */
+    public int metricsPort()
+    {
+        return metricsPort;
+    }
+
     /**
      * This process's counters, in its counters file (or in memory only, saying why, when the file cannot be created),
      * served on --metrics-port when given. Prints where both are.
@@ -41,7 +53,7 @@ final class CountersOptions
      * @param capacity most counters.
      * @throws UncheckedIOException if --metrics-port cannot be served.
      */
-    CounterRegistry open(final String role, final String name, final int capacity, final PrintWriter out)
+    public CounterRegistry open(final String role, final String name, final int capacity, final PrintWriter out)
     {
         if (metricsPort < 0 || metricsPort > 65535)
         {
@@ -83,7 +95,7 @@ final class CountersOptions
     }
 
     /** Stops serving and removes the counters file. */
-    void close()
+    public void close()
     {
         if (server != null)
         {

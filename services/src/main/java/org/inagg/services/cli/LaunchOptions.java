@@ -1,4 +1,4 @@
-package org.inagg.perf.cli;
+package org.inagg.services.cli;
 
 import java.util.EnumSet;
 import java.util.Map;
@@ -16,7 +16,7 @@ import picocli.CommandLine.Option;
  * flags or else from the environment of the launcher that started it (torchrun, mpirun, srun; see
  * {@link LaunchEnvironment}). Flags override the environment; with both flags the environment is not read at all.
  */
-final class LaunchOptions
+public final class LaunchOptions
 {
     private static final String RANK_FLAG = "--worker-id";
     private static final String SIZE_FLAG = "-w";

@@ -1,4 +1,4 @@
-package org.inagg.perf.cli;
+package org.inagg.services.cli;
 
 import java.io.PrintStream;
 
@@ -6,7 +6,7 @@ import java.io.PrintStream;
  * A one-line progress bar on a terminal (redrawn with carriage returns), or a line every 10% when the output is a
  * file or a CI log.
  */
-final class ProgressBar
+public final class ProgressBar
 {
     private static final int WIDTH = 30;
 
@@ -16,7 +16,7 @@ final class ProgressBar
     private final long total;
     private int lastDecile = -1;
 
-    ProgressBar(final PrintStream out, final long total, final boolean enabled)
+    public ProgressBar(final PrintStream out, final long total, final boolean enabled)
     {
         this.out = out;
         this.total = total;
@@ -24,7 +24,7 @@ final class ProgressBar
         this.interactive = System.console() != null;
     }
 
-    void update(final long done, final String detail)
+    public void update(final long done, final String detail)
     {
         if (!enabled)
         {

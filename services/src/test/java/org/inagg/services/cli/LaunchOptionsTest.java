@@ -1,4 +1,4 @@
-package org.inagg.perf.cli;
+package org.inagg.services.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

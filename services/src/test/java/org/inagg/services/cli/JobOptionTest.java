@@ -1,4 +1,4 @@
-package org.inagg.perf.cli;
+package org.inagg.services.cli;
 
 import org.inagg.p4.softswitch.SwitchJobConfig;
 import org.junit.jupiter.api.Test;

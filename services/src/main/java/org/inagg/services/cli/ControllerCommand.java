@@ -1,4 +1,4 @@
-package org.inagg.perf.cli;
+package org.inagg.services.cli;
 
 import java.io.PrintWriter;
 import java.net.URI;
@@ -12,6 +12,7 @@ import org.inagg.services.controller.Controller;
 import org.inagg.services.controller.ControllerContext;
 import org.inagg.services.controller.SoftwareSwitchBackend;
 import org.inagg.services.controller.SwitchBackend;
+import org.inagg.services.http.ApiToken;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -24,7 +25,7 @@ import picocli.CommandLine.Model.CommandSpec;
     description = "Run the controller: workers started with --controller (or INAGG_CONTROLLER) register here; it "
         + "admits each job (id, worker ids, slot range, session), programs the switch with the ranks' sources, keeps "
         + "their leases and frees what ends or vanishes. State survives a restart in --journal.")
-final class ControllerCommand implements Callable<Integer>
+public final class ControllerCommand implements Callable<Integer>
 {
     @Spec
     private CommandSpec spec;
@@ -59,6 +60,13 @@ final class ControllerCommand implements Callable<Integer>
         description = "The journal file: jobs, slot ranges, sessions and sources survive a restart (default "
             + "${DEFAULT-VALUE}).")
     private Path journal;
+
+    @Option(names = "--token-file", paramLabel = "FILE",
+        description = "A shared secret (one line) that every request must carry as 'Authorization: Bearer TOKEN'; "
+            + "workers, agents and deploy send $INAGG_TOKEN, and the controller presents it to the switch's control "
+            + "port too (default: $INAGG_TOKEN if set, else none: anyone who reaches --bind can admit and remove "
+            + "jobs, and a warning says so).")
+    private Path tokenFile;
 
     @Option(names = "--lease-ms", defaultValue = "" + ControllerContext.LEASE_DEFAULT_MS,
         description = "A rank that does not renew for this long is lost (default ${DEFAULT-VALUE}).")
@@ -130,11 +138,13 @@ final class ControllerCommand implements Callable<Integer>
             throw new IllegalArgumentException("give one switch: --switch-control URL (software switch) or "
                 + "--bmv2-thrift PORT (bmv2)");
         }
+        final ApiToken token = ApiToken.fromFileOrEnvironment(tokenFile, System.getenv());
         final SwitchBackend backend = bmv2Thrift != null ? bmv2() : new SoftwareSwitchBackend(URI.create(
             switchControl.contains("://") ? switchControl : "http://" + switchControl), switchData == null ? null
-            : Addresses.parse("--switch-data", switchData), Duration.ofSeconds(3));
+            : Addresses.parse("--switch-data", switchData), Duration.ofSeconds(3), token);
         final ControllerContext ctx = new ControllerContext().bind(Addresses.parse("--bind", bind)).journal(journal)
-            .leaseMs(leaseMs).poolSlots(poolSlots).lanes(lanes).defaultSlots(defaultSlots).switchBackend(backend);
+            .leaseMs(leaseMs).poolSlots(poolSlots).lanes(lanes).defaultSlots(defaultSlots).switchBackend(backend)
+            .token(token);
         if (esaPool != null)
         {
             final String[] parts = esaPool.split(":", -1);
@@ -163,6 +173,11 @@ final class ControllerCommand implements Callable<Integer>
             backend.describe(), ctx.journal());
         out.printf("  workers: bin/inagg worker --controller %s --job-name NAME ... (or INAGG_CONTROLLER=%s)%n",
             controller.url(), controller.url());
+        if (!token.required())
+        {
+            out.printf("  warning: no token (--token-file or %s): anyone who reaches %s can admit, change and remove"
+                + " jobs%n", ApiToken.ENV, controller.url());
+        }
         out.flush();
         if (durationSeconds > 0)
         {

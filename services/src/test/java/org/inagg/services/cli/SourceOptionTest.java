@@ -1,0 +1,87 @@
+package org.inagg.services.cli;
+
+import java.net.InetSocketAddress;
+import java.util.List;
+import java.util.Map;
+
+import org.inagg.p4.softswitch.SwitchJobConfig;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+
+/** {@code switch --source JOB:WORKER=HOST:PORT} and admission by default ({@code --open} for labs). */
+class SourceOptionTest
+{
+    private static final List<SwitchJobConfig> JOBS = List.of(new SwitchJobConfig(1, 2), new SwitchJobConfig(7, 1));
+
+    @Test
+    void shouldReadEachWorkersSourceByJob()
+    {
+        final Map<Integer, InetSocketAddress[]> sources = SwitchCommand.parseSources(
+            List.of("1:1=127.0.0.1:9102", "1:0=127.0.0.1:9101", "7:0=10.0.0.7:9000"), JOBS);
+
+        assertThat(sources.get(1)).containsExactly(new InetSocketAddress("127.0.0.1", 9101),
+            new InetSocketAddress("127.0.0.1", 9102));
+        assertThat(sources.get(7)).containsExactly(new InetSocketAddress("10.0.0.7", 9000));
+        assertThatCode(() -> SwitchCommand.checkAdmission(JOBS, sources, false, false, false))
+            .doesNotThrowAnyException();
+    }
+
+    @Test
+    void shouldNameWhatIsWrongWithASource()
+    {
+        assertThatIllegalArgumentException().isThrownBy(() -> SwitchCommand.parseSources(List.of("1=h:1"), JOBS))
+            .withMessageContaining("JOB:WORKER=HOST:PORT").withMessageContaining("'1=h:1'");
+        assertThatIllegalArgumentException().isThrownBy(() -> SwitchCommand.parseSources(List.of("1:x=h:1"), JOBS))
+            .withMessageContaining("'1:x=h:1'");
+        assertThatIllegalArgumentException()
+            .isThrownBy(() -> SwitchCommand.parseSources(List.of("3:0=127.0.0.1:1"), JOBS))
+            .withMessageContaining("job 3, which no --job gives");
+        assertThatIllegalArgumentException()
+            .isThrownBy(() -> SwitchCommand.parseSources(List.of("1:2=127.0.0.1:1"), JOBS))
+            .withMessageContaining("job 1 has workers 0..1");
+        assertThatIllegalArgumentException()
+            .isThrownBy(() -> SwitchCommand.parseSources(List.of("1:0=127.0.0.1:1", "1:0=127.0.0.1:2"), JOBS))
+            .withMessageContaining("worker 0 of job 1 twice");
+    }
+
+    @Test
+    void shouldRefuseAJobWithoutSourcesUnlessOpen()
+    {
+        final Map<Integer, InetSocketAddress[]> none = Map.of();
+
+        assertThatIllegalArgumentException()
+            .isThrownBy(() -> SwitchCommand.checkAdmission(JOBS, none, false, false, false))
+            .withMessageContaining("job 1 has no registered sources").withMessageContaining("--open")
+            .withMessageContaining("--source 1:WORKER=HOST:PORT");
+        assertThatCode(() -> SwitchCommand.checkAdmission(JOBS, none, true, false, false)).doesNotThrowAnyException();
+    }
+
+    @Test
+    void shouldRefuseSomeWorkersSourcesWithoutTheOthers()
+    {
+        final Map<Integer, InetSocketAddress[]> partial = SwitchCommand.parseSources(List.of("1:0=127.0.0.1:9101"),
+            JOBS);
+
+        // --open does not excuse a half-registered job: worker 1 would be learned while worker 0 is pinned.
+        assertThatIllegalArgumentException()
+            .isThrownBy(() -> SwitchCommand.checkAdmission(JOBS, partial, true, false, false))
+            .withMessageContaining("not those of worker(s) [1]");
+    }
+
+    @Test
+    void shouldSaySourcesAreForOneLevelUdpJobs()
+    {
+        final Map<Integer, InetSocketAddress[]> sources = SwitchCommand.parseSources(
+            List.of("1:0=127.0.0.1:9101", "1:1=127.0.0.1:9102", "7:0=127.0.0.1:9103"), JOBS);
+
+        assertThatIllegalArgumentException()
+            .isThrownBy(() -> SwitchCommand.checkAdmission(JOBS, sources, false, true, false))
+            .withMessageContaining("over DPDK give --open");
+        assertThatIllegalArgumentException()
+            .isThrownBy(() -> SwitchCommand.checkAdmission(JOBS, sources, false, false, true))
+            .withMessageContaining("with --upstream give --open");
+    }
+}
