@@ -17,6 +17,8 @@ import org.inagg.p4.softswitch.SoftwareSwitch;
 import org.inagg.p4.softswitch.SwitchCounter;
 import org.inagg.p4.softswitch.SwitchJobConfig;
 import org.inagg.p4.softswitch.UpstreamAggregation;
+import org.inagg.services.http.ApiToken;
+import org.inagg.services.switchcontrol.SwitchControlServer;
 import org.inagg.transport.FaultConfig;
 import org.inagg.transport.FaultInjectingTransport;
 import org.inagg.transport.Transport;
@@ -148,19 +150,19 @@ public final class SwitchCommand implements Callable<Integer>
         {
             throw new IllegalArgumentException("--control needs the UDP transport (sources are ip:port)");
         }
-        final org.inagg.services.switchcontrol.SwitchControlServer controlServer = control == null ? null
-            : org.inagg.services.switchcontrol.SwitchControlServer.launch(
-                new org.inagg.services.switchcontrol.SwitchControlServer.Context().softwareSwitch(softwareSwitch)
-                    .token(org.inagg.services.http.ApiToken.fromFileOrEnvironment(tokenFile, System.getenv()))
+        final SwitchControlServer controlServer = control == null ? null
+            : SwitchControlServer.launch(
+                new SwitchControlServer.Context().softwareSwitch(softwareSwitch)
+                    .token(ApiToken.fromFileOrEnvironment(tokenFile, System.getenv()))
                     .transport(udp).bind(Addresses.parse("--control", control)));
         if (controlServer != null)
         {
             out.printf("  control: http://%s:%d (controller: bin/inagg controller --switch-control this)%n",
                 controlServer.address().getHostString(), controlServer.address().getPort());
-            if (tokenFile == null && System.getenv(org.inagg.services.http.ApiToken.ENV) == null)
+            if (tokenFile == null && System.getenv(ApiToken.ENV) == null)
             {
                 out.printf("  warning: no token on the control port (--token-file or %s): anyone who reaches it can"
-                    + " install and remove jobs%n", org.inagg.services.http.ApiToken.ENV);
+                    + " install and remove jobs%n", ApiToken.ENV);
             }
         }
         final AgentRunner runner = new AgentRunner(IdleStrategies.byName(service.idle, transport), Throwable::printStackTrace,
