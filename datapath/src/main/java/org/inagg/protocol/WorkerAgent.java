@@ -50,6 +50,8 @@ public final class WorkerAgent implements Agent, MessageHandler, DeadlineTimerWh
 {
     private static final int IDLE = -1;
     private static final int IDLE_LOSS_FACTOR = 2;
+    /** Added to the reorder window: the timer wheel's tick (65.5 us) and the scheduling noise of a loaded host. */
+    private static final long REORDER_SLACK_NS = TimeUnit.MICROSECONDS.toNanos(100);
     /** How late a check may run: the blocking idle strategy wakes at least once a millisecond. */
     private static final long TIMER_GRANULARITY_NS = TimeUnit.MILLISECONDS.toNanos(1);
     /** The timeout before the first round trip was measured: the first round also waits for the slowest worker. */
@@ -566,11 +568,50 @@ public final class WorkerAgent implements Agent, MessageHandler, DeadlineTimerWh
         return retransmissionTimer.timeoutNs(slotRetries[slot]);
     }
 
+    /**
+     * How long a packet waits before results of packets sent after it may declare it lost (RACK's reorder window, RFC
+     * 8985): a quarter of the smoothed round trip past it, doubled per retransmission of the packet like the timeout,
+     * and never past the timeout. Until the first round trip is measured it is the timeout itself.
+     */
+    private long reorderWindowNs(final int slot)
+    {
+        final long srtt = retransmissionTimer.smoothedRttNs();
+        final long timeout = retransmitTimeoutNs(slot);
+        if (srtt == 0)
+        {
+            return timeout;
+        }
+        final long window = (srtt + (srtt >> 2) + REORDER_SLACK_NS) << Math.min(slotRetries[slot],
+            RetransmissionTimer.MAX_BACKOFF_SHIFT);
+        return Math.min(timeout, window);
+    }
+
     private void schedule(final int slot)
     {
-        final long timer = timers.scheduleTimer(nowNs + retransmitTimeoutNs(slot));
+        scheduleAt(slot, nowNs + reorderWindowNs(slot));
+    }
+
+    private void scheduleAt(final int slot, final long deadlineNs)
+    {
+        final long timer = timers.scheduleTimer(deadlineNs);
         slotTimer[slot] = timer;
         slotByTimer.put(timer, slot);
+    }
+
+    /**
+     * The first round trip measured: the packets already out were checked at the initial timeout (no reorder window
+     * without a round trip), so their checks move to their reorder windows, or the first window's losses would wait it.
+     */
+    private void rescheduleOutstanding()
+    {
+        for (int s = 0; s < activeSlots; s++)
+        {
+            if (slotPacket[s] != IDLE && slotTimer[s] != DeadlineTimerWheel.NULL_DEADLINE)
+            {
+                cancelTimer(s);
+                scheduleAt(s, slotSentNs[s] + reorderWindowNs(s));
+            }
+        }
     }
 
     private void cancelTimer(final int slot)
@@ -585,11 +626,13 @@ public final class WorkerAgent implements Agent, MessageHandler, DeadlineTimerWh
     }
 
     /**
-     * A slot's timer is a check, not a verdict. Its packet is taken as lost once it has waited its backed-off timeout
-     * and either results came back for more than a quarter window of packets sent after it (lost by order, as TCP's RACK
-     * reasons: the pipe is moving but not for this packet) or it has waited {@link #IDLE_LOSS_FACTOR} times that
-     * (lost by time: nothing moves). Otherwise the pipe is just slow, and the check is repeated later; a timeout alone
-     * would resend every queued packet of a slow round.
+     * A slot's timer is a check, not a verdict. Its packet is taken as lost once results came back for more than a
+     * quarter window of packets sent after it and it has waited its reorder window, a quarter round trip past the
+     * smoothed one ({@link #reorderWindowNs}: lost by order, as TCP's RACK reasons: the pipe is moving but not for this
+     * packet), or once it has waited {@link #IDLE_LOSS_FACTOR} times its backed-off timeout (lost by time: nothing
+     * moves). Otherwise the pipe is just slow, and the check is repeated later; a timeout alone would resend every
+     * queued packet of a slow round. Waiting a whole timeout for order evidence would stall the slot for several round
+     * trips per lost result (the timeout outwaits the job's slowest worker, at least 2 ms by default).
      */
     @Override
     public boolean onTimerExpiry(final TimeUnit timeUnit, final long now, final long timerId)
@@ -605,14 +648,15 @@ public final class WorkerAgent implements Agent, MessageHandler, DeadlineTimerWh
             }
             final long waited = nowNs - slotSentNs[s];
             final long timeout = retransmitTimeoutNs(s);
-            final boolean lostByOrder = highestCompletedStamp - slotStamp[s] > Math.max(8, activeSlots / 4);
+            final boolean lostByOrder = waited >= reorderWindowNs(s)
+                && highestCompletedStamp - slotStamp[s] > Math.max(8, activeSlots / 4);
             // No result at all since this packet left: a stalled job (a descheduled worker or switch) far more often
             // than a lost window. One probe per timeout then, as TCP's RTO resends only the first unacknowledged
             // segment; its result (or the order evidence it brings) decides for the others, and the window is kept.
             final boolean stalled = !lostByOrder && lastProgressNs - slotSentNs[s] <= 0;
             final boolean lostByTime = waited >= timeout * IDLE_LOSS_FACTOR
                 && (!stalled || !stallProbed || nowNs - lastStallProbeNs >= timeout);
-            final boolean lost = waited >= timeout && (lostByOrder || lostByTime);
+            final boolean lost = lostByOrder || (waited >= timeout && lostByTime);
             if (lost && stalled)
             {
                 lastStallProbeNs = nowNs;
@@ -774,11 +818,16 @@ public final class WorkerAgent implements Agent, MessageHandler, DeadlineTimerWh
         {
             agreedExponent[packet] = (byte)nextExponent;
         }
+        cancelTimer(slot);
         if (slotRetries[slot] == 0)
         {
+            final boolean first = retransmissionTimer.samples() == 0;
             retransmissionTimer.onSample(nowNs - slotSentNs[slot]); // Karn: a resent packet's result is ambiguous
+            if (first)
+            {
+                rescheduleOutstanding();
+            }
         }
-        cancelTimer(slot);
         highestCompletedStamp = Math.max(highestCompletedStamp, slotStamp[slot]);
         slotPacket[slot] = IDLE;
         outstanding--;

@@ -81,11 +81,25 @@ public final class FaultInjectingTransport implements Transport, MessageHandler
         return delivered;
     }
 
-    /** Waits on the inner transport only while nothing is held back: a held message falls due without any packet. */
+    /**
+     * Waits on the inner transport, but no longer than until the first held message falls due (it falls due without any
+     * packet arriving); answers false at once when one is due already. A receiver with messages held back thus still
+     * wakes on the next packet, as it would on a real network whose delays are in flight, instead of being parked.
+     */
     @Override
     public boolean awaitReceive(final long timeoutNs)
     {
-        return usedCount == 0 && inner.awaitReceive(timeoutNs);
+        if (usedCount == 0)
+        {
+            return inner.awaitReceive(timeoutNs);
+        }
+        final long now = System.nanoTime();
+        long untilDue = timeoutNs;
+        for (int i = 0; i < usedCount; i++)
+        {
+            untilDue = Math.min(untilDue, dueNs[usedFrames[i]] - now);
+        }
+        return untilDue > 0 && inner.awaitReceive(untilDue);
     }
 
     @Override

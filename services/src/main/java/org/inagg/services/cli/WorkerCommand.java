@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 
+import org.HdrHistogram.Histogram;
 import org.inagg.api.AllReduceJob;
 import org.inagg.api.JobContext;
 import org.inagg.api.launch.Launch;
@@ -230,7 +231,9 @@ public final class WorkerCommand implements Callable<Integer>
             final long bytesBefore = job.counter(WorkerCounter.PAYLOAD_BYTES_SENT);
             final long retransmittedBefore = job.counter(WorkerCounter.RETRANSMISSIONS);
             final ProgressBar progress = new ProgressBar(System.err, iterations, !noProgress);
+            final Histogram latencyUs = new Histogram(TimeUnit.MINUTES.toMicros(10), 3);
             final long start = System.nanoTime();
+            long previous = start;
             for (int i = 0; i < iterations; i++)
             {
                 if (ints)
@@ -241,11 +244,18 @@ public final class WorkerCommand implements Callable<Integer>
                 {
                     job.allReduce(source, result);
                 }
+                final long now = System.nanoTime();
+                latencyUs.recordValue(Math.max(1, TimeUnit.NANOSECONDS.toMicros(now - previous)));
+                previous = now;
                 progress.update(i + 1, "");
             }
             final double seconds = (System.nanoTime() - start) / 1e9;
+            final double p50Ms = latencyUs.getValueAtPercentile(50) / 1e3;
             out.printf("  %-22s %.3f s for %d all-reduces of %,d elements%n", "time", seconds, iterations, elements);
-            out.printf("  %-22s %.3e%n", "elements/s", elements * (double)iterations / seconds);
+            out.printf("  %-22s min %.2f ms, p50 %.2f ms, max %.2f ms%n", "per all-reduce",
+                latencyUs.getMinValue() / 1e3, p50Ms, latencyUs.getMaxValue() / 1e3);
+            out.printf("  %-22s %.3e (at the p50 all-reduce: %.3e)%n", "elements/s", elements * (double)iterations / seconds,
+                elements / (p50Ms / 1e3));
             final long sent = job.counter(WorkerCounter.PACKETS_SENT) - sentBefore;
             final long retransmitted = job.counter(WorkerCounter.RETRANSMISSIONS) - retransmittedBefore;
             out.printf("  %-22s %.3e%n", "packets/s", sent / seconds);
