@@ -140,3 +140,17 @@ def assert_ok(results: List[subprocess.CompletedProcess], ranks=None) -> None:
             continue
         assert r.returncode == 0 and f"RANK {rank} OK" in r.stdout, f"rank {rank} failed ({r.returncode}):\n" \
                                                                      f"{r.stdout[-4000:]}"
+
+
+def stop(process: subprocess.Popen, log: Path, wait: float = 15) -> None:
+    """Stops a service of the tests (SIGTERM, then SIGKILL after ``wait`` s) and removes its log unless
+    INAGG_TEST_KEEP_LOGS is set."""
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(wait)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(5)
+    if not os.environ.get("INAGG_TEST_KEEP_LOGS"):
+        log.unlink(missing_ok=True)

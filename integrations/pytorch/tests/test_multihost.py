@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import LAUNCHER, SHM, Agent, assert_ok, free_port, run_ranks
+from conftest import LAUNCHER, SHM, Agent, assert_ok, free_port, run_ranks, stop
 
 
 @pytest.fixture()
@@ -68,18 +68,6 @@ def start(name: str, args: list, ready: str):
             raise RuntimeError(f"{name} did not start: {log.read_text(errors='replace')}")
         time.sleep(0.1)
     return process, log
-
-
-def stop(process: subprocess.Popen, log: Path) -> None:
-    if process.poll() is None:
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(5)
-    if not os.environ.get("INAGG_TEST_KEEP_LOGS"):
-        log.unlink(missing_ok=True)
 
 
 @pytest.fixture()

@@ -181,6 +181,26 @@ public final class Bmv2Lab implements AutoCloseable
     }
 
     /**
+     * Starts the per-host agent ({@code inagg agent}, docs/pytorch.md) of host {@code hostNumber}, named
+     * {@code name}, bound to the host's registered endpoint (10.0.0.n:40000+n) and sending to the switch, with
+     * {@code args} added, and waits until it listens on its Unix socket. Its socket and shared memory are in /dev/shm,
+     * which the network namespace shares with the rest of the machine: ranks started anywhere on it reach the agent.
+     */
+    public InaggProcess startAgent(final int hostNumber, final String name, final List<String> args)
+        throws InterruptedException
+    {
+        final HostNetwork.Host host = network.host(hostNumber);
+        final List<String> command = new ArrayList<>(List.of("agent", "--name", name,
+            "--switch", HostNetwork.SWITCH_IPV4 + ":" + InaggP4.UDP_PORT,
+            "--bind", host.ipv4() + ":" + (WORKER_UDP_BASE + hostNumber)));
+        command.addAll(args);
+        final InaggProcess process = track(InaggProcess.start(host.exec(),
+            workDirectory.resolve("agent-h" + hostNumber + ".log"), command));
+        awaitListening(process, "inagg agent on " + host.namespace());
+        return process;
+    }
+
+    /**
      * Starts {@code inagg ps} on host {@code hostNumber} at 10.0.0.n:{@value #SERVER_UDP_PORT} for a job of
      * {@code workers} workers whose worker w runs on host {@code workerHosts[w]}, and waits until it listens.
      *
@@ -282,9 +302,25 @@ public final class Bmv2Lab implements AutoCloseable
         {
             // the JVM is shutting down: this is the hook
         }
+        // SIGTERM first, so that agents remove their sockets and shared memory and workers their counters files.
         for (final InaggProcess process : processes)
         {
-            process.process().destroyForcibly();
+            process.process().destroy();
+        }
+        for (final InaggProcess process : processes)
+        {
+            try
+            {
+                if (!process.process().waitFor(5, java.util.concurrent.TimeUnit.SECONDS))
+                {
+                    process.process().destroyForcibly();
+                }
+            }
+            catch (final InterruptedException ex)
+            {
+                process.process().destroyForcibly();
+                Thread.currentThread().interrupt();
+            }
         }
         simpleSwitch.close();
         network.close();

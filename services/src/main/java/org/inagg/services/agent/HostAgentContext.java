@@ -39,6 +39,7 @@ public final class HostAgentContext
     private long slotBytes = -1;
     private int reducerThreads = -1;
     private InetSocketAddress switchAddress;
+    private InetSocketAddress bindAddress = new InetSocketAddress(0);
     private String jobKey;
     private Duration idleExit;
     private Duration peerTimeout;
@@ -87,6 +88,16 @@ public final class HostAgentContext
     public HostAgentContext switchAddress(final InetSocketAddress switchAddress)
     {
         this.switchAddress = switchAddress;
+        return this;
+    }
+
+    /**
+     * The local UDP address multi-host jobs send from: the source a switch with admission has registered for this
+     * host ({@code inagg switch --source}, a bmv2 job); any address and an ephemeral port by default.
+     */
+    public HostAgentContext bindAddress(final InetSocketAddress bindAddress)
+    {
+        this.bindAddress = bindAddress;
         return this;
     }
 
@@ -276,6 +287,11 @@ public final class HostAgentContext
     public InetSocketAddress switchAddress()
     {
         return switchAddress;
+    }
+
+    public InetSocketAddress bindAddress()
+    {
+        return bindAddress;
     }
 
     public String jobKey()

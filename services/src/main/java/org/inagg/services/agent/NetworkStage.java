@@ -54,7 +54,7 @@ final class NetworkStage implements AutoCloseable
         if (context.controller() == null)
         {
             return AllReduceJob.open(job.jobId(hello.switchJob()).workerId(hello.hostIndex())
-                .transport(udp(context.switchAddress())));
+                .transport(udp(context.bindAddress(), context.switchAddress())));
         }
         final ControllerClient client = new ControllerClient(context.controller(), Duration.ofSeconds(5));
         controller = client;
@@ -62,7 +62,7 @@ final class NetworkStage implements AutoCloseable
         try
         {
             final InetSocketAddress switchAddress = client.switchAddress();
-            transport = udp(switchAddress);
+            transport = udp(context.bindAddress(), switchAddress);
             // The socket is bound first: its address is the source the switch will admit for this host.
             final Assignment assignment = client.register(jobName(hello.jobKey()), hello.hostIndex(), hello.hosts(),
                 "float32", context.slotBytes() / 4, new InetSocketAddress(ControllerClient.sourceToward(
@@ -89,9 +89,9 @@ final class NetworkStage implements AutoCloseable
         }
     }
 
-    private static UdpTransport udp(final InetSocketAddress switchAddress)
+    private static UdpTransport udp(final InetSocketAddress bind, final InetSocketAddress switchAddress)
     {
-        return UdpTransport.open(new InetSocketAddress(0), List.of(switchAddress), 1,
+        return UdpTransport.open(bind, List.of(switchAddress), 1,
             InaggHeader.messageLength(MAX_LANES), 64);
     }
 

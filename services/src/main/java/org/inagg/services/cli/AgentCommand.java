@@ -51,6 +51,11 @@ public final class AgentCommand implements Callable<Integer>
     @Option(names = "--switch", description = "HOST:PORT of the switch for jobs spanning several hosts (UDP).")
     private String switchAddress;
 
+    @Option(names = "--bind", paramLabel = "HOST:PORT",
+        description = "Local UDP address that jobs spanning several hosts send from: the source registered for this "
+            + "host on a switch with admission (default: any address, an ephemeral port).")
+    private String bindAddress;
+
     @Option(names = "--controller", paramLabel = "URL",
         description = "For jobs spanning several hosts: register with this controller (docs/controller.md) as one "
             + "worker of the job named by the ranks' job key, which gives the switch and the job id (default: "
@@ -91,6 +96,7 @@ public final class AgentCommand implements Callable<Integer>
             .idleExit(Duration.ofMillis(idleExitMs)).peerTimeout(Duration.ofMillis(peerTimeoutMs))
             .counters(counters)
             .switchAddress(switchAddress == null ? null : Addresses.parse("--switch", switchAddress))
+            .bindAddress(bindAddress == null ? new java.net.InetSocketAddress(0) : Addresses.parse("--bind", bindAddress))
             .controllerWait(Duration.ofMillis(controllerWaitMs));
         if (controller != null)
         {
