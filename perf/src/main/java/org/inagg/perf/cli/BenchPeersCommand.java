@@ -54,8 +54,10 @@ final class BenchPeersCommand implements Callable<Integer>
     @Option(names = {"-i", "--iterations"}, defaultValue = "10", description = "Timed all-reduces (default ${DEFAULT-VALUE}).")
     int iterations;
 
-    @Option(names = "--warmup", defaultValue = "2",
-        description = "Untimed all-reduces first, where the peer times separately (default ${DEFAULT-VALUE}).")
+    @Option(names = "--warmup", defaultValue = "20",
+        description = "Untimed all-reduces first, every peer alike (default ${DEFAULT-VALUE}: an inagg JVM spends about "
+            + "8 s of CPU compiling on its first all-reduces, so with 2 the timed ones measured its JIT, not its "
+            + "datapath; docs/performance.md).")
     int warmup;
 
     @Option(names = "--peers", split = ",", defaultValue = ALL_PEERS,

@@ -4,7 +4,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
-/** The command line of a child {@code inagg} JVM: this JVM's runtime and class path, the options bin/inagg passes. */
+/** The command line of a child {@code inagg} JVM: this JVM's runtime and class path, the options bin/inagg passes
+ * (the serial collector unless the extra options pick one). */
 final class InaggJvm
 {
     private static final List<String> JVM_OPTIONS = List.of("--add-modules", "jdk.incubator.vector",
@@ -20,6 +21,10 @@ final class InaggJvm
         final List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(JVM_OPTIONS);
+        if (extraJvmOptions.stream().noneMatch(option -> option.matches("-XX:\\+Use\\w*GC")))
+        {
+            command.add("-XX:+UseSerialGC"); // as bin/inagg: small heaps, nothing allocated per packet
+        }
         command.addAll(extraJvmOptions);
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), "org.inagg.perf.cli.InaggCli"));
         command.addAll(args);
