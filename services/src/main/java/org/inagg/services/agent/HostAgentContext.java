@@ -43,6 +43,7 @@ public final class HostAgentContext
     private String jobKey;
     private Duration idleExit;
     private Duration peerTimeout;
+    private Duration retransmitTimeout;
     private Duration collectiveTimeout;
     private String controller;
     private Duration controllerWait;
@@ -113,6 +114,26 @@ public final class HostAgentContext
     {
         this.idleExit = idleExit;
         return this;
+    }
+
+    /**
+     * The smallest retransmission timeout of multi-host rounds through the switch (the measured one is used above it);
+     * the worker protocol's default (2 ms) when not set. A software target such as bmv2 takes milliseconds per packet.
+     */
+    public HostAgentContext retransmitTimeout(final Duration retransmitTimeout)
+    {
+        if (retransmitTimeout != null && (retransmitTimeout.isNegative() || retransmitTimeout.isZero()))
+        {
+            throw new IllegalArgumentException("retransmission timeout " + retransmitTimeout + " must be positive");
+        }
+        this.retransmitTimeout = retransmitTimeout;
+        return this;
+    }
+
+    /** The smallest retransmission timeout through the switch, or null for the protocol's default. */
+    public Duration retransmitTimeout()
+    {
+        return retransmitTimeout;
     }
 
     /** How long the switch stage waits without progress before the round fails. */

@@ -51,6 +51,10 @@ final class NetworkStage implements AutoCloseable
     {
         final JobContext job = new JobContext().workers(hello.hosts()).peerTimeout(context.peerTimeout())
             .idleStrategy("backoff");
+        if (context.retransmitTimeout() != null)
+        {
+            job.retransmitTimeout(context.retransmitTimeout());
+        }
         if (context.controller() == null)
         {
             return AllReduceJob.open(job.jobId(hello.switchJob()).workerId(hello.hostIndex())

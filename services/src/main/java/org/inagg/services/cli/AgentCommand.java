@@ -83,6 +83,11 @@ public final class AgentCommand implements Callable<Integer>
         description = "How long a round through the switch may go without progress (default ${DEFAULT-VALUE}).")
     private long peerTimeoutMs;
 
+    @Option(names = "--retransmit-us", defaultValue = "0",
+        description = "Smallest retransmission timeout of rounds through the switch, microseconds; 0: the protocol's "
+            + "default, 2000 (a software target such as bmv2 wants 100000) (default ${DEFAULT-VALUE}).")
+    private long retransmitUs;
+
     @Mixin
     private CountersOptions countersOptions;
 
@@ -101,6 +106,14 @@ public final class AgentCommand implements Callable<Integer>
         if (controller != null)
         {
             context.controller(controller);
+        }
+        if (retransmitUs < 0)
+        {
+            throw new IllegalArgumentException("--retransmit-us must not be negative, not " + retransmitUs);
+        }
+        if (retransmitUs > 0)
+        {
+            context.retransmitTimeout(Duration.ofNanos(retransmitUs * 1000));
         }
         if (collectiveTimeoutMs > 0)
         {
