@@ -37,6 +37,49 @@ class FixedPointConverterTest
             .array(float[].class).ofMinSize(1).ofMaxSize(300);
     }
 
+    /**
+     * The vector converter takes a heap {@code float[]} directly (array loads and stores) and every other segment
+     * through the segment: both give the scalar code's bits, at offsets into the array and in a slice, in native
+     * memory, and in a heap segment of another element type.
+     */
+    @Property(tries = 200)
+    void shouldGiveBitIdenticalResultsOnArrayAndSegmentTensors(
+        @ForAll("blocks") final float[] block, @ForAll @IntRange(min = 0, max = 9) final int lead,
+        @ForAll @IntRange(min = 0, max = 3) final int kind)
+    {
+        final int n = block.length;
+        final float[] backing = new float[lead + n];
+        System.arraycopy(block, 0, backing, lead, n);
+        final MemorySegment tensor = switch (kind)
+        {
+            case 0 -> MemorySegment.ofArray(backing);                               // offset lead * 4
+            case 1 -> MemorySegment.ofArray(backing).asSlice((long)lead * Float.BYTES); // offset 0, sliced
+            case 2 -> Arena.ofAuto().allocate((long)(lead + n) * Float.BYTES, 64).copyFrom(MemorySegment.ofArray(backing));
+            default -> MemorySegment.ofArray(new int[lead + n]).copyFrom(MemorySegment.ofArray(backing));
+        };
+        final long offset = kind == 1 ? 0 : (long)lead * Float.BYTES;
+        final int shift = FixedPoint.shift(scalar.blockExponent(tensor, offset, n), 4);
+
+        final MemorySegment lanesScalar = Arena.ofAuto().allocate(n * 4L);
+        final MemorySegment lanesVector = Arena.ofAuto().allocate(n * 4L);
+        scalar.quantize(tensor, offset, n, shift, lanesScalar, 0);
+        vector.quantize(tensor, offset, n, shift, lanesVector, 0);
+        assertThat(lanesVector.toArray(ValueLayout.JAVA_BYTE)).containsExactly(lanesScalar.toArray(ValueLayout.JAVA_BYTE));
+
+        final MemorySegment outScalar = tensor.asSlice(0).fill((byte)0x55);
+        final float[] expected;
+        scalar.dequantize(lanesScalar, 0, n, shift, outScalar, offset);
+        expected = outScalar.asSlice(offset, n * 4L).toArray(ValueLayout.JAVA_FLOAT);
+        tensor.fill((byte)0x33);
+        vector.dequantize(lanesScalar, 0, n, shift, tensor, offset);
+        assertThat(tensor.asSlice(offset, n * 4L).toArray(ValueLayout.JAVA_FLOAT)).containsExactly(expected);
+        if (offset > 0)
+        {
+            assertThat(tensor.asSlice(0, offset).toArray(ValueLayout.JAVA_BYTE)).as("nothing written before the offset")
+                .containsOnly((byte)0x33);
+        }
+    }
+
     @Property(tries = 300)
     void shouldGiveBitIdenticalResultsOnScalarAndVectorPaths(
         @ForAll("blocks") final float[] block, @ForAll @IntRange(min = 1, max = 1024) final int workers)
