@@ -77,6 +77,18 @@ def scenario_async(rank: int, world: int, gloo) -> None:
         assert value[0] is tensors[i] or torch.equal(value[0], tensors[i])
         assert w.is_completed()
         check_close(f"async {i}", tensors[i], exact(world, 20_000 + i, torch.float32, seed=i), torch.float32)
+    # Synchronous calls between asynchronous ones, waited out of order: a synchronous call runs on the caller's thread
+    # only when every earlier collective finished, so none overtakes another (each has another size: an overtaking
+    # one would meet a different tensor on the other ranks and fail).
+    mixed = [inputs(rank, 30_000 + i, torch.float32, seed=20 + i) for i in range(4)]
+    first = dist.all_reduce(mixed[0], async_op=True)
+    dist.all_reduce(mixed[1])
+    third = dist.all_reduce(mixed[2], async_op=True)
+    dist.all_reduce(mixed[3])
+    third.wait()
+    first.wait()
+    for i, t in enumerate(mixed):
+        check_close(f"mixed {i}", t, exact(world, 30_000 + i, torch.float32, seed=20 + i), torch.float32)
     # A future chained with then() sees the result.
     t = inputs(rank, 10, torch.float32, seed=9)
     chained = dist.all_reduce(t, async_op=True).get_future().then(lambda f: f.value()[0] * 2)

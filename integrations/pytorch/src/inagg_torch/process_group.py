@@ -119,7 +119,14 @@ class ProcessGroupInagg(dist.ProcessGroup):
                                    hosts=self.hosts, switch_job=int(os.environ.get(ENV_SWITCH_JOB, "1")),
                                    job_key=self.job_key, timeout=agent_wait,
                                    collective_timeout=self.collective_timeout, staging=self._staging)
-        self._queue: "queue.Queue[Optional[Callable[[], None]]]" = queue.Queue()
+        self._queue: "queue.Queue[Optional[_Task]]" = queue.Queue()
+        # Collectives run one at a time in submission order: on the group's thread, or on the caller's when it waits
+        # for one that nothing has started and all before it finished (a synchronous all_reduce: two thread hand-offs
+        # fewer per call).
+        self._claim = threading.Lock()
+        self._execute = threading.Lock()
+        self._submitted = 0
+        self._finished = 0
         self._thread = threading.Thread(target=self._run, name=f"inagg-rank{rank}", daemon=True)
         self._thread.start()
         if not self._staging.available() and self.local_rank == 0:
@@ -144,21 +151,39 @@ class ProcessGroupInagg(dist.ProcessGroup):
             task = self._queue.get()
             if task is None:
                 return
-            task()
+            if self._take(task, inline=False):
+                self._execute_task(task)
 
-    def _submit(self, body: Callable[[], None], result) -> dist.Work:
-        future: Future = Future()
+    def _take(self, task: "_Task", inline: bool) -> bool:
+        """Claims ``task`` for this thread: the group's thread takes any task nobody took (it dequeues them in order);
+        a waiting caller only the next one to run, so that collectives never overtake each other."""
+        with self._claim:
+            if task.claimed or (inline and task.sequence != self._finished + 1):
+                return False
+            task.claimed = True
+            return True
 
-        def task() -> None:
+    def _execute_task(self, task: "_Task") -> None:
+        error: Optional[BaseException] = None
+        with self._execute:
             try:
-                body()
+                task.body()
             except BaseException as ex:  # noqa: BLE001 - handed to the caller through the future
-                future.set_exception(ex)
-                return
-            future.set_result(result)
+                error = ex
+            with self._claim:
+                self._finished = task.sequence  # before the future: its waiter may run the next one at once
+        if error is not None:
+            task.future.set_exception(error)
+        else:
+            task.future.set_result(task.result)
 
+    def _submit(self, body: Callable[[], None], result, inline: bool = True) -> dist.Work:
+        with self._claim:
+            self._submitted += 1
+            task = _Task(self._submitted, body, Future(), result)
         self._queue.put(task)
-        return InaggWork(future)
+        return InaggWork(task.future, (lambda: self._take(task, inline=True) and self._execute_task(task))
+                         if inline else None)
 
     def shutdown(self) -> None:
         self._queue.put(None)
@@ -195,7 +220,7 @@ class ProcessGroupInagg(dist.ProcessGroup):
                 self._reduce_all(tensors, code)
                 self._staging.finish(tensors)
 
-            return self._submit(staged, tensors)
+            return self._submit(staged, tensors, inline=False)  # device copies stay on the group's thread and streams
         return self._fallback(tensors, op, code, dtypes, coalesced)
 
     def _fallback(self, tensors, op, code, dtypes, coalesced: bool) -> dist.Work:
@@ -306,15 +331,32 @@ class ProcessGroupInagg(dist.ProcessGroup):
         return self._gloo.recv_anysource(tensors, tag)
 
 
-class InaggWork(dist._Work):
-    """A collective in flight on the group's thread: ``wait()`` returns when the result is in the tensors and raises
-    the collective's error (Works made by ``_create_work_from_future`` swallow it)."""
+class _Task:
+    """One collective of a group: its place in the group's order, what it runs, and who took it."""
 
-    def __init__(self, future: Future) -> None:
+    __slots__ = ("sequence", "body", "future", "result", "claimed")
+
+    def __init__(self, sequence: int, body: Callable[[], None], future: Future, result) -> None:
+        self.sequence = sequence
+        self.body = body
+        self.future = future
+        self.result = result
+        self.claimed = False
+
+
+class InaggWork(dist._Work):
+    """A collective in flight: ``wait()`` returns when the result is in the tensors and raises the collective's error
+    (Works made by ``_create_work_from_future`` swallow it). A ``wait()`` on a collective that nothing started yet, with
+    every earlier one finished, runs it on the waiting thread (what a synchronous ``all_reduce`` does)."""
+
+    def __init__(self, future: Future, run_here: Optional[Callable[[], object]] = None) -> None:
         super().__init__()
         self._future = future
+        self._run_here = run_here
 
     def wait(self, timeout: Optional[timedelta] = None) -> bool:
+        if self._run_here is not None and not self._future.done():
+            self._run_here()
         self._future.wait()  # raises the collective's exception
         return True
 
