@@ -54,6 +54,66 @@ class InHostReducerTest
     }
 
     @Test
+    void shouldFoldAnyNumberOfRanksInRankOrderAcrossBlocksAndTails()
+    {
+        // The kernels fold four inputs at a time, block by block: every arity from 1 to 9, lengths around the block
+        // size and the vector width, both types, SUM and AVG, against the scalar left fold bit for bit.
+        for (final int ranks : new int[] {1, 2, 3, 4, 5, 7, 8, 9})
+        {
+            for (final int n : new int[] {1, 7, 8193, 2 * 8192 + 13})
+            {
+                try (Arena arena = Arena.ofConfined())
+                {
+                    final SplittableRandom random = new SplittableRandom(31L * ranks + n);
+                    final MemorySegment[] in = new MemorySegment[ranks];
+                    for (int r = 0; r < ranks; r++)
+                    {
+                        in[r] = arena.allocate(4L * n);
+                        for (int i = 0; i < n; i++)
+                        {
+                            in[r].setAtIndex(FLOAT, i, (float)(random.nextGaussian() * Math.scalb(1.0, r * 3 - 6)));
+                        }
+                    }
+                    final MemorySegment out = arena.allocate(4L * n);
+                    for (final int divisor : new int[] {1, ranks})
+                    {
+                        assertThat(InHostReducer.range(in, out, 0, n, AgentProtocol.DTYPE_FLOAT32, divisor)).isTrue();
+                        for (int i = 0; i < n; i++)
+                        {
+                            float want = in[0].getAtIndex(FLOAT, i);
+                            for (int r = 1; r < ranks; r++)
+                            {
+                                want += in[r].getAtIndex(FLOAT, i);
+                            }
+                            want *= 1.0f / divisor;
+                            assertThat(Float.floatToRawIntBits(out.getAtIndex(FLOAT, i)))
+                                .as("%d ranks, n=%d, i=%d, divisor %d", ranks, n, i, divisor)
+                                .isEqualTo(Float.floatToRawIntBits(want));
+                        }
+                        assertThat(InHostReducer.range(in, out, 0, n, AgentProtocol.DTYPE_INT32, divisor)).isTrue();
+                        for (int i = 0; i < n; i++)
+                        {
+                            int want = in[0].getAtIndex(INT, i);
+                            for (int r = 1; r < ranks; r++)
+                            {
+                                want += in[r].getAtIndex(INT, i);
+                            }
+                            assertThat(out.getAtIndex(INT, i)).as("int32 %d ranks, n=%d, i=%d", ranks, n, i)
+                                .isEqualTo(want / divisor);
+                        }
+                    }
+                    if (ranks > 4)
+                    {
+                        // An infinity in a later group of four is found too.
+                        in[ranks - 1].setAtIndex(FLOAT, n - 1, Float.POSITIVE_INFINITY);
+                        assertThat(InHostReducer.range(in, out, 0, n, AgentProtocol.DTYPE_FLOAT32, 1)).isFalse();
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
     void shouldFindNaNInfinityAndOverflowWhereverTheyAre()
     {
         try (Arena arena = Arena.ofShared(); InHostReducer reducer = new InHostReducer(2))
