@@ -167,14 +167,13 @@ final class InHostReducer implements AutoCloseable
         for (long block = from; block < to; block += BLOCK)
         {
             final long end = Math.min(to, block + BLOCK);
-            int next = 0;
-            MemorySegment acc = null;
-            while (next < s.length)
+            // Each group folds up to three more inputs onto the first input, then onto the result so far.
+            MemorySegment a = s[0];
+            int next = 1;
+            do
             {
-                final int take = Math.min(acc == null ? 4 : 3, s.length - next);
-                final boolean last = next + take == s.length;
-                final MemorySegment a = acc != null ? acc : s[next++];
-                final int rest = acc != null ? take : take - 1;
+                final int rest = Math.min(3, s.length - next);
+                final boolean last = next + rest == s.length;
                 final MemorySegment b = rest > 0 ? s[next] : null;
                 final MemorySegment c = rest > 1 ? s[next + 1] : null;
                 final MemorySegment d = rest > 2 ? s[next + 2] : null;
@@ -188,8 +187,9 @@ final class InHostReducer implements AutoCloseable
                 {
                     ints(a, b, c, d, 1 + rest, out, block, end, last ? divisor : 1);
                 }
-                acc = out;
+                a = out;
             }
+            while (next < s.length);
         }
         return finite;
     }
