@@ -60,4 +60,44 @@ public final class Gradients
     {
         return buffer.hostSegment().orElseThrow().asSlice(0, (long)count * Integer.BYTES).toArray(INT);
     }
+
+    /**
+     * Fails unless {@code actual} has exactly the bits of {@code expected}, naming how many elements differ and the
+     * first few with both values (AssertJ's containsExactly diffs in quadratic time: minutes for a million floats).
+     */
+    public static void assertSameBits(final String what, final float[] expected, final float[] actual)
+    {
+        assertSameBits(what, expected, actual, i -> "");
+    }
+
+    /** As above, with {@code context} describing element i (the inputs that made it) for each mismatch shown. */
+    public static void assertSameBits(
+        final String what, final float[] expected, final float[] actual,
+        final java.util.function.IntFunction<String> context)
+    {
+        if (expected.length != actual.length)
+        {
+            throw new AssertionError(what + ": " + actual.length + " elements, expected " + expected.length);
+        }
+        int differing = 0;
+        final StringBuilder first = new StringBuilder();
+        for (int i = 0; i < expected.length; i++)
+        {
+            final int e = Float.floatToRawIntBits(expected[i]);
+            final int a = Float.floatToRawIntBits(actual[i]);
+            if (e != a)
+            {
+                if (differing++ < 8)
+                {
+                    first.append(String.format("%n  [%d] expected %s (0x%08x), got %s (0x%08x)",
+                        i, expected[i], e, actual[i], a)).append(context.apply(i));
+                }
+            }
+        }
+        if (differing > 0)
+        {
+            throw new AssertionError(what + ": " + differing + " of " + expected.length
+                + " elements differ bit for bit; the first:" + first);
+        }
+    }
 }

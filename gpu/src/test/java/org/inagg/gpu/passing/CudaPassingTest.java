@@ -1,7 +1,5 @@
 package org.inagg.gpu.passing;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
@@ -98,9 +96,7 @@ class CudaPassingTest
                     final float[] actual = new float[count];
                     gpu.copyToHost(onGpu.get(h).get(g), MemorySegment.ofArray(actual));
                     gpu.synchronize();
-                    assertThat(actual).as("host %d gpu %d", h, g).usingElementComparator(
-                        (a, b) -> Integer.compare(Float.floatToRawIntBits(a), Float.floatToRawIntBits(b)))
-                        .containsExactly(expected);
+                    Gradients.assertSameBits("host " + h + " gpu " + g, expected, actual, i -> inputs(x, i));
                 }
             }
             for (int h = 0; h < HOSTS; h++)
@@ -111,5 +107,31 @@ class CudaPassingTest
                 onCpu.get(h).forEach(DeviceBuffer::close);
             }
         }
+    }
+
+    /** The H*G inputs of element i, for a mismatch's message. */
+    private static String inputs(final float[][][] x, final int i)
+    {
+        final StringBuilder s = new StringBuilder(" from inputs");
+        for (final float[][] host : x)
+        {
+            for (final float[] gpu : host)
+            {
+                s.append(' ').append(gpu[i]);
+            }
+        }
+        final int block = i / LANES;
+        float max = 0;
+        for (final float[][] host : x)
+        {
+            for (final float[] gpu : host)
+            {
+                for (int j = block * LANES; j < Math.min(gpu.length, (block + 1) * LANES); j++)
+                {
+                    max = Math.max(max, Math.abs(gpu[j]));
+                }
+            }
+        }
+        return s.append(" (block ").append(block).append(", largest magnitude ").append(max).append(')').toString();
     }
 }
