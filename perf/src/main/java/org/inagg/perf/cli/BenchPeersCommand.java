@@ -12,6 +12,11 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 
+import org.inagg.perf.lab.ClusterBench;
+import org.inagg.perf.lab.ClusterTable;
+import org.inagg.perf.lab.EmulatedCluster;
+import org.inagg.perf.lab.HostNetwork;
+import org.inagg.perf.lab.LinkRate;
 import org.inagg.perf.peers.GlooPeer;
 import org.inagg.perf.peers.InaggLocalPeer;
 import org.inagg.perf.peers.InaggProcessPeer;
@@ -87,6 +92,20 @@ final class BenchPeersCommand implements Callable<Integer>
         + "recording.")
     List<String> jvmOptions = new ArrayList<>();
 
+    @Option(names = "--link-rate", split = ",", paramLabel = "RATE",
+        description = "Run on an emulated cluster instead of this machine's loopback: one host per rank in a network "
+            + "namespace, every link limited to RATE both ways (tbf), one cluster per world size and rate, e.g. "
+            + "--link-rate 50mbit,100mbit,1gbit; the table gives each peer's bound on those links (needs root; "
+            + "docs/cluster.md).")
+    List<String> linkRates = new ArrayList<>();
+
+    @Option(names = "--mtu", defaultValue = "1500", description = "The emulated links' MTU (default ${DEFAULT-VALUE}).")
+    int mtu;
+
+    @Option(names = "--queue-ms", defaultValue = "" + EmulatedCluster.QUEUE_MS_DEFAULT,
+        description = "Milliseconds of traffic an emulated link queues before it drops (default ${DEFAULT-VALUE}).")
+    int queueMs;
+
     @Override
     public Integer call() throws InterruptedException
     {
@@ -95,9 +114,19 @@ final class BenchPeersCommand implements Callable<Integer>
         {
             throw new IllegalArgumentException("-n, -i and -w must be positive and --warmup not negative");
         }
+        final List<LinkRate> rates = linkRates.stream().map(LinkRate::parse).toList();
+        if (!rates.isEmpty() && worldSizes.stream().anyMatch(w -> w < 2 || w > HostNetwork.MAX_HOSTS))
+        {
+            throw new IllegalArgumentException("-w on an emulated cluster: 2.." + HostNetwork.MAX_HOSTS
+                + " hosts, not " + worldSizes);
+        }
         final List<Peer> peers = peers(peerNames, python != null ? python
             : System.getenv().getOrDefault("INAGG_PYTHON", "python3"), jvmOptions, workerOptions);
         final Path dir = workDir();
+        if (!rates.isEmpty())
+        {
+            return onCluster(out, peers, rates, dir);
+        }
         out.printf(Locale.ROOT, "bench-peers: %,d float32 x %d all-reduces (warmup %d) at %s ranks; logs in %s%n",
             elements, iterations, warmup, worldSizes, dir);
         out.flush();
@@ -158,5 +187,38 @@ final class BenchPeersCommand implements Callable<Integer>
             });
         }
         return peers;
+    }
+
+    /** bench-peers --link-rate: every peer on emulated clusters, beside its bound. */
+    private int onCluster(final PrintWriter out, final List<Peer> peers, final List<LinkRate> rates, final Path dir)
+        throws InterruptedException
+    {
+        out.printf(Locale.ROOT, "bench-peers on emulated clusters: %,d float32 x %d all-reduces (warmup %d), %s hosts"
+            + " (one rank each), links %s, MTU %d; logs in %s%n", elements, iterations, warmup, worldSizes, rates, mtu,
+            dir);
+        out.flush();
+        final List<ClusterBench.Row> rows = new ClusterBench(peers, mtu, queueMs).run(worldSizes, rates, elements,
+            iterations, warmup, timeoutS, dir, row ->
+            {
+                final PeerResult r = row.result();
+                out.printf(Locale.ROOT, "  %-28s %d hosts, %s: %s%n", r.peer(), r.workers(), row.rate(),
+                    r.isMeasured() ? String.format(Locale.ROOT, "%.1f ms per all-reduce, %.2f of its bound %.1f ms",
+                        row.seconds() * 1e3, row.ofBound(), row.boundSeconds() * 1e3)
+                        : r.status().name().toLowerCase(Locale.ROOT) + " (" + r.note() + ")");
+                out.flush();
+            });
+        final ClusterTable table = new ClusterTable(rows, "gloo");
+        out.print(table.format(String.format(Locale.ROOT, "%nmean time per all-reduce of %,d float32 (%d timed), "
+            + "the links' bound, ratio to gloo at the same hosts and rate; %s, %d cores", elements, iterations,
+            Instant.now().truncatedTo(ChronoUnit.SECONDS), Runtime.getRuntime().availableProcessors())));
+        if (!"none".equals(chart))
+        {
+            final Path png = Path.of(chart);
+            table.writeChart(String.format(Locale.ROOT, "all-reduce of %,d float32 on emulated links (dashed: bound)",
+                elements), png);
+            out.println("chart: " + png.toAbsolutePath());
+        }
+        out.flush();
+        return rows.stream().anyMatch(r -> r.result().status() == PeerResult.Status.FAILED) ? 2 : 0;
     }
 }

@@ -27,7 +27,7 @@ import picocli.CommandLine.Command;
         // control (org.inagg.control.cli): planners and the simulator
         PlanCommand.class, SimulateCommand.class, DeployCommand.class,
         // harnesses and benchmarks (this package)
-        LocalCommand.class, LabCommand.class, BenchCommand.class, BenchPeersCommand.class, DpdkRateCommand.class,
+        LocalCommand.class, LabCommand.class, ClusterCommand.class, BenchCommand.class, BenchPeersCommand.class, DpdkRateCommand.class,
         CommandLine.HelpCommand.class})
 public final class InaggCli implements Runnable
 {

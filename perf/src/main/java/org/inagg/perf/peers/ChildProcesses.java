@@ -46,23 +46,38 @@ final class ChildProcesses implements AutoCloseable
     }
 
     /**
-     * Waits for {@code waited} to end before {@code deadlineNs} (System.nanoTime).
+     * Waits for {@code waited} to end before {@code deadlineNs} (System.nanoTime); returns at once when one of them
+     * fails (its peers would otherwise wait for it until the deadline).
      *
      * @return true when all ended with status 0.
      */
     static boolean awaitAll(final List<Process> waited, final long deadlineNs) throws InterruptedException
     {
-        boolean ok = true;
-        for (final Process process : waited)
+        while (true)
         {
+            boolean allDone = true;
+            for (final Process process : waited)
+            {
+                if (process.isAlive())
+                {
+                    allDone = false;
+                }
+                else if (process.exitValue() != 0)
+                {
+                    return false;
+                }
+            }
+            if (allDone)
+            {
+                return true;
+            }
             final long left = deadlineNs - System.nanoTime();
-            if (left <= 0 || !process.waitFor(left, TimeUnit.NANOSECONDS))
+            if (left <= 0)
             {
                 return false;
             }
-            ok &= process.exitValue() == 0;
+            Thread.sleep(Math.min(50, Math.max(1, TimeUnit.NANOSECONDS.toMillis(left))));
         }
-        return ok;
     }
 
     /** The log's text, empty when it cannot be read. */

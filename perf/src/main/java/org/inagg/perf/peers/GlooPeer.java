@@ -8,8 +8,9 @@ import java.util.OptionalDouble;
 import java.util.concurrent.TimeUnit;
 
 /**
- * gloo through torch.distributed: W Python processes on the loopback interface, rendezvous by env:// (a free TCP
- * port), each running {@code gloo_allreduce.py}; CPU tensors, one intra-op thread per rank.
+ * gloo through torch.distributed: W Python processes on the loopback interface (or one on each host of an emulated
+ * cluster), rendezvous by env:// at rank 0, each running {@code gloo_allreduce.py}; CPU tensors, one intra-op thread
+ * per rank. A run counts only if rank 0 also checked a sum ({@code result ok}).
  */
 public final class GlooPeer implements Peer
 {
@@ -27,6 +28,12 @@ public final class GlooPeer implements Peer
     public String name()
     {
         return "gloo";
+    }
+
+    @Override
+    public boolean runsAcrossHosts()
+    {
+        return true;
     }
 
     @Override
@@ -58,16 +65,17 @@ public final class GlooPeer implements Peer
     public PeerResult run(final PeerRun run) throws InterruptedException
     {
         final Path script = ChildProcesses.resource("gloo_allreduce.py", run.workDir());
-        final int port = ChildProcesses.freePort(false);
+        final Placement placement = run.placement();
+        final int port = placement.isLoopback() ? ChildProcesses.freePort(false) : 29500; // fresh namespaces
         try (ChildProcesses children = new ChildProcesses())
         {
             final List<Process> ranks = new ArrayList<>();
             for (int rank = 0; rank < run.workers(); rank++)
             {
-                ranks.add(children.start(List.of(python, script.toString(), Integer.toString(run.elements()),
-                        Integer.toString(run.iterations()), Integer.toString(run.warmup())),
-                    Map.of("RANK", Integer.toString(rank), "WORLD_SIZE", Integer.toString(run.workers()),
-                        "MASTER_ADDR", "127.0.0.1", "MASTER_PORT", Integer.toString(port), "OMP_NUM_THREADS", "1"),
+                ranks.add(children.start(Placement.prefixed(placement.rankExec(rank), List.of(python,
+                        script.toString(), Integer.toString(run.elements()), Integer.toString(run.iterations()),
+                        Integer.toString(run.warmup()))),
+                    environment(placement, rank, run.workers(), port),
                     run.workDir().resolve("gloo-w" + run.workers() + "-rank" + rank + ".log")));
             }
             final boolean ok = ChildProcesses.awaitAll(ranks,
@@ -75,12 +83,21 @@ public final class GlooPeer implements Peer
             final Path log0 = run.workDir().resolve("gloo-w" + run.workers() + "-rank0.log");
             final String text = ChildProcesses.read(log0);
             final OptionalDouble rate = ChildProcesses.elementsPerSecond(text);
-            if (!ok || rate.isEmpty())
+            if (!ok || rate.isEmpty() || !text.contains("result ok"))
             {
                 return PeerResult.failed(name(), run.workers(), "gloo ranks did not finish within " + run.timeoutS()
                     + " s or failed: " + ChildProcesses.lastLine(text) + " (" + log0 + ")");
             }
             return PeerResult.measured(name(), run.workers(), rate.getAsDouble(), "torch.distributed gloo, CPU");
         }
+    }
+
+    private static Map<String, String> environment(final Placement placement, final int rank, final int workers,
+        final int port)
+    {
+        final Map<String, String> env = new java.util.HashMap<>(placement.rankEnvironment());
+        env.putAll(Map.of("RANK", Integer.toString(rank), "WORLD_SIZE", Integer.toString(workers), "MASTER_ADDR",
+            placement.rankAddress(0), "MASTER_PORT", Integer.toString(port), "OMP_NUM_THREADS", "1"));
+        return env;
     }
 }

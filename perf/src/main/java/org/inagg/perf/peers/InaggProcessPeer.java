@@ -11,13 +11,20 @@ import java.util.regex.Pattern;
 
 /**
  * inagg as deployed first: an {@code inagg switch} process and W {@code inagg worker} processes over UDP on the
- * loopback interface, each doing the run's warm-up all-reduces untimed first (as every peer does). The slowest worker's
- * elements/s is the job's; the note gives the retransmitted share of the packets the workers sent in the timed ones.
+ * loopback interface (or the switch in an emulated cluster's switch namespace and worker r on host r + 1), each doing the run's warm-up all-reduces untimed first (as every peer does). The slowest worker's
+ * elements/s is the job's (and each worker's result must be within the fixed-point bound of the exact sum); the note
+ * gives the slowest worker's p50 all-reduce time and the retransmitted share of the packets the workers sent in the timed ones.
  */
 public final class InaggProcessPeer implements Peer
 {
     private static final Pattern RETRANSMISSIONS = Pattern.compile("retransmissions\\s+([0-9,]+)");
     private static final Pattern PACKETS_SENT = Pattern.compile("packets sent\\s+([0-9,]+)");
+    private static final Pattern WITHIN_BOUND = Pattern.compile("within bound\\s+yes");
+    private static final Pattern P50 = Pattern.compile("per all-reduce\\s+min [0-9.]+ ms, p50 ([0-9.]+) ms");
+    /** The switch's lanes per packet when the job names none. */
+    static final int DEFAULT_LANES = org.inagg.p4.softswitch.SwitchJobConfig.DEFAULT_LANES;
+    /** The switch's UDP port where it has an address of its own (an emulated cluster's switch namespace). */
+    static final int SWITCH_PORT = 9000;
 
     /** Lanes of a datagram that fills the loopback interface's 64 KiB (UDP payload at most 65,507 bytes). */
     public static final int LOOPBACK_LANES = 16000;
@@ -55,6 +62,20 @@ public final class InaggProcessPeer implements Peer
         return lanes == 0 ? "inagg UDP processes" : "inagg UDP processes, " + lanes + " lanes";
     }
 
+    /** Across hosts with the switch's default packets only: 64 KB datagrams would be IP-fragmented on the links. */
+    @Override
+    public boolean runsAcrossHosts()
+    {
+        return lanes == 0;
+    }
+
+    /** In-network aggregation's bound ({@link LinkBounds#inaSeconds}) with the job's lanes per packet. */
+    @Override
+    public double boundSeconds(final int ranks, final long bytes, final double bitsPerSecond)
+    {
+        return LinkBounds.inaSeconds(bytes, lanes == 0 ? DEFAULT_LANES : lanes, bitsPerSecond);
+    }
+
     @Override
     public String unavailableReason()
     {
@@ -64,20 +85,22 @@ public final class InaggProcessPeer implements Peer
     @Override
     public PeerResult run(final PeerRun run) throws InterruptedException
     {
-        final int port = ChildProcesses.freePort(true);
+        final Placement placement = run.placement();
+        final int port = placement.isLoopback() ? ChildProcesses.freePort(true) : SWITCH_PORT;
+        final String switchAt = placement.switchAddress() + ":" + port;
         final String w = Integer.toString(run.workers());
         try (ChildProcesses children = new ChildProcesses())
         {
             final Path switchLog = run.workDir().resolve("inagg-switch-w" + w + ".log");
-            children.start(InaggJvm.command(jvmOptions, List.of("switch", "--bind", "127.0.0.1:" + port, "--open",
-                "--job", "1:" + w + (lanes == 0 ? "" : ":" + slots + ":" + lanes), "--stats-interval", "0", "--duration", Long.toString(run.timeoutS()))),
-                Map.of(), switchLog);
+            children.start(Placement.prefixed(placement.switchExec(), InaggJvm.command(jvmOptions, List.of("switch",
+                "--bind", switchAt, "--open", "--job", "1:" + w + (lanes == 0 ? "" : ":" + slots + ":" + lanes),
+                "--stats-interval", "0", "--duration", Long.toString(run.timeoutS())))), Map.of(), switchLog);
             final List<Process> workers = new ArrayList<>();
             final List<Path> logs = new ArrayList<>();
             for (int id = 0; id < run.workers(); id++)
             {
-                final List<String> args = new ArrayList<>(List.of("worker", "--switch", "127.0.0.1:" + port,
-                    "--bind", "127.0.0.1:0", "--workers", w, "--worker-id", Integer.toString(id),
+                final List<String> args = new ArrayList<>(List.of("worker", "--switch", switchAt,
+                    "--bind", placement.rankAddress(id) + ":0", "--workers", w, "--worker-id", Integer.toString(id),
                     "-n", Integer.toString(run.elements()), "-i", Integer.toString(run.iterations()),
                     "--warmup", Integer.toString(run.warmup()), "--no-progress"));
                 if (lanes > 0)
@@ -87,11 +110,13 @@ public final class InaggProcessPeer implements Peer
                 args.addAll(workerOptions);
                 final Path log = run.workDir().resolve("inagg-worker-w" + w + "-" + id + ".log");
                 logs.add(log);
-                workers.add(children.start(InaggJvm.command(jvmOptions, args), Map.of(), log));
+                workers.add(children.start(Placement.prefixed(placement.rankExec(id), InaggJvm.command(jvmOptions,
+                    args)), Map.of(), log));
             }
             final boolean ok = ChildProcesses.awaitAll(workers,
                 System.nanoTime() + TimeUnit.SECONDS.toNanos(run.timeoutS()));
             double slowest = Double.POSITIVE_INFINITY;
+            double p50Ms = 0;
             long retransmissions = 0;
             double packets = 0;
             for (final Path log : logs)
@@ -103,15 +128,21 @@ public final class InaggProcessPeer implements Peer
                     return PeerResult.failed(name(), run.workers(), "a worker did not finish within "
                         + run.timeoutS() + " s or failed: " + ChildProcesses.lastLine(text) + " (" + log + ")");
                 }
+                if (!WITHIN_BOUND.matcher(text).find())
+                {
+                    return PeerResult.failed(name(), run.workers(), "a worker's result was not within the fixed-point"
+                        + " bound of the exact sum (" + log + ")");
+                }
                 slowest = Math.min(slowest, rate.getAsDouble());
+                p50Ms = Math.max(p50Ms, last(P50, text));
                 retransmissions += (long)last(RETRANSMISSIONS, text.replace(",", ""));
                 packets += last(PACKETS_SENT, text);
             }
             return PeerResult.measured(name(), run.workers(), slowest, String.format(
-                "%s; retransmissions %,d (%.2f%% of %,.0f packets sent)", lanes == 0
+                "%s; p50 %.2f ms (slowest worker); retransmissions %,d (%.2f%% of %,.0f packets sent)", lanes == 0
                     ? "switch defaults (256 lanes: 1 KiB datagrams, within a 1500-byte MTU)"
                     : slots + " slots of " + lanes + " lanes (64 KB datagrams: loopback or jumbo-frame links)",
-                retransmissions,
+                p50Ms, retransmissions,
                 packets > 0 ? 100.0 * retransmissions / packets : 0.0, packets));
         }
     }

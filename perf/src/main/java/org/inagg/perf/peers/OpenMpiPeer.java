@@ -8,7 +8,8 @@ import java.util.OptionalDouble;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Open MPI's {@code MPI_Allreduce} (float32 sum, in place) started by {@code mpirun -np W} on this host: a small C
+ * Open MPI's {@code MPI_Allreduce} (float32 sum, in place) started by {@code mpirun -np W} on this host (or one rank
+ * on each host of an emulated cluster, through a launch agent that enters the hosts' namespaces): a small C
  * program compiled with {@code mpicc} where the MPI headers are installed, else the same loop in Python through
  * mpi4py.
  */
@@ -29,6 +30,12 @@ public final class OpenMpiPeer implements Peer
     public String name()
     {
         return "Open MPI";
+    }
+
+    @Override
+    public boolean runsAcrossHosts()
+    {
+        return true;
     }
 
     @Override
@@ -80,6 +87,11 @@ public final class OpenMpiPeer implements Peer
     {
         final List<String> command = new ArrayList<>(List.of("mpirun", "--allow-run-as-root", "--oversubscribe",
             "-np", Integer.toString(run.workers())));
+        final Placement placement = run.placement();
+        if (!placement.isLoopback())
+        {
+            command.addAll(acrossHosts(run));
+        }
         final Path log = run.workDir().resolve("mpi-w" + run.workers() + ".log");
         try (ChildProcesses children = new ChildProcesses())
         {
@@ -106,17 +118,55 @@ public final class OpenMpiPeer implements Peer
             }
             command.addAll(List.of(Integer.toString(run.elements()), Integer.toString(run.iterations()),
                 Integer.toString(run.warmup())));
-            final Process mpirun = children.start(command, Map.of(), log);
+            final Process mpirun = children.start(Placement.prefixed(placement.rankExec(0), command), Map.of(), log);
             final boolean ok = ChildProcesses.awaitAll(List.of(mpirun),
                 System.nanoTime() + TimeUnit.SECONDS.toNanos(run.timeoutS()));
             final String text = ChildProcesses.read(log);
             final OptionalDouble rate = ChildProcesses.elementsPerSecond(text);
-            if (!ok || rate.isEmpty())
+            if (!ok || rate.isEmpty() || !text.contains("result ok"))
             {
                 return PeerResult.failed(name(), run.workers(), "mpirun did not finish within " + run.timeoutS()
                     + " s or failed: " + ChildProcesses.lastLine(text) + " (" + log + ")");
             }
             return PeerResult.measured(name(), run.workers(), rate.getAsDouble(), "MPI_Allreduce via " + flavour);
         }
+    }
+
+    /**
+     * mpirun (started on rank 0's host) reaches the other hosts through a launch agent that enters each host's place
+     * instead of ssh, one rank per host; MPI's own traffic and its daemons' wire-up stay on the hosts' {@code eth0}
+     * (TCP), so every byte between ranks crosses the emulated links.
+     */
+    private static List<String> acrossHosts(final PeerRun run)
+    {
+        final StringBuilder agent = new StringBuilder("""
+            #!/bin/sh
+            # Open MPI launch agent written by inagg bench-peers: `agent HOST COMMAND...` runs COMMAND where HOST is.
+            host="$1"; shift
+            case "$host" in
+            """);
+        final List<String> hosts = new ArrayList<>();
+        for (int rank = 0; rank < run.workers(); rank++)
+        {
+            final String host = "rank" + rank;
+            hosts.add(host);
+            agent.append("  ").append(host).append(") exec ")
+                .append(String.join(" ", Placement.prefixed(run.placement().rankExec(rank), List.of("/bin/sh", "-c"))))
+                .append(" \"$*\" ;;\n");
+        }
+        agent.append("  *) echo \"inagg mpi launch agent: unknown host $host\" >&2; exit 2 ;;\nesac\n");
+        final Path script = run.workDir().resolve("mpi-launch-agent.sh");
+        try
+        {
+            java.nio.file.Files.writeString(script, agent);
+            script.toFile().setExecutable(true);
+        }
+        catch (final java.io.IOException ex)
+        {
+            throw new java.io.UncheckedIOException("cannot write " + script, ex);
+        }
+        return List.of("--host", String.join(",", hosts), "--mca", "plm_rsh_agent", script.toString(),
+            "--mca", "plm_rsh_no_tree_spawn", "1", "--mca", "btl", "tcp,self", "--mca", "btl_tcp_if_include", "eth0",
+            "--mca", "oob_tcp_if_include", "eth0");
     }
 }

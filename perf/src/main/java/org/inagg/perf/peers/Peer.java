@@ -11,4 +11,19 @@ public interface Peer
 
     /** Runs the all-reduce; a peer that ran and failed answers a {@link PeerResult.Status#FAILED} result. */
     PeerResult run(PeerRun run) throws InterruptedException;
+
+    /** Whether {@link #run} honours a {@link PeerRun#placement()} other than the loopback (an emulated cluster). */
+    default boolean runsAcrossHosts()
+    {
+        return false;
+    }
+
+    /**
+     * The least time one all-reduce of {@code bytes} per rank can take when every rank's link carries
+     * {@code bitsPerSecond} each way: a ring's by default ({@link LinkBounds#ringSeconds}).
+     */
+    default double boundSeconds(final int ranks, final long bytes, final double bitsPerSecond)
+    {
+        return LinkBounds.ringSeconds(ranks, bytes, bitsPerSecond);
+    }
 }

@@ -11,9 +11,18 @@ import java.nio.file.Path;
  * @param warmup     untimed all-reduces before them (where the peer can skip timing them).
  * @param timeoutS   seconds after which the peer's processes are killed and the run counted as failed.
  * @param workDir    a folder for logs and compiled helpers.
+ * @param placement  where the ranks and the switch run: this machine's loopback, or the hosts of an emulated cluster.
  */
-public record PeerRun(int workers, int elements, int iterations, int warmup, long timeoutS, Path workDir)
+public record PeerRun(int workers, int elements, int iterations, int warmup, long timeoutS, Path workDir,
+    Placement placement)
 {
+    /** On this machine's loopback interface. */
+    public PeerRun(final int workers, final int elements, final int iterations, final int warmup, final long timeoutS,
+        final Path workDir)
+    {
+        this(workers, elements, iterations, warmup, timeoutS, workDir, Placement.LOOPBACK);
+    }
+
     public PeerRun
     {
         if (workers < 1 || elements < 1 || iterations < 1 || warmup < 0 || timeoutS < 1)

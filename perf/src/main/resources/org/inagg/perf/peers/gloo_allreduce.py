@@ -2,7 +2,8 @@
 
 Environment: RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT (torch's env:// rendezvous).
 Arguments: ELEMENTS ITERATIONS WARMUP.
-Prints `elements/s VALUE` (the slowest rank's time decides: a max-reduce of the elapsed time) on rank 0.
+Prints `elements/s VALUE` (the slowest rank's time decides: a max-reduce of the elapsed time) and, once a fresh
+tensor of rank + 1 summed to W(W+1)/2 on every rank, `result ok`, on rank 0.
 """
 import os
 import sys
@@ -26,8 +27,14 @@ def main() -> None:
         dist.all_reduce(tensor)
     elapsed = torch.tensor([time.perf_counter() - start], dtype=torch.float64)
     dist.all_reduce(elapsed, op=dist.ReduceOp.MAX)
+    world = dist.get_world_size()
+    check = torch.full((elements,), float(rank + 1), dtype=torch.float32)
+    dist.all_reduce(check)
+    wrong = torch.tensor([int((check != world * (world + 1) / 2).sum().item())], dtype=torch.int64)
+    dist.all_reduce(wrong)
     if rank == 0:
         print(f"elements/s {elements * iterations / elapsed.item():.6e}", flush=True)
+        print("result ok" if wrong.item() == 0 else f"result WRONG in {wrong.item()} elements", flush=True)
     dist.destroy_process_group()
 
 

@@ -1,5 +1,6 @@
 """One rank of an MPI_Allreduce benchmark through mpi4py, for machines with mpirun but no mpicc.
-Arguments: ELEMENTS ITERATIONS WARMUP. Rank 0 prints `elements/s VALUE`; the slowest rank's time decides."""
+Arguments: ELEMENTS ITERATIONS WARMUP. Rank 0 prints `elements/s VALUE` (the slowest rank's time decides) and, once a
+fresh tensor of rank + 1 summed to W(W+1)/2 on every rank, `result ok`."""
 import sys
 
 import numpy as np
@@ -17,8 +18,13 @@ def main() -> None:
     for _ in range(iterations):
         comm.Allreduce(MPI.IN_PLACE, tensor, op=MPI.SUM)
     slowest = comm.reduce(MPI.Wtime() - start, op=MPI.MAX, root=0)
+    world = comm.Get_size()
+    check = np.full(elements, float(comm.Get_rank() + 1), dtype=np.float32)
+    comm.Allreduce(MPI.IN_PLACE, check, op=MPI.SUM)
+    wrong = comm.reduce(int(np.count_nonzero(check != world * (world + 1) / 2)), op=MPI.SUM, root=0)
     if comm.Get_rank() == 0:
         print(f"elements/s {elements * iterations / slowest:.6e}", flush=True)
+        print("result ok" if wrong == 0 else f"result WRONG in {wrong} elements", flush=True)
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
 /* One rank of an MPI_Allreduce benchmark (float32 sum, in place), started by `inagg bench-peers` through mpirun.
- * Arguments: ELEMENTS ITERATIONS WARMUP. Rank 0 prints "elements/s VALUE"; the slowest rank's time decides. */
+ * Arguments: ELEMENTS ITERATIONS WARMUP. Rank 0 prints "elements/s VALUE" (the slowest rank's time decides) and, once
+ * a fresh tensor of rank + 1 summed to W(W+1)/2 on every rank, "result ok". */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,9 +41,30 @@ int main(int argc, char **argv)
     double elapsed = MPI_Wtime() - start;
     double slowest;
     MPI_Reduce(&elapsed, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    int world;
+    MPI_Comm_size(MPI_COMM_WORLD, &world);
+    for (long i = 0; i < elements; i++)
+    {
+        tensor[i] = (float)(rank + 1);
+    }
+    MPI_Allreduce(MPI_IN_PLACE, tensor, (int)elements, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+    long wrong = 0, wrongAll = 0;
+    for (long i = 0; i < elements; i++)
+    {
+        wrong += tensor[i] != (float)(world * (world + 1) / 2);
+    }
+    MPI_Reduce(&wrong, &wrongAll, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
     if (rank == 0)
     {
         printf("elements/s %.6e\n", (double)elements * iterations / slowest);
+        if (wrongAll == 0)
+        {
+            printf("result ok\n");
+        }
+        else
+        {
+            printf("result WRONG in %ld elements\n", wrongAll);
+        }
         fflush(stdout);
     }
     free(tensor);

@@ -1,0 +1,104 @@
+package org.inagg.perf.lab;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+
+import org.inagg.perf.peers.Peer;
+import org.inagg.perf.peers.PeerResult;
+import org.inagg.perf.peers.PeerRun;
+
+/**
+ * Every peer on an emulated cluster, beside its bound: for each host count and link rate a fresh cluster
+ * ({@link EmulatedCluster}) with one rank per host, each peer run on it in turn, and the least time the links allow
+ * for that peer ({@link Peer#boundSeconds}). A peer that cannot run across hosts is recorded as skipped with the
+ * reason; the cluster is removed after each host count and rate, whatever happened.
+ */
+public final class ClusterBench
+{
+    /**
+     * One peer at one host count and link rate.
+     *
+     * @param result       what the peer measured (elements/s over the timed all-reduces).
+     * @param rate         every link's rate.
+     * @param boundSeconds the least time one all-reduce can take on those links.
+     */
+    public record Row(PeerResult result, LinkRate rate, long bytes, double boundSeconds)
+    {
+        /** Mean seconds per all-reduce, NaN when not measured. */
+        public double seconds()
+        {
+            return result.isMeasured() ? bytes / 4.0 / result.elementsPerSecond() : Double.NaN;
+        }
+
+        /** bound / time: 1.0 is all the links allow. */
+        public double ofBound()
+        {
+            return boundSeconds / seconds();
+        }
+    }
+
+    private final List<Peer> peers;
+    private final int mtu;
+    private final int queueMs;
+
+    public ClusterBench(final List<Peer> peers, final int mtu, final int queueMs)
+    {
+        this.peers = List.copyOf(peers);
+        this.mtu = mtu;
+        this.queueMs = queueMs;
+    }
+
+    /** Runs every peer at every host count and rate; {@code progress} is told each row as it comes. */
+    public List<Row> run(final List<Integer> hostCounts, final List<LinkRate> rates, final int elements,
+        final int iterations, final int warmup, final long timeoutS, final Path workDir, final Consumer<Row> progress)
+        throws InterruptedException
+    {
+        final long bytes = 4L * elements;
+        final List<Row> rows = new ArrayList<>();
+        for (final int hosts : hostCounts)
+        {
+            for (final LinkRate rate : rates)
+            {
+                try (EmulatedCluster cluster = EmulatedCluster.create(hosts, rate, Map.of(), mtu, queueMs))
+                {
+                    final PeerRun run = new PeerRun(hosts, elements, iterations, warmup, timeoutS, workDir,
+                        cluster.placement());
+                    for (final Peer peer : peers)
+                    {
+                        final Row row = new Row(runOne(peer, run, cluster), rate, bytes,
+                            peer.boundSeconds(hosts, bytes, rate.bitsPerSecond()));
+                        rows.add(row);
+                        progress.accept(row);
+                    }
+                }
+            }
+        }
+        return rows;
+    }
+
+    private static PeerResult runOne(final Peer peer, final PeerRun run, final EmulatedCluster cluster)
+        throws InterruptedException
+    {
+        final String unavailable = peer.unavailableReason();
+        if (unavailable != null)
+        {
+            return PeerResult.skipped(peer.name(), run.workers(), unavailable);
+        }
+        if (!peer.runsAcrossHosts())
+        {
+            return PeerResult.skipped(peer.name(), run.workers(), "runs on one host only (not across "
+                + cluster.describe() + ")");
+        }
+        try
+        {
+            return peer.run(run);
+        }
+        catch (final RuntimeException ex)
+        {
+            return PeerResult.failed(peer.name(), run.workers(), String.valueOf(ex.getMessage()));
+        }
+    }
+}
