@@ -17,7 +17,7 @@ public record LinkRate(long bitsPerSecond)
     public static final long MIN = 64_000L;
     /** 100 Gbit/s: beyond what tbf on a veth shapes precisely on this kind of machine. */
     public static final long MAX = 100_000_000_000L;
-    private static final Pattern FORM = Pattern.compile("(\\d+(?:\\.\\d+)?)\\s*(bit|kbit|mbit|gbit|k|m|g)?(?:/s|ps)?");
+    private static final Pattern FORM = Pattern.compile("(\\d+(?:\\.\\d+)?)\\s*(bit|kbit|mbit|gbit|k|m|g)?(?:/s|ps|bps)?");
 
     public LinkRate
     {
