@@ -16,6 +16,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 
+import org.inagg.p4.softswitch.SwitchJobConfig;
 import org.inagg.perf.lab.EmulatedCluster;
 import org.inagg.perf.lab.HostNetwork;
 import org.inagg.perf.lab.InaggProcess;
@@ -69,6 +70,16 @@ public final class ClusterCommand implements Callable<Integer>
     @Option(names = "--job", defaultValue = "1", description = "The software switch's job id (default ${DEFAULT-VALUE}).")
     private int jobId;
 
+    @Option(names = "--slots", defaultValue = "0",
+        description = "The software switch job's slots: each worker's window of packets in flight; 0 for the "
+            + "switch's default (default ${DEFAULT-VALUE}).")
+    private int slots;
+
+    @Option(names = "--lanes", defaultValue = "0",
+        description = "The software switch job's lanes per packet; 0 for the switch's default (256: 1,086-byte "
+            + "frames) (default ${DEFAULT-VALUE}).")
+    private int lanes;
+
     @Option(names = "--run", paramLabel = "COMMAND",
         description = "A shell command to run on every host at once (sh -c), with INAGG_CLUSTER_HOST (1..H), "
             + "INAGG_CLUSTER_RANK (0..H-1), INAGG_CLUSTER_HOSTS, INAGG_CLUSTER_IP, INAGG_CLUSTER_MASTER (host 1's "
@@ -94,6 +105,10 @@ public final class ClusterCommand implements Callable<Integer>
         {
             throw new IllegalArgumentException("--switch must be software or bridge, not '" + switchKind + "' (for "
                 + "bmv2: inagg lab)");
+        }
+        if (slots < 0 || lanes < 0)
+        {
+            throw new IllegalArgumentException("--slots and --lanes must not be negative");
         }
         if (timeoutS < 1)
         {
@@ -165,7 +180,9 @@ public final class ClusterCommand implements Callable<Integer>
                 .append('=').append(host.ipv4()).append(":9101");
         }
         final InaggProcess process = InaggProcess.start(cluster.network().switchExec(), log, List.of("switch",
-            "--bind", HostNetwork.SWITCH_IPV4 + ":" + EmulatedCluster.SWITCH_UDP_PORT, "--job", jobId + ":" + hosts,
+            "--bind", HostNetwork.SWITCH_IPV4 + ":" + EmulatedCluster.SWITCH_UDP_PORT, "--job", jobId + ":" + hosts
+                + (slots > 0 || lanes > 0 ? ":" + (slots > 0 ? slots : SwitchJobConfig.DEFAULT_SLOTS) + ":"
+                + (lanes > 0 ? lanes : SwitchJobConfig.DEFAULT_LANES) : ""),
             "--source", sources.toString(), "--stats-interval", "0"));
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (!process.output().contains("installed") && process.process().isAlive()
