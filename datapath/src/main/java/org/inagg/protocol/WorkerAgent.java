@@ -102,7 +102,8 @@ public final class WorkerAgent implements Agent, MessageHandler, DeadlineTimerWh
     private int outstanding;
     /** The value of {@code outstanding} last published to {@link WorkerCounter#SLOTS_IN_USE}. */
     private int publishedOutstanding;
-    private long lastWindowCutNs = Long.MIN_VALUE;
+    private long lastWindowCutNs;
+    private boolean windowEverCut;
     private long lastStallProbeNs;
     private boolean stallProbed;
     private int[] sendQueue = new int[0];
@@ -681,8 +682,11 @@ public final class WorkerAgent implements Agent, MessageHandler, DeadlineTimerWh
      */
     private void cutCongestionWindow()
     {
-        if (nowNs - lastWindowCutNs > retransmissionTimer.rtoNs())
+        // The first cut needs no earlier one: nowNs - Long.MIN_VALUE overflows to a negative number, which kept the
+        // window from ever being cut (so congested links were answered with retransmissions alone).
+        if (!windowEverCut || nowNs - lastWindowCutNs > retransmissionTimer.rtoNs())
         {
+            windowEverCut = true;
             lastWindowCutNs = nowNs;
             congestionWindow = Math.max(MIN_CONGESTION_WINDOW, congestionWindow / 2);
         }

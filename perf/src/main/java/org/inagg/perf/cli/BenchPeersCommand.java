@@ -16,10 +16,12 @@ import org.inagg.perf.lab.ClusterBench;
 import org.inagg.perf.lab.ClusterTable;
 import org.inagg.perf.lab.EmulatedCluster;
 import org.inagg.perf.lab.HostNetwork;
+import org.inagg.perf.lab.LeafSpineFabric;
 import org.inagg.perf.lab.LinkRate;
 import org.inagg.perf.peers.GlooPeer;
 import org.inagg.perf.peers.InaggLocalPeer;
 import org.inagg.perf.peers.InaggProcessPeer;
+import org.inagg.perf.peers.InaggTwoLevelPeer;
 import org.inagg.perf.peers.OpenMpiPeer;
 import org.inagg.perf.peers.Peer;
 import org.inagg.perf.peers.PeerBench;
@@ -44,6 +46,8 @@ import picocli.CommandLine.Model.CommandSpec;
 final class BenchPeersCommand implements Callable<Integer>
 {
     static final String ALL_PEERS = "gloo,mpi,inagg-udp,inagg-udp-64k,inagg-local,inagg-dpdk";
+    /** Peers that only an emulated fabric runs, named with --peers. */
+    static final String FABRIC_PEERS = "inagg-2level";
 
     @Spec
     private CommandSpec spec;
@@ -66,7 +70,8 @@ final class BenchPeersCommand implements Callable<Integer>
     int warmup;
 
     @Option(names = "--peers", split = ",", defaultValue = ALL_PEERS,
-        description = "Which peers, comma separated, of " + ALL_PEERS + " (default: all).")
+        description = "Which peers, comma separated, of " + ALL_PEERS + ", and on a leaf-spine fabric (--leaves) "
+            + FABRIC_PEERS + " (default: all but those).")
     List<String> peerNames;
 
     @Option(names = "--python", description = "Python with torch (gloo) and mpi4py (Open MPI without mpicc) "
@@ -99,6 +104,16 @@ final class BenchPeersCommand implements Callable<Integer>
             + "docs/cluster.md).")
     List<String> linkRates = new ArrayList<>();
 
+    @Option(names = "--leaves", defaultValue = "0",
+        description = "With --link-rate: a leaf-spine fabric of this many leaf switches instead of one switch, the "
+            + "hosts spread over them; --link-rate is then the host links' rate (default ${DEFAULT-VALUE}: one "
+            + "switch).")
+    int leaves;
+
+    @Option(names = "--uplink-rate", paramLabel = "RATE",
+        description = "With --leaves: each leaf-to-spine link's rate (default: the host links' rate).")
+    String uplinkRate;
+
     @Option(names = "--mtu", defaultValue = "1500", description = "The emulated links' MTU (default ${DEFAULT-VALUE}).")
     int mtu;
 
@@ -120,12 +135,27 @@ final class BenchPeersCommand implements Callable<Integer>
             throw new IllegalArgumentException("-w on an emulated cluster: 2.." + HostNetwork.MAX_HOSTS
                 + " hosts, not " + worldSizes);
         }
+        if ((leaves != 0 || uplinkRate != null) && rates.isEmpty())
+        {
+            throw new IllegalArgumentException("--leaves and --uplink-rate need --link-rate (an emulated fabric)");
+        }
+        if (leaves != 0 && (leaves < 2 || leaves > LeafSpineFabric.MAX_LEAVES
+            || worldSizes.stream().anyMatch(w -> w < leaves || w > LeafSpineFabric.MAX_HOSTS)))
+        {
+            throw new IllegalArgumentException("--leaves " + leaves + ": 2.." + LeafSpineFabric.MAX_LEAVES
+                + " leaves, each world size from the leaves' count to " + LeafSpineFabric.MAX_HOSTS + " hosts");
+        }
+        if (uplinkRate != null && leaves == 0)
+        {
+            throw new IllegalArgumentException("--uplink-rate needs --leaves");
+        }
+        final LinkRate uplink = uplinkRate == null ? null : LinkRate.parse(uplinkRate);
         final List<Peer> peers = peers(peerNames, python != null ? python
             : System.getenv().getOrDefault("INAGG_PYTHON", "python3"), jvmOptions, workerOptions);
         final Path dir = workDir();
         if (!rates.isEmpty())
         {
-            return onCluster(out, peers, rates, dir);
+            return onCluster(out, peers, rates, uplink, dir);
         }
         out.printf(Locale.ROOT, "bench-peers: %,d float32 x %d all-reduces (warmup %d) at %s ranks; logs in %s%n",
             elements, iterations, warmup, worldSizes, dir);
@@ -182,22 +212,26 @@ final class BenchPeersCommand implements Callable<Integer>
                 case "inagg-udp-64k" -> new InaggProcessPeer(InaggProcessPeer.LOOPBACK_LANES,
                     InaggProcessPeer.LOOPBACK_SLOTS, jvmOptions, workerOptions);
                 case "inagg-local" -> new InaggLocalPeer("inproc", jvmOptions);
+                case "inagg-2level" -> new InaggTwoLevelPeer(jvmOptions, workerOptions);
                 case "inagg-dpdk" -> new InaggLocalPeer("dpdk", jvmOptions);
-                default -> throw new IllegalArgumentException("unknown peer '" + name + "'; use some of " + ALL_PEERS);
+                default -> throw new IllegalArgumentException("unknown peer '" + name + "'; use some of " + ALL_PEERS + ","
+                    + FABRIC_PEERS);
             });
         }
         return peers;
     }
 
     /** bench-peers --link-rate: every peer on emulated clusters, beside its bound. */
-    private int onCluster(final PrintWriter out, final List<Peer> peers, final List<LinkRate> rates, final Path dir)
-        throws InterruptedException
+    private int onCluster(final PrintWriter out, final List<Peer> peers, final List<LinkRate> rates,
+        final LinkRate uplink, final Path dir) throws InterruptedException
     {
-        out.printf(Locale.ROOT, "bench-peers on emulated clusters: %,d float32 x %d all-reduces (warmup %d), %s hosts"
-            + " (one rank each), links %s, MTU %d; logs in %s%n", elements, iterations, warmup, worldSizes, rates, mtu,
-            dir);
+        out.printf(Locale.ROOT, "bench-peers on emulated %s: %,d float32 x %d all-reduces (warmup %d), %s hosts"
+            + " (one rank each), %slinks %s, MTU %d; logs in %s%n", leaves == 0 ? "clusters" : "leaf-spine fabrics of "
+            + leaves + " leaves", elements, iterations, warmup, worldSizes, leaves == 0 ? "" : "uplinks "
+            + (uplink == null ? "as the host links" : uplink) + ", host ", rates, mtu, dir);
         out.flush();
-        final List<ClusterBench.Row> rows = new ClusterBench(peers, mtu, queueMs).run(worldSizes, rates, elements,
+        final List<ClusterBench.Row> rows = new ClusterBench(peers, mtu, queueMs, leaves, uplink).run(worldSizes,
+            rates, elements,
             iterations, warmup, timeoutS, dir, row ->
             {
                 final PeerResult r = row.result();

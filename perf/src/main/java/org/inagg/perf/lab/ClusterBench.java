@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
 
+import org.inagg.perf.peers.FabricPlacement;
 import org.inagg.perf.peers.Peer;
 import org.inagg.perf.peers.PeerResult;
 import org.inagg.perf.peers.PeerRun;
@@ -43,12 +44,27 @@ public final class ClusterBench
     private final List<Peer> peers;
     private final int mtu;
     private final int queueMs;
+    private final int leaves;
+    private final LinkRate uplink;
 
+    /** One switch, every host on it ({@link EmulatedCluster}). */
     public ClusterBench(final List<Peer> peers, final int mtu, final int queueMs)
+    {
+        this(peers, mtu, queueMs, 0, null);
+    }
+
+    /**
+     * @param leaves 0 for one switch; else a leaf-spine fabric ({@link LeafSpineFabric}) of that many leaves.
+     * @param uplink the fabric's leaf-to-spine rate; null for the host links' rate at each run.
+     */
+    public ClusterBench(final List<Peer> peers, final int mtu, final int queueMs, final int leaves,
+        final LinkRate uplink)
     {
         this.peers = List.copyOf(peers);
         this.mtu = mtu;
         this.queueMs = queueMs;
+        this.leaves = leaves;
+        this.uplink = uplink;
     }
 
     /** Runs every peer at every host count and rate; {@code progress} is told each row as it comes. */
@@ -62,13 +78,31 @@ public final class ClusterBench
         {
             for (final LinkRate rate : rates)
             {
+                if (leaves > 0)
+                {
+                    try (LeafSpineFabric fabric = LeafSpineFabric.create(hosts, leaves, rate,
+                        uplink == null ? rate : uplink, mtu, queueMs))
+                    {
+                        final FabricPlacement placement = fabric.placement();
+                        final PeerRun run = new PeerRun(hosts, elements, iterations, warmup, timeoutS, workDir,
+                            placement);
+                        for (final Peer peer : peers)
+                        {
+                            final Row row = new Row(runOne(peer, run, fabric.describe()), rate, bytes,
+                                peer.boundSeconds(hosts, bytes, placement));
+                            rows.add(row);
+                            progress.accept(row);
+                        }
+                    }
+                    continue;
+                }
                 try (EmulatedCluster cluster = EmulatedCluster.create(hosts, rate, Map.of(), mtu, queueMs))
                 {
                     final PeerRun run = new PeerRun(hosts, elements, iterations, warmup, timeoutS, workDir,
                         cluster.placement());
                     for (final Peer peer : peers)
                     {
-                        final Row row = new Row(runOne(peer, run, cluster), rate, bytes,
+                        final Row row = new Row(runOne(peer, run, cluster.describe()), rate, bytes,
                             peer.boundSeconds(hosts, bytes, rate.bitsPerSecond()));
                         rows.add(row);
                         progress.accept(row);
@@ -79,7 +113,7 @@ public final class ClusterBench
         return rows;
     }
 
-    private static PeerResult runOne(final Peer peer, final PeerRun run, final EmulatedCluster cluster)
+    private static PeerResult runOne(final Peer peer, final PeerRun run, final String where)
         throws InterruptedException
     {
         final String unavailable = peer.unavailableReason();
@@ -89,8 +123,7 @@ public final class ClusterBench
         }
         if (!peer.runsAcrossHosts())
         {
-            return PeerResult.skipped(peer.name(), run.workers(), "runs on one host only (not across "
-                + cluster.describe() + ")");
+            return PeerResult.skipped(peer.name(), run.workers(), "runs on one host only (not across " + where + ")");
         }
         try
         {

@@ -114,7 +114,7 @@ public final class EmulatedCluster implements AutoCloseable
         }
     }
 
-    private static void shape(final String namespace, final String device, final LinkRate rate, final int mtu,
+    static void shape(final String namespace, final String device, final LinkRate rate, final int mtu,
         final int queueMs)
     {
         final long burst = Math.max(4L * (mtu + 14), (long)(rate.bytesPerSecond() / 1000));

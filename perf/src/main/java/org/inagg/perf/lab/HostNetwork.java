@@ -85,8 +85,7 @@ public final class HostNetwork implements AutoCloseable
             throw new IllegalArgumentException("hosts must be 1.." + MAX_HOSTS + ", not " + hostCount);
         }
         removeStale();
-        final String tag = ProcessHandle.current().pid() + letters(LABS.getAndIncrement());
-        final HostNetwork network = new HostNetwork(tag, hostCount);
+        final HostNetwork network = new HostNetwork(newTag(), hostCount);
         try
         {
             network.build();
@@ -137,7 +136,7 @@ public final class HostNetwork implements AutoCloseable
         }
     }
 
-    private static void sysctl(final String namespace, final String setting)
+    static void sysctl(final String namespace, final String setting)
     {
         Commands.tryRun(List.of("ip", "netns", "exec", namespace, "sysctl", "-q", "-w", setting)); // best effort
     }
@@ -158,6 +157,12 @@ public final class HostNetwork implements AutoCloseable
     {
         Commands.run(List.of("ip", "-n", host.namespace(), "neigh", "replace", ipv4, "lladdr", mac, "dev", "eth0",
             "nud", "permanent"));
+    }
+
+    /** A fresh lab tag: this process's pid and letters ({@link #removeStale()} knows labs by it). */
+    static String newTag()
+    {
+        return ProcessHandle.current().pid() + letters(LABS.getAndIncrement());
     }
 
     private static String letters(final int n)
@@ -239,7 +244,8 @@ public final class HostNetwork implements AutoCloseable
         deleteNamespaces(all);
     }
 
-    private static void deleteNamespaces(final List<String> names)
+    /** Kills every process in the namespaces, then deletes them (with their veths and qdiscs). */
+    static void deleteNamespaces(final List<String> names)
     {
         for (final String namespace : names)
         {

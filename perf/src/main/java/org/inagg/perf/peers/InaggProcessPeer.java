@@ -4,10 +4,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.OptionalDouble;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * inagg as deployed first: an {@code inagg switch} process and W {@code inagg worker} processes over UDP on the
@@ -17,10 +14,6 @@ import java.util.regex.Pattern;
  */
 public final class InaggProcessPeer implements Peer
 {
-    private static final Pattern RETRANSMISSIONS = Pattern.compile("retransmissions\\s+([0-9,]+)");
-    private static final Pattern PACKETS_SENT = Pattern.compile("packets sent\\s+([0-9,]+)");
-    private static final Pattern WITHIN_BOUND = Pattern.compile("within bound\\s+yes");
-    private static final Pattern P50 = Pattern.compile("per all-reduce\\s+min [0-9.]+ ms, p50 ([0-9.]+) ms");
     /** The switch's lanes per packet when the job names none. */
     static final int DEFAULT_LANES = org.inagg.p4.softswitch.SwitchJobConfig.DEFAULT_LANES;
     /** The switch's UDP port where it has an address of its own (an emulated cluster's switch namespace). */
@@ -76,6 +69,14 @@ public final class InaggProcessPeer implements Peer
         return LinkBounds.inaSeconds(bytes, lanes == 0 ? DEFAULT_LANES : lanes, bitsPerSecond);
     }
 
+    /** On a fabric the switch is at the spine: each uplink carries every contribution of its leaf's hosts, both ways. */
+    @Override
+    public double boundSeconds(final int ranks, final long bytes, final FabricPlacement fabric)
+    {
+        return LinkBounds.inaSeconds(bytes, lanes == 0 ? DEFAULT_LANES : lanes, Math.min(fabric.hostBitsPerSecond(),
+            fabric.uplinkBitsPerSecond() / fabric.mostHostsPerLeaf(ranks)));
+    }
+
     @Override
     public String unavailableReason()
     {
@@ -115,46 +116,9 @@ public final class InaggProcessPeer implements Peer
             }
             final boolean ok = ChildProcesses.awaitAll(workers,
                 System.nanoTime() + TimeUnit.SECONDS.toNanos(run.timeoutS()));
-            double slowest = Double.POSITIVE_INFINITY;
-            double p50Ms = 0;
-            long retransmissions = 0;
-            double packets = 0;
-            for (final Path log : logs)
-            {
-                final String text = ChildProcesses.read(log);
-                final OptionalDouble rate = ChildProcesses.elementsPerSecond(text);
-                if (!ok || rate.isEmpty())
-                {
-                    return PeerResult.failed(name(), run.workers(), "a worker did not finish within "
-                        + run.timeoutS() + " s or failed: " + ChildProcesses.lastLine(text) + " (" + log + ")");
-                }
-                if (!WITHIN_BOUND.matcher(text).find())
-                {
-                    return PeerResult.failed(name(), run.workers(), "a worker's result was not within the fixed-point"
-                        + " bound of the exact sum (" + log + ")");
-                }
-                slowest = Math.min(slowest, rate.getAsDouble());
-                p50Ms = Math.max(p50Ms, last(P50, text));
-                retransmissions += (long)last(RETRANSMISSIONS, text.replace(",", ""));
-                packets += last(PACKETS_SENT, text);
-            }
-            return PeerResult.measured(name(), run.workers(), slowest, String.format(
-                "%s; p50 %.2f ms (slowest worker); retransmissions %,d (%.2f%% of %,.0f packets sent)", lanes == 0
-                    ? "switch defaults (256 lanes: 1 KiB datagrams, within a 1500-byte MTU)"
-                    : slots + " slots of " + lanes + " lanes (64 KB datagrams: loopback or jumbo-frame links)",
-                p50Ms, retransmissions,
-                packets > 0 ? 100.0 * retransmissions / packets : 0.0, packets));
+            return WorkerLogs.collect(name(), run, logs, ok, lanes == 0
+                ? "switch defaults (256 lanes: 1 KiB datagrams, within a 1500-byte MTU)"
+                : slots + " slots of " + lanes + " lanes (64 KB datagrams: loopback or jumbo-frame links)");
         }
-    }
-
-    private static double last(final Pattern pattern, final String text)
-    {
-        final Matcher matcher = pattern.matcher(text);
-        double value = 0;
-        while (matcher.find())
-        {
-            value = Double.parseDouble(matcher.group(1).replace(",", ""));
-        }
-        return value;
     }
 }

@@ -26,4 +26,14 @@ public interface Peer
     {
         return LinkBounds.ringSeconds(ranks, bytes, bitsPerSecond);
     }
+
+    /**
+     * The same on a leaf-spine fabric. A ring whose ranks are numbered leaf by leaf crosses each uplink once each way,
+     * carrying what a host link carries: by default the ring's bound at the slower of the two link rates.
+     */
+    default double boundSeconds(final int ranks, final long bytes, final FabricPlacement fabric)
+    {
+        return LinkBounds.ringSeconds(ranks, bytes, Math.min(fabric.hostBitsPerSecond(),
+            fabric.uplinkBitsPerSecond()));
+    }
 }

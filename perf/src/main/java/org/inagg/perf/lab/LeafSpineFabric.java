@@ -1,0 +1,320 @@
+package org.inagg.perf.lab;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+import org.inagg.perf.peers.FabricPlacement;
+
+/**
+ * A two-level fabric on one machine: H hosts under K leaf switches, the leaves under one spine, every link a veth pair
+ * limited both ways by tc tbf (host links at one rate, leaf-to-spine uplinks at another: {@code K * hostRate / uplink}
+ * is the fabric's oversubscription). Every namespace's links meet in a Linux bridge, so the fabric is one Ethernet
+ * segment (10.0.0.0/24) whose every byte between two leaves crosses both leaves' uplinks, as through a real leaf-spine
+ * fabric; each leaf's bridge owns the leaf's address (a first-level switch binds it) and the spine's owns
+ * {@link HostNetwork#SWITCH_IPV4} (a one-level switch or a parameter server binds it).
+ *
+ * <pre>
+ *   h1 10.0.0.1 --R_h-- +                        + --R_h-- h3 10.0.0.3
+ *                       leaf 1 br0 10.0.0.201    leaf 2 br0 10.0.0.202
+ *   h2 10.0.0.2 --R_h-- +          \              /          + --R_h-- h4 10.0.0.4
+ *                                 R_u            R_u
+ *                                   spine br0 10.0.0.254
+ * </pre>
+ *
+ * Hosts are spread over the leaves in contiguous blocks (host n under leaf {@code (n-1)*K/H + 1}). Everything is
+ * removed on {@link #close()}, and by the next lab if this process dies outright ({@link HostNetwork#removeStale()}).
+ */
+public final class LeafSpineFabric implements AutoCloseable
+{
+    /** Most hosts: their addresses stay below the leaves'. */
+    public static final int MAX_HOSTS = 150;
+    /** Most leaves: 10.0.0.201 .. 10.0.0.240. */
+    public static final int MAX_LEAVES = 40;
+
+    private final String tag;
+    private final int hosts;
+    private final int leaves;
+    private final LinkRate hostRate;
+    private final LinkRate uplinkRate;
+    private final int mtu;
+    private final List<String> namespaces = Collections.synchronizedList(new ArrayList<>());
+    private boolean closed;
+
+    private LeafSpineFabric(final String tag, final int hosts, final int leaves, final LinkRate hostRate,
+        final LinkRate uplinkRate, final int mtu)
+    {
+        this.tag = tag;
+        this.hosts = hosts;
+        this.leaves = leaves;
+        this.hostRate = hostRate;
+        this.uplinkRate = uplinkRate;
+        this.mtu = mtu;
+    }
+
+    /**
+     * Builds the fabric.
+     *
+     * @throws IllegalArgumentException for a bad argument, before anything is created.
+     * @throws LabException naming the command that failed (everything made so far removed).
+     */
+    public static LeafSpineFabric create(final int hosts, final int leaves, final LinkRate hostRate,
+        final LinkRate uplinkRate, final int mtu, final int queueMs)
+    {
+        if (leaves < 2 || leaves > MAX_LEAVES)
+        {
+            throw new IllegalArgumentException("a leaf-spine fabric has 2.." + MAX_LEAVES + " leaves, not " + leaves);
+        }
+        if (hosts < leaves || hosts > MAX_HOSTS)
+        {
+            throw new IllegalArgumentException("a leaf-spine fabric of " + leaves + " leaves has " + leaves + ".."
+                + MAX_HOSTS + " hosts (one at least under each leaf), not " + hosts);
+        }
+        if (mtu < 576 || mtu > 9000)
+        {
+            throw new IllegalArgumentException("MTU " + mtu + " is outside 576..9000");
+        }
+        if (queueMs < 1 || queueMs > 1000)
+        {
+            throw new IllegalArgumentException("queue of " + queueMs + " ms is outside 1..1000 ms");
+        }
+        HostNetwork.removeStale();
+        final LeafSpineFabric fabric = new LeafSpineFabric(HostNetwork.newTag(), hosts, leaves, hostRate, uplinkRate,
+            mtu);
+        try
+        {
+            fabric.build(queueMs);
+            return fabric;
+        }
+        catch (final RuntimeException ex)
+        {
+            fabric.close();
+            throw ex;
+        }
+    }
+
+    private void build(final int queueMs)
+    {
+        final String failure = Commands.tryRun(List.of("ip", "netns", "add", spineNamespace()));
+        if (failure != null)
+        {
+            throw new LabException("cannot create network namespaces (needs root or CAP_NET_ADMIN, and iproute2): "
+                + failure);
+        }
+        namespaces.add(spineNamespace());
+        bridge(spineNamespace(), HostNetwork.SWITCH_IPV4);
+        for (int leaf = 1; leaf <= leaves; leaf++)
+        {
+            final String ns = leafNamespace(leaf);
+            addNamespace(ns);
+            bridge(ns, leafAddress(leaf));
+            link(ns, "tospine", spineNamespace(), "leaf" + leaf, uplinkRate, queueMs);
+        }
+        for (int host = 1; host <= hosts; host++)
+        {
+            final String ns = hostNamespace(host);
+            addNamespace(ns);
+            Commands.run(List.of("ip", "link", "add", "eth0", "netns", ns, "type", "veth", "peer", "name", "h" + host,
+                "netns", leafNamespace(leafOfHost(host))));
+            Commands.run(List.of("ip", "-n", ns, "addr", "add", "10.0.0." + host + "/24", "dev", "eth0"));
+            port(ns, "eth0", hostRate, queueMs);
+            Commands.run(List.of("ip", "-n", leafNamespace(leafOfHost(host)), "link", "set", "h" + host, "master",
+                "br0"));
+            port(leafNamespace(leafOfHost(host)), "h" + host, hostRate, queueMs);
+        }
+    }
+
+    private void addNamespace(final String ns)
+    {
+        Commands.run(List.of("ip", "netns", "add", ns));
+        namespaces.add(ns);
+        Commands.run(List.of("ip", "-n", ns, "link", "set", "lo", "up"));
+        HostNetwork.sysctl(ns, "net.ipv6.conf.all.disable_ipv6=1");
+        HostNetwork.sysctl(ns, "net.ipv6.conf.default.disable_ipv6=1");
+    }
+
+    private void bridge(final String ns, final String address)
+    {
+        if (ns.equals(spineNamespace()))
+        {
+            Commands.run(List.of("ip", "-n", ns, "link", "set", "lo", "up"));
+            HostNetwork.sysctl(ns, "net.ipv6.conf.all.disable_ipv6=1");
+            HostNetwork.sysctl(ns, "net.ipv6.conf.default.disable_ipv6=1");
+        }
+        Commands.run(List.of("ip", "-n", ns, "link", "add", "br0", "type", "bridge"));
+        Commands.run(List.of("ip", "-n", ns, "link", "set", "br0", "mtu", Integer.toString(mtu)));
+        Commands.run(List.of("ip", "-n", ns, "addr", "add", address + "/24", "dev", "br0"));
+        Commands.run(List.of("ip", "-n", ns, "link", "set", "br0", "up"));
+    }
+
+    /** A veth between two bridges, both ends limited. */
+    private void link(final String nsA, final String devA, final String nsB, final String devB, final LinkRate rate,
+        final int queueMs)
+    {
+        Commands.run(List.of("ip", "link", "add", devA, "netns", nsA, "type", "veth", "peer", "name", devB, "netns",
+            nsB));
+        Commands.run(List.of("ip", "-n", nsA, "link", "set", devA, "master", "br0"));
+        Commands.run(List.of("ip", "-n", nsB, "link", "set", devB, "master", "br0"));
+        port(nsA, devA, rate, queueMs);
+        port(nsB, devB, rate, queueMs);
+    }
+
+    private void port(final String ns, final String dev, final LinkRate rate, final int queueMs)
+    {
+        Commands.run(List.of("ip", "-n", ns, "link", "set", dev, "mtu", Integer.toString(mtu)));
+        Commands.run(List.of("ip", "-n", ns, "link", "set", dev, "up"));
+        EmulatedCluster.shape(ns, dev, rate, mtu, queueMs);
+    }
+
+    private String spineNamespace()
+    {
+        return HostNetwork.PREFIX + tag + "-sp";
+    }
+
+    private String leafNamespace(final int leaf)
+    {
+        return HostNetwork.PREFIX + tag + "-l" + leaf;
+    }
+
+    private String hostNamespace(final int host)
+    {
+        return HostNetwork.PREFIX + tag + "-h" + host;
+    }
+
+    /** Leaf (1-based) of host n (1-based). */
+    public int leafOfHost(final int host)
+    {
+        return (host - 1) * leaves / hosts + 1;
+    }
+
+    public static String leafAddress(final int leaf)
+    {
+        return "10.0.0." + (200 + leaf);
+    }
+
+    /** {@code 4 hosts under 2 leaves, 100 Mbit/s host links, 100 Mbit/s uplinks (2:1), MTU 1500}. */
+    public String describe()
+    {
+        final double oversubscription = (double)hosts / leaves * hostRate.bitsPerSecond() / uplinkRate.bitsPerSecond();
+        return String.format(Locale.ROOT, "%d hosts under %d leaves, %s host links, %s uplinks (%.3g:1), MTU %d",
+            hosts, leaves, hostRate, uplinkRate, oversubscription, mtu);
+    }
+
+    /** Rank r on host r + 1; the spine for a one-level switch or a parameter server; each leaf for its switch. */
+    public FabricPlacement placement()
+    {
+        final LeafSpineFabric fabric = this;
+        return new FabricPlacement()
+        {
+            @Override
+            public List<String> rankExec(final int rank)
+            {
+                return List.of("ip", "netns", "exec", hostNamespace(checked(rank) + 1));
+            }
+
+            @Override
+            public String rankAddress(final int rank)
+            {
+                return "10.0.0." + (checked(rank) + 1);
+            }
+
+            @Override
+            public List<String> switchExec()
+            {
+                return List.of("ip", "netns", "exec", spineNamespace());
+            }
+
+            @Override
+            public String switchAddress()
+            {
+                return HostNetwork.SWITCH_IPV4;
+            }
+
+            @Override
+            public boolean isLoopback()
+            {
+                return false;
+            }
+
+            @Override
+            public Map<String, String> rankEnvironment()
+            {
+                return Map.of("GLOO_SOCKET_IFNAME", "eth0");
+            }
+
+            @Override
+            public String describe()
+            {
+                return fabric.describe();
+            }
+
+            @Override
+            public int leaves()
+            {
+                return leaves;
+            }
+
+            @Override
+            public int leafOf(final int rank)
+            {
+                return leafOfHost(checked(rank) + 1);
+            }
+
+            @Override
+            public List<String> leafExec(final int leaf)
+            {
+                return List.of("ip", "netns", "exec", leafNamespace(leaf));
+            }
+
+            @Override
+            public String leafAddress(final int leaf)
+            {
+                return LeafSpineFabric.leafAddress(leaf);
+            }
+
+            @Override
+            public double hostBitsPerSecond()
+            {
+                return hostRate.bitsPerSecond();
+            }
+
+            @Override
+            public double uplinkBitsPerSecond()
+            {
+                return uplinkRate.bitsPerSecond();
+            }
+
+            private int checked(final int rank)
+            {
+                if (rank < 0 || rank >= hosts)
+                {
+                    throw new IllegalArgumentException("rank " + rank + " has no host: the fabric has " + hosts);
+                }
+                return rank;
+            }
+        };
+    }
+
+    /** This fabric's namespaces that still exist (for tests: none after {@link #close()}). */
+    public List<String> remainingNamespaces()
+    {
+        return HostNetwork.listNamespaces().stream().filter(n -> n.startsWith(HostNetwork.PREFIX + tag + "-"))
+            .toList();
+    }
+
+    /** Kills every process in the fabric's namespaces and deletes them; safe to call twice. */
+    @Override
+    public synchronized void close()
+    {
+        if (closed)
+        {
+            return;
+        }
+        closed = true;
+        final List<String> all = new ArrayList<>(namespaces);
+        Collections.reverse(all);
+        HostNetwork.deleteNamespaces(all);
+    }
+}

@@ -1,0 +1,69 @@
+package org.inagg.perf.peers;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.OptionalDouble;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * What {@code inagg worker} processes printed, as one {@link PeerResult}: the slowest worker's elements/s, every
+ * worker's result within the fixed-point bound of the exact sum, the slowest p50 and the share of retransmitted packets.
+ */
+final class WorkerLogs
+{
+    private static final Pattern RETRANSMISSIONS = Pattern.compile("retransmissions\\s+([0-9,]+)");
+    private static final Pattern PACKETS_SENT = Pattern.compile("packets sent\\s+([0-9,]+)");
+    private static final Pattern WITHIN_BOUND = Pattern.compile("within bound\\s+yes");
+    private static final Pattern P50 = Pattern.compile("per all-reduce\\s+min [0-9.]+ ms, p50 ([0-9.]+) ms");
+
+    private WorkerLogs()
+    {
+    }
+
+    /**
+     * @param ok          whether every worker ended with status 0 in time.
+     * @param description what the note starts with (the job's packets).
+     */
+    static PeerResult collect(final String peer, final PeerRun run, final List<Path> logs, final boolean ok,
+        final String description)
+    {
+        double slowest = Double.POSITIVE_INFINITY;
+        double p50Ms = 0;
+        long retransmissions = 0;
+        double packets = 0;
+        for (final Path log : logs)
+        {
+            final String text = ChildProcesses.read(log);
+            final OptionalDouble rate = ChildProcesses.elementsPerSecond(text);
+            if (!ok || rate.isEmpty())
+            {
+                return PeerResult.failed(peer, run.workers(), "a worker did not finish within " + run.timeoutS()
+                    + " s or failed: " + ChildProcesses.lastLine(text) + " (" + log + ")");
+            }
+            if (!WITHIN_BOUND.matcher(text).find())
+            {
+                return PeerResult.failed(peer, run.workers(), "a worker's result was not within the fixed-point bound "
+                    + "of the exact sum (" + log + ")");
+            }
+            slowest = Math.min(slowest, rate.getAsDouble());
+            p50Ms = Math.max(p50Ms, last(P50, text));
+            retransmissions += (long)last(RETRANSMISSIONS, text);
+            packets += last(PACKETS_SENT, text);
+        }
+        return PeerResult.measured(peer, run.workers(), slowest, String.format(
+            "%s; p50 %.2f ms (slowest worker); retransmissions %,d (%.2f%% of %,.0f packets sent)", description, p50Ms,
+            retransmissions, packets > 0 ? 100.0 * retransmissions / packets : 0.0, packets));
+    }
+
+    private static double last(final Pattern pattern, final String text)
+    {
+        final Matcher matcher = pattern.matcher(text);
+        double value = 0;
+        while (matcher.find())
+        {
+            value = Double.parseDouble(matcher.group(1).replace(",", ""));
+        }
+        return value;
+    }
+}
