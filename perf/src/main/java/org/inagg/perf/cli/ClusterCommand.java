@@ -18,9 +18,13 @@ import java.util.concurrent.TimeUnit;
 
 import org.inagg.p4.softswitch.SwitchJobConfig;
 import org.inagg.perf.lab.EmulatedCluster;
+import org.inagg.perf.lab.EmulatedNetwork;
 import org.inagg.perf.lab.HostNetwork;
 import org.inagg.perf.lab.InaggProcess;
+import org.inagg.perf.lab.LeafSpineFabric;
 import org.inagg.perf.lab.LinkRate;
+import org.inagg.perf.peers.FabricPlacement;
+import org.inagg.perf.peers.Placement;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -54,6 +58,15 @@ public final class ClusterCommand implements Callable<Integer>
         description = "One host's link rate instead (repeatable), e.g. --host-rate 3=50mbit for a straggler.")
     private Map<Integer, String> hostRates = new LinkedHashMap<>();
 
+    @Option(names = "--leaves", defaultValue = "0",
+        description = "A leaf-spine fabric of this many leaves instead of one switch: hosts spread over the leaves in "
+            + "blocks, the software switch at the spine (default ${DEFAULT-VALUE}: one switch).")
+    private int leaves;
+
+    @Option(names = "--uplink-rate", paramLabel = "RATE",
+        description = "With --leaves: each leaf-to-spine link's rate (default: --link-rate).")
+    private String uplinkRate;
+
     @Option(names = "--mtu", defaultValue = "1500", description = "The links' MTU, 576..9000 (default ${DEFAULT-VALUE}).")
     private int mtu;
 
@@ -83,7 +96,8 @@ public final class ClusterCommand implements Callable<Integer>
     @Option(names = "--run", paramLabel = "COMMAND",
         description = "A shell command to run on every host at once (sh -c), with INAGG_CLUSTER_HOST (1..H), "
             + "INAGG_CLUSTER_RANK (0..H-1), INAGG_CLUSTER_HOSTS, INAGG_CLUSTER_IP, INAGG_CLUSTER_MASTER (host 1's "
-            + "address) and INAGG_CLUSTER_SWITCH (the switch's UDP address) set; its lines are printed with [hN] "
+            + "address), INAGG_CLUSTER_SWITCH (the switch's UDP address) and, with --leaves, INAGG_CLUSTER_LEAF and "
+            + "INAGG_CLUSTER_LEAF_IP set; its lines are printed with [hN] "
             + "before them; the exit status is the worst host's.")
     private String run;
 
@@ -114,36 +128,47 @@ public final class ClusterCommand implements Callable<Integer>
         {
             throw new IllegalArgumentException("--timeout-s must be positive, not " + timeoutS);
         }
+        if (leaves == 0 && uplinkRate != null)
+        {
+            throw new IllegalArgumentException("--uplink-rate needs --leaves");
+        }
+        if (leaves != 0 && !perHost.isEmpty())
+        {
+            throw new IllegalArgumentException("--host-rate is for one switch, not with --leaves");
+        }
+        final LinkRate uplink = uplinkRate == null ? rate : LinkRate.parse(uplinkRate);
         final Path work = workFolder();
-        final EmulatedCluster cluster = EmulatedCluster.create(hosts, rate, perHost, mtu, queueMs);
+        final EmulatedNetwork cluster = leaves == 0 ? EmulatedCluster.create(hosts, rate, perHost, mtu, queueMs)
+            : LeafSpineFabric.create(hosts, leaves, rate, uplink, mtu, queueMs);
+        final Placement placement = cluster.placement();
         final Thread cleanup = new Thread(cluster::close, "inagg-cluster-cleanup");
         Runtime.getRuntime().addShutdownHook(cleanup); // Ctrl-C, SIGTERM
         try
         {
-            out.printf(Locale.ROOT, "cluster: %s, switch namespace %s%n", cluster.describe(),
-                cluster.network().switchNamespace());
-            final String switchAt = HostNetwork.SWITCH_IPV4 + ":" + EmulatedCluster.SWITCH_UDP_PORT;
+            out.printf(Locale.ROOT, "cluster: %s; the switch's place: %s%n", cluster.describe(),
+                String.join(" ", placement.switchExec()));
+            final String switchAt = placement.switchAddress() + ":" + EmulatedCluster.SWITCH_UDP_PORT;
             InaggProcess softwareSwitch = null;
             if ("software".equals(switchKind))
             {
-                softwareSwitch = startSwitch(cluster, work.resolve("switch.log"));
+                softwareSwitch = startSwitch(placement, work.resolve("switch.log"));
                 out.printf(Locale.ROOT, "switch: inagg switch at %s, job %d of %d workers, worker n-1 from "
                     + "10.0.0.n:9101 (log %s)%n", switchAt, jobId, hosts, work.resolve("switch.log"));
             }
-            for (final HostNetwork.Host host : cluster.network().hosts())
+            for (int rank = 0; rank < hosts; rank++)
             {
-                out.printf(Locale.ROOT, "host %d: %s, link %s; ip netns exec %s COMMAND%n", host.number(), host.ipv4(),
-                    cluster.rate(host.number()), host.namespace());
+                out.printf(Locale.ROOT, "host %d: %s, link %s; %s COMMAND%n", rank + 1, placement.rankAddress(rank),
+                    cluster.linkOf(rank + 1), String.join(" ", placement.rankExec(rank)));
                 if (softwareSwitch != null)
                 {
                     out.printf(Locale.ROOT, "  inagg worker --switch %s --bind %s:9101 --job-id %d --worker-id %d "
-                        + "-w %d -n 1048576%n", switchAt, host.ipv4(), jobId, host.number() - 1, hosts);
+                        + "-w %d -n 1048576%n", switchAt, placement.rankAddress(rank), jobId, rank, hosts);
                 }
             }
             out.flush();
             if (run != null)
             {
-                return runOnEveryHost(cluster, switchAt, out);
+                return runOnEveryHost(placement, switchAt, out);
             }
             out.println("cluster ready (Ctrl-C to stop)");
             out.flush();
@@ -165,22 +190,22 @@ public final class ClusterCommand implements Callable<Integer>
             {
                 // the hook is running or ran: the cluster is gone either way
             }
-            out.println("cluster: removed (" + cluster.network().remainingNamespaces().size()
+            out.println("cluster: removed (" + cluster.remainingNamespaces().size()
                 + " namespaces left)");
             out.flush();
         }
     }
 
-    private InaggProcess startSwitch(final EmulatedCluster cluster, final Path log) throws InterruptedException
+    private InaggProcess startSwitch(final Placement placement, final Path log) throws InterruptedException
     {
         final StringBuilder sources = new StringBuilder();
-        for (final HostNetwork.Host host : cluster.network().hosts())
+        for (int rank = 0; rank < hosts; rank++)
         {
-            sources.append(sources.isEmpty() ? "" : ",").append(jobId).append(':').append(host.number() - 1)
-                .append('=').append(host.ipv4()).append(":9101");
+            sources.append(sources.isEmpty() ? "" : ",").append(jobId).append(':').append(rank).append('=')
+                .append(placement.rankAddress(rank)).append(":9101");
         }
-        final InaggProcess process = InaggProcess.start(cluster.network().switchExec(), log, List.of("switch",
-            "--bind", HostNetwork.SWITCH_IPV4 + ":" + EmulatedCluster.SWITCH_UDP_PORT, "--job", jobId + ":" + hosts
+        final InaggProcess process = InaggProcess.start(placement.switchExec(), log, List.of("switch",
+            "--bind", placement.switchAddress() + ":" + EmulatedCluster.SWITCH_UDP_PORT, "--job", jobId + ":" + hosts
                 + (slots > 0 || lanes > 0 ? ":" + (slots > 0 ? slots : SwitchJobConfig.DEFAULT_SLOTS) + ":"
                 + (lanes > 0 ? lanes : SwitchJobConfig.DEFAULT_LANES) : ""),
             "--source", sources.toString(), "--stats-interval", "0"));
@@ -198,23 +223,28 @@ public final class ClusterCommand implements Callable<Integer>
         return process;
     }
 
-    private int runOnEveryHost(final EmulatedCluster cluster, final String switchAt, final PrintWriter out)
+    private int runOnEveryHost(final Placement placement, final String switchAt, final PrintWriter out)
         throws InterruptedException
     {
         final List<Process> processes = new ArrayList<>();
         final List<Thread> pumps = new ArrayList<>();
-        for (final HostNetwork.Host host : cluster.network().hosts())
+        for (int rank = 0; rank < hosts; rank++)
         {
-            final List<String> command = new ArrayList<>(host.exec());
+            final List<String> command = new ArrayList<>(placement.rankExec(rank));
             command.addAll(List.of("sh", "-c", run));
             final ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
             final Map<String, String> env = builder.environment();
-            env.put("INAGG_CLUSTER_HOST", Integer.toString(host.number()));
-            env.put("INAGG_CLUSTER_RANK", Integer.toString(host.number() - 1));
-            env.put("INAGG_CLUSTER_HOSTS", Integer.toString(cluster.hosts()));
-            env.put("INAGG_CLUSTER_IP", host.ipv4());
-            env.put("INAGG_CLUSTER_MASTER", cluster.network().host(1).ipv4());
+            env.put("INAGG_CLUSTER_HOST", Integer.toString(rank + 1));
+            env.put("INAGG_CLUSTER_RANK", Integer.toString(rank));
+            env.put("INAGG_CLUSTER_HOSTS", Integer.toString(hosts));
+            env.put("INAGG_CLUSTER_IP", placement.rankAddress(rank));
+            env.put("INAGG_CLUSTER_MASTER", placement.rankAddress(0));
             env.put("INAGG_CLUSTER_SWITCH", switchAt);
+            if (placement instanceof FabricPlacement fabric)
+            {
+                env.put("INAGG_CLUSTER_LEAF", Integer.toString(fabric.leafOf(rank)));
+                env.put("INAGG_CLUSTER_LEAF_IP", fabric.leafAddress(fabric.leafOf(rank)));
+            }
             final Process process;
             try
             {
@@ -222,10 +252,10 @@ public final class ClusterCommand implements Callable<Integer>
             }
             catch (final IOException ex)
             {
-                throw new UncheckedIOException("cannot run on host " + host.number() + ": " + ex.getMessage(), ex);
+                throw new UncheckedIOException("cannot run on host " + (rank + 1) + ": " + ex.getMessage(), ex);
             }
             processes.add(process);
-            final String tag = "[h" + host.number() + "] ";
+            final String tag = "[h" + (rank + 1) + "] ";
             final Thread pump = Thread.ofVirtual().start(() -> copyLines(process, tag, out));
             pumps.add(pump);
         }

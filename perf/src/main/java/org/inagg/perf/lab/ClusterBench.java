@@ -78,32 +78,18 @@ public final class ClusterBench
         {
             for (final LinkRate rate : rates)
             {
-                if (leaves > 0)
-                {
-                    try (LeafSpineFabric fabric = LeafSpineFabric.create(hosts, leaves, rate,
-                        uplink == null ? rate : uplink, mtu, queueMs))
-                    {
-                        final FabricPlacement placement = fabric.placement();
-                        final PeerRun run = new PeerRun(hosts, elements, iterations, warmup, timeoutS, workDir,
-                            placement);
-                        for (final Peer peer : peers)
-                        {
-                            final Row row = new Row(runOne(peer, run, fabric.describe()), rate, bytes,
-                                peer.boundSeconds(hosts, bytes, placement));
-                            rows.add(row);
-                            progress.accept(row);
-                        }
-                    }
-                    continue;
-                }
-                try (EmulatedCluster cluster = EmulatedCluster.create(hosts, rate, Map.of(), mtu, queueMs))
+                try (EmulatedNetwork network = leaves > 0 ? LeafSpineFabric.create(hosts, leaves, rate,
+                    uplink == null ? rate : uplink, mtu, queueMs)
+                    : EmulatedCluster.create(hosts, rate, Map.of(), mtu, queueMs))
                 {
                     final PeerRun run = new PeerRun(hosts, elements, iterations, warmup, timeoutS, workDir,
-                        cluster.placement());
+                        network.placement());
                     for (final Peer peer : peers)
                     {
-                        final Row row = new Row(runOne(peer, run, cluster.describe()), rate, bytes,
-                            peer.boundSeconds(hosts, bytes, rate.bitsPerSecond()));
+                        final double bound = network.placement() instanceof FabricPlacement fabric
+                            ? peer.boundSeconds(hosts, bytes, fabric) : peer.boundSeconds(hosts, bytes,
+                            rate.bitsPerSecond());
+                        final Row row = new Row(runOne(peer, run, network.describe()), rate, bytes, bound);
                         rows.add(row);
                         progress.accept(row);
                     }

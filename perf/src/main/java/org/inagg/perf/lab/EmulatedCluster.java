@@ -31,7 +31,7 @@ import org.inagg.perf.peers.Placement;
  * removes the veths and their qdiscs; a cluster whose creating process died outright is removed by the next one
  * ({@link HostNetwork#removeStale()}). Needs root or CAP_NET_ADMIN, iproute2 (ip, tc) and ethtool.
  */
-public final class EmulatedCluster implements AutoCloseable
+public final class EmulatedCluster implements EmulatedNetwork
 {
     /** UDP port of a switch run in the switch namespace. */
     public static final int SWITCH_UDP_PORT = 9000;
@@ -134,9 +134,22 @@ public final class EmulatedCluster implements AutoCloseable
         return network;
     }
 
+    @Override
     public int hosts()
     {
         return network.hosts().size();
+    }
+
+    @Override
+    public String linkOf(final int host)
+    {
+        return rate(host).toString();
+    }
+
+    @Override
+    public List<String> remainingNamespaces()
+    {
+        return network.remainingNamespaces();
     }
 
     /** Host n's link rate (1-based). */
@@ -171,6 +184,7 @@ public final class EmulatedCluster implements AutoCloseable
     }
 
     /** Rank r on host r + 1, the switch in the switch namespace at {@link HostNetwork#SWITCH_IPV4}. */
+    @Override
     public Placement placement()
     {
         final EmulatedCluster cluster = this;
@@ -231,6 +245,7 @@ public final class EmulatedCluster implements AutoCloseable
     }
 
     /** {@code 4 hosts, 100 Mbit/s links, MTU 1500}. */
+    @Override
     public String describe()
     {
         final List<LinkRate> distinct = new ArrayList<>(rates.values().stream().distinct().toList());
@@ -239,7 +254,6 @@ public final class EmulatedCluster implements AutoCloseable
     }
 
     /** Kills every process in the cluster's namespaces and deletes them; safe to call twice. */
-    @Override
     public void close()
     {
         network.close();

@@ -27,7 +27,7 @@ import org.inagg.perf.peers.FabricPlacement;
  * Hosts are spread over the leaves in contiguous blocks (host n under leaf {@code (n-1)*K/H + 1}). Everything is
  * removed on {@link #close()}, and by the next lab if this process dies outright ({@link HostNetwork#removeStale()}).
  */
-public final class LeafSpineFabric implements AutoCloseable
+public final class LeafSpineFabric implements EmulatedNetwork
 {
     /** Most hosts: their addresses stay below the leaves'. */
     public static final int MAX_HOSTS = 150;
@@ -194,7 +194,20 @@ public final class LeafSpineFabric implements AutoCloseable
         return "10.0.0." + (200 + leaf);
     }
 
+    @Override
+    public int hosts()
+    {
+        return hosts;
+    }
+
+    @Override
+    public String linkOf(final int host)
+    {
+        return hostRate + " under leaf " + leafOfHost(host);
+    }
+
     /** {@code 4 hosts under 2 leaves, 100 Mbit/s host links, 100 Mbit/s uplinks (2:1), MTU 1500}. */
+    @Override
     public String describe()
     {
         final double oversubscription = (double)hosts / leaves * hostRate.bitsPerSecond() / uplinkRate.bitsPerSecond();
@@ -203,6 +216,7 @@ public final class LeafSpineFabric implements AutoCloseable
     }
 
     /** Rank r on host r + 1; the spine for a one-level switch or a parameter server; each leaf for its switch. */
+    @Override
     public FabricPlacement placement()
     {
         final LeafSpineFabric fabric = this;
@@ -298,6 +312,7 @@ public final class LeafSpineFabric implements AutoCloseable
     }
 
     /** This fabric's namespaces that still exist (for tests: none after {@link #close()}). */
+    @Override
     public List<String> remainingNamespaces()
     {
         return HostNetwork.listNamespaces().stream().filter(n -> n.startsWith(HostNetwork.PREFIX + tag + "-"))

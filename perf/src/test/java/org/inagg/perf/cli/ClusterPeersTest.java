@@ -57,4 +57,45 @@ class ClusterPeersTest
         assertThat(png).exists();
         assertThat(HostNetwork.listNamespaces()).isEqualTo(before);
     }
+
+    @Test
+    void shouldRunTheTwoLevelJobOnALeafSpineFabric()
+    {
+        EmulatedClusterTest.requireCluster();
+        final List<String> before = HostNetwork.listNamespaces();
+        final StringWriter out = new StringWriter();
+        final CommandLine commandLine = new CommandLine(new InaggCli());
+        commandLine.setOut(new PrintWriter(out));
+        final String peers = Boolean.getBoolean("inagg.cluster.tests.require") ? "gloo,inagg-udp,inagg-2level"
+            : "inagg-udp,inagg-2level";
+
+        final int exit = commandLine.execute("bench-peers", "-w", "4", "-n", "65536", "-i", "3", "--warmup", "1",
+            "--link-rate", "50mbit", "--leaves", "2", "--uplink-rate", "100mbit", "--peers", peers, "--chart", "none",
+            "--work-dir", dir.resolve("logs").toString(), "--timeout-s", "120");
+
+        final String text = out.toString();
+        assertThat(exit).as(text).isZero();
+        assertThat(text).contains("leaf-spine fabrics of 2 leaves")
+            .containsPattern("inagg UDP processes +4 +50 Mbit/s +[0-9.]+ +[0-9.]+ +[0-9.]+ ")
+            .containsPattern("inagg two-level \\(leaf switches \\+ PS\\) +4 +50 Mbit/s +[0-9.]+ +[0-9.]+ +[0-9.]+ ");
+        assertThat(HostNetwork.listNamespaces()).isEqualTo(before);
+    }
+
+    @Test
+    void shouldRefuseATwoLevelRunWithoutAFabricOption()
+    {
+        final StringWriter err = new StringWriter();
+        final CommandLine commandLine = new CommandLine(new InaggCli());
+        commandLine.setErr(new PrintWriter(err));
+        commandLine.setExecutionExceptionHandler((ex, cmd, parsed) ->
+        {
+            cmd.getErr().println(ex.getMessage());
+            return 1;
+        });
+        assertThat(commandLine.execute("bench-peers", "--leaves", "2", "--chart", "none")).isEqualTo(1);
+        assertThat(err.toString()).contains("--leaves and --uplink-rate need --link-rate");
+        assertThat(commandLine.execute("bench-peers", "-w", "3", "--link-rate", "1gbit", "--leaves", "4", "--chart",
+            "none")).isEqualTo(1);
+        assertThat(err.toString()).contains("--leaves 4");
+    }
 }
