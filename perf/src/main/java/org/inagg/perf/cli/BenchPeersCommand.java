@@ -214,8 +214,8 @@ final class BenchPeersCommand implements Callable<Integer>
                 case "inagg-local" -> new InaggLocalPeer("inproc", jvmOptions);
                 case "inagg-2level" -> new InaggTwoLevelPeer(jvmOptions, workerOptions);
                 case "inagg-dpdk" -> new InaggLocalPeer("dpdk", jvmOptions);
-                default -> throw new IllegalArgumentException("unknown peer '" + name + "'; use some of " + ALL_PEERS + ","
-                    + FABRIC_PEERS);
+                default -> throw new IllegalArgumentException("unknown peer '" + name + "'; use some of " + ALL_PEERS
+                    + "," + FABRIC_PEERS);
             });
         }
         return peers;

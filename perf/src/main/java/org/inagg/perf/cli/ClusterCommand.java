@@ -67,7 +67,8 @@ public final class ClusterCommand implements Callable<Integer>
         description = "With --leaves: each leaf-to-spine link's rate (default: --link-rate).")
     private String uplinkRate;
 
-    @Option(names = "--mtu", defaultValue = "1500", description = "The links' MTU, 576..9000 (default ${DEFAULT-VALUE}).")
+    @Option(names = "--mtu", defaultValue = "1500",
+        description = "The links' MTU, 576..9000 (default ${DEFAULT-VALUE}).")
     private int mtu;
 
     @Option(names = "--queue-ms", defaultValue = "" + EmulatedCluster.QUEUE_MS_DEFAULT,
@@ -80,8 +81,15 @@ public final class ClusterCommand implements Callable<Integer>
             + "host-based peers (default ${DEFAULT-VALUE}). For bmv2 use `inagg lab`.")
     private String switchKind;
 
-    @Option(names = "--job", defaultValue = "1", description = "The software switch's job id (default ${DEFAULT-VALUE}).")
+    @Option(names = "--job", defaultValue = "1",
+        description = "The software switch's job id (default ${DEFAULT-VALUE}).")
     private int jobId;
+
+    @Option(names = "--workers-per-host", defaultValue = "1",
+        description = "Workers of the software switch's job on each host, 1..16: worker (n-1)*P + r at "
+            + "10.0.0.n:(9101 + r); more than one puts every rank of a host straight on the switch instead of one "
+            + "agent per host (PASSING's comparison) (default ${DEFAULT-VALUE}).")
+    private int workersPerHost;
 
     @Option(names = "--slots", defaultValue = "0",
         description = "The software switch job's slots: each worker's window of packets in flight; 0 for the "
@@ -120,6 +128,10 @@ public final class ClusterCommand implements Callable<Integer>
             throw new IllegalArgumentException("--switch must be software or bridge, not '" + switchKind + "' (for "
                 + "bmv2: inagg lab)");
         }
+        if (workersPerHost < 1 || workersPerHost > 16)
+        {
+            throw new IllegalArgumentException("--workers-per-host must be 1..16, not " + workersPerHost);
+        }
         if (slots < 0 || lanes < 0)
         {
             throw new IllegalArgumentException("--slots and --lanes must not be negative");
@@ -152,8 +164,9 @@ public final class ClusterCommand implements Callable<Integer>
             if ("software".equals(switchKind))
             {
                 softwareSwitch = startSwitch(placement, work.resolve("switch.log"));
-                out.printf(Locale.ROOT, "switch: inagg switch at %s, job %d of %d workers, worker n-1 from "
-                    + "10.0.0.n:9101 (log %s)%n", switchAt, jobId, hosts, work.resolve("switch.log"));
+                out.printf(Locale.ROOT, "switch: inagg switch at %s, job %d of %d workers, worker (n-1)*%d+r from "
+                    + "10.0.0.n:(9101+r) (log %s)%n", switchAt, jobId, hosts * workersPerHost, workersPerHost,
+                    work.resolve("switch.log"));
             }
             for (int rank = 0; rank < hosts; rank++)
             {
@@ -162,7 +175,8 @@ public final class ClusterCommand implements Callable<Integer>
                 if (softwareSwitch != null)
                 {
                     out.printf(Locale.ROOT, "  inagg worker --switch %s --bind %s:9101 --job-id %d --worker-id %d "
-                        + "-w %d -n 1048576%n", switchAt, placement.rankAddress(rank), jobId, rank, hosts);
+                        + "-w %d -n 1048576%n", switchAt, placement.rankAddress(rank), jobId, rank * workersPerHost,
+                        hosts * workersPerHost);
                 }
             }
             out.flush();
@@ -201,12 +215,17 @@ public final class ClusterCommand implements Callable<Integer>
         final StringBuilder sources = new StringBuilder();
         for (int rank = 0; rank < hosts; rank++)
         {
-            sources.append(sources.isEmpty() ? "" : ",").append(jobId).append(':').append(rank).append('=')
-                .append(placement.rankAddress(rank)).append(":9101");
+            for (int r = 0; r < workersPerHost; r++)
+            {
+                sources.append(sources.isEmpty() ? "" : ",").append(jobId).append(':')
+                    .append(rank * workersPerHost + r).append('=').append(placement.rankAddress(rank)).append(':')
+                    .append(9101 + r);
+            }
         }
         final InaggProcess process = InaggProcess.start(placement.switchExec(), log, List.of("switch",
-            "--bind", placement.switchAddress() + ":" + EmulatedCluster.SWITCH_UDP_PORT, "--job", jobId + ":" + hosts
-                + (slots > 0 || lanes > 0 ? ":" + (slots > 0 ? slots : SwitchJobConfig.DEFAULT_SLOTS) + ":"
+            "--bind", placement.switchAddress() + ":" + EmulatedCluster.SWITCH_UDP_PORT, "--job",
+            jobId + ":" + hosts * workersPerHost + (slots > 0 || lanes > 0 ? ":"
+                + (slots > 0 ? slots : SwitchJobConfig.DEFAULT_SLOTS) + ":"
                 + (lanes > 0 ? lanes : SwitchJobConfig.DEFAULT_LANES) : ""),
             "--source", sources.toString(), "--stats-interval", "0"));
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
@@ -240,6 +259,7 @@ public final class ClusterCommand implements Callable<Integer>
             env.put("INAGG_CLUSTER_IP", placement.rankAddress(rank));
             env.put("INAGG_CLUSTER_MASTER", placement.rankAddress(0));
             env.put("INAGG_CLUSTER_SWITCH", switchAt);
+            env.put("INAGG_CLUSTER_WORKERS_PER_HOST", Integer.toString(workersPerHost));
             if (placement instanceof FabricPlacement fabric)
             {
                 env.put("INAGG_CLUSTER_LEAF", Integer.toString(fabric.leafOf(rank)));

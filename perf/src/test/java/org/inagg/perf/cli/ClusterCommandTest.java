@@ -93,6 +93,9 @@ class ClusterCommandTest
             .contains("unknown host 7");
         assertThat(error("cluster", "--hosts", "201", "--run", "true")).contains("2..200");
         assertThat(error("cluster", "--switch", "tofino", "--run", "true")).contains("'tofino'");
+        assertThat(error("cluster", "--workers-per-host", "0", "--run", "true")).contains("--workers-per-host");
+        assertThat(error("cluster", "--uplink-rate", "1gbit", "--run", "true")).contains("--uplink-rate needs --leaves");
+        assertThat(error("cluster", "--hosts", "3", "--leaves", "4", "--run", "true")).contains("one at least under");
         assertThat(HostNetwork.listNamespaces()).isEqualTo(before);
     }
 
