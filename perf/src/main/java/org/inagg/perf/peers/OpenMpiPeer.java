@@ -118,7 +118,9 @@ public final class OpenMpiPeer implements Peer
             }
             command.addAll(List.of(Integer.toString(run.elements()), Integer.toString(run.iterations()),
                 Integer.toString(run.warmup())));
-            final Process mpirun = children.start(Placement.prefixed(placement.rankExec(0), command), Map.of(), log);
+            final Map<String, String> env = placement.isLoopback() ? Map.of()
+                : Map.of("TMPDIR", run.workDir().resolve("mpi-tmp-mpirun").toString());
+            final Process mpirun = children.start(Placement.prefixed(placement.rankExec(0), command), env, log);
             final boolean ok = ChildProcesses.awaitAll(List.of(mpirun),
                 System.nanoTime() + TimeUnit.SECONDS.toNanos(run.timeoutS()));
             final String text = ChildProcesses.read(log);
@@ -150,8 +152,12 @@ public final class OpenMpiPeer implements Peer
         {
             final String host = "rank" + rank;
             hosts.add(host);
-            agent.append("  ").append(host).append(") exec ")
-                .append(String.join(" ", Placement.prefixed(run.placement().rankExec(rank), List.of("/bin/sh", "-c"))))
+            // Every emulated host has this machine's host name and /tmp: a session directory of its own per host,
+            // or the daemons' session directories (named by host name) collide.
+            final Path tmp = run.workDir().resolve("mpi-tmp-" + host);
+            agent.append("  ").append(host).append(") mkdir -p ").append(tmp).append("; exec ")
+                .append(String.join(" ", Placement.prefixed(run.placement().rankExec(rank), List.of("env", "TMPDIR="
+                    + tmp, "/bin/sh", "-c"))))
                 .append(" \"$*\" ;;\n");
         }
         agent.append("  *) echo \"inagg mpi launch agent: unknown host $host\" >&2; exit 2 ;;\nesac\n");
@@ -159,6 +165,7 @@ public final class OpenMpiPeer implements Peer
         try
         {
             java.nio.file.Files.writeString(script, agent);
+            java.nio.file.Files.createDirectories(run.workDir().resolve("mpi-tmp-mpirun"));
             script.toFile().setExecutable(true);
         }
         catch (final java.io.IOException ex)
