@@ -13,10 +13,11 @@ import org.inagg.wire.RejectReason;
  * {@link InaggHeader}); a node aggregates only packets of the current session and counts the rest as stale. A new
  * session starts the job afresh (the node resets the job's aggregation state) and comes either from the control plane
  * ({@link #startSession}) or from a JOIN: when a worker id that has joined the current session joins again with
- * another <i>incarnation</i> (the random 64-bit number a worker process draws once), that worker was restarted, so
- * the run it belonged to is over: the session advances, the other workers of the old session are refused (their
- * packets answered with {@link RejectReason#STALE_SESSION}, naming the worker that rejoined), and whoever joins now
- * joins the new run. A JOIN repeated by the same incarnation (a lost JOIN_ACK) is answered again and changes nothing;
+ * another <i>incarnation</i> (the random 32-bit number a worker process draws once, carried in its JOIN), that
+ * worker was restarted, so the run it belonged to is over: the session advances, the other workers of the old
+ * session are refused (their packets answered with {@link RejectReason#STALE_SESSION}, naming the worker that
+ * rejoined), and whoever joins now joins the new run. A JOIN repeated by the same incarnation (a lost JOIN_ACK) is
+ * answered again and changes nothing;
  * a process of an earlier session never joins a later one (its JOINs are refused as stale, whatever session they ask
  * for), so a survivor of a restarted run cannot slip into the new one half-way through its own iteration.
  * <p>

@@ -187,61 +187,8 @@ public final class EmulatedCluster implements EmulatedNetwork
     @Override
     public Placement placement()
     {
-        final EmulatedCluster cluster = this;
-        return new Placement()
-        {
-            @Override
-            public List<String> rankExec(final int rank)
-            {
-                return cluster.network.host(checkedHost(rank)).exec();
-            }
-
-            @Override
-            public String rankAddress(final int rank)
-            {
-                return cluster.network.host(checkedHost(rank)).ipv4();
-            }
-
-            @Override
-            public List<String> switchExec()
-            {
-                return cluster.network.switchExec();
-            }
-
-            @Override
-            public String switchAddress()
-            {
-                return HostNetwork.SWITCH_IPV4;
-            }
-
-            @Override
-            public boolean isLoopback()
-            {
-                return false;
-            }
-
-            @Override
-            public Map<String, String> rankEnvironment()
-            {
-                return Map.of("GLOO_SOCKET_IFNAME", "eth0");
-            }
-
-            @Override
-            public String describe()
-            {
-                return cluster.describe();
-            }
-
-            private int checkedHost(final int rank)
-            {
-                if (rank < 0 || rank >= cluster.hosts())
-                {
-                    throw new IllegalArgumentException("rank " + rank + " has no host: the cluster has "
-                        + cluster.hosts() + " (one rank per host)");
-                }
-                return rank + 1;
-            }
-        };
+        return new NamespacePlacement(network.hosts().stream().map(HostNetwork.Host::namespace).toList(),
+            network.switchNamespace(), HostNetwork.SWITCH_IPV4, describe());
     }
 
     /** {@code 4 hosts, 100 Mbit/s links, MTU 1500}. */

@@ -1,7 +1,6 @@
 package org.inagg.perf.lab;
 
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -55,20 +54,18 @@ public final class HostNetwork implements AutoCloseable
         }
     }
 
-    private final String tag;
+    private final LabNamespaces namespaces;
     private final String switchNamespace;
     private final List<Host> hosts;
-    private final List<String> namespaces = Collections.synchronizedList(new ArrayList<>());
-    private boolean closed;
 
     private HostNetwork(final String tag, final int hostCount)
     {
-        this.tag = tag;
-        this.switchNamespace = PREFIX + tag + "-sw";
+        this.namespaces = new LabNamespaces(tag);
+        this.switchNamespace = namespaces.name("sw");
         final List<Host> list = new ArrayList<>();
         for (int n = 1; n <= hostCount; n++)
         {
-            list.add(new Host(n, PREFIX + tag + "-h" + n, String.format("02:00:00:00:00:%02x", n), "10.0.0." + n));
+            list.add(new Host(n, namespaces.name("h" + n), String.format("02:00:00:00:00:%02x", n), "10.0.0." + n));
         }
         this.hosts = List.copyOf(list);
     }
@@ -106,14 +103,14 @@ public final class HostNetwork implements AutoCloseable
             throw new LabException("cannot create network namespaces (needs root or CAP_NET_ADMIN, and iproute2): "
                 + failure);
         }
-        namespaces.add(switchNamespace);
+        namespaces.made(switchNamespace);
         Commands.run(List.of("ip", "-n", switchNamespace, "link", "set", "lo", "up"));
         sysctl(switchNamespace, "net.ipv6.conf.all.disable_ipv6=1");
         sysctl(switchNamespace, "net.ipv6.conf.default.disable_ipv6=1");
         for (final Host host : hosts)
         {
             Commands.run(List.of("ip", "netns", "add", host.namespace()));
-            namespaces.add(host.namespace());
+            namespaces.made(host.namespace());
             sysctl(host.namespace(), "net.ipv6.conf.all.disable_ipv6=1");
             sysctl(host.namespace(), "net.ipv6.conf.default.disable_ipv6=1");
             final String port = switchInterface(host);
@@ -173,7 +170,7 @@ public final class HostNetwork implements AutoCloseable
     /** The lab's tag: the creating process's pid and a letter. */
     public String tag()
     {
-        return tag;
+        return namespaces.tag();
     }
 
     public String switchNamespace()
@@ -232,16 +229,9 @@ public final class HostNetwork implements AutoCloseable
 
     /** Kills every process still in the lab's namespaces and deletes them; safe to call twice. */
     @Override
-    public synchronized void close()
+    public void close()
     {
-        if (closed)
-        {
-            return;
-        }
-        closed = true;
-        final List<String> all = new ArrayList<>(namespaces);
-        Collections.reverse(all);
-        deleteNamespaces(all);
+        namespaces.close();
     }
 
     /** Kills every process in the namespaces, then deletes them (with their veths and qdiscs). */
@@ -266,7 +256,7 @@ public final class HostNetwork implements AutoCloseable
     /** This lab's namespaces that still exist (for tests: none after {@link #close()}). */
     public List<String> remainingNamespaces()
     {
-        return listNamespaces().stream().filter(n -> n.startsWith(PREFIX + tag + "-")).toList();
+        return namespaces.remaining();
     }
 
     /** Every namespace on the machine, by name. */

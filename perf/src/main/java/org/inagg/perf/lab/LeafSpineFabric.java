@@ -1,10 +1,8 @@
 package org.inagg.perf.lab;
 
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 
 import org.inagg.perf.peers.FabricPlacement;
 
@@ -34,19 +32,17 @@ public final class LeafSpineFabric implements EmulatedNetwork
     /** Most leaves: 10.0.0.201 .. 10.0.0.240. */
     public static final int MAX_LEAVES = 40;
 
-    private final String tag;
+    private final LabNamespaces namespaces;
     private final int hosts;
     private final int leaves;
     private final LinkRate hostRate;
     private final LinkRate uplinkRate;
     private final int mtu;
-    private final List<String> namespaces = Collections.synchronizedList(new ArrayList<>());
-    private boolean closed;
 
     private LeafSpineFabric(final String tag, final int hosts, final int leaves, final LinkRate hostRate,
         final LinkRate uplinkRate, final int mtu)
     {
-        this.tag = tag;
+        this.namespaces = new LabNamespaces(tag);
         this.hosts = hosts;
         this.leaves = leaves;
         this.hostRate = hostRate;
@@ -103,7 +99,7 @@ public final class LeafSpineFabric implements EmulatedNetwork
             throw new LabException("cannot create network namespaces (needs root or CAP_NET_ADMIN, and iproute2): "
                 + failure);
         }
-        namespaces.add(spineNamespace());
+        namespaces.made(spineNamespace());
         bridge(spineNamespace(), HostNetwork.SWITCH_IPV4);
         for (int leaf = 1; leaf <= leaves; leaf++)
         {
@@ -129,7 +125,7 @@ public final class LeafSpineFabric implements EmulatedNetwork
     private void addNamespace(final String ns)
     {
         Commands.run(List.of("ip", "netns", "add", ns));
-        namespaces.add(ns);
+        namespaces.made(ns);
         Commands.run(List.of("ip", "-n", ns, "link", "set", "lo", "up"));
         HostNetwork.sysctl(ns, "net.ipv6.conf.all.disable_ipv6=1");
         HostNetwork.sysctl(ns, "net.ipv6.conf.default.disable_ipv6=1");
@@ -170,17 +166,17 @@ public final class LeafSpineFabric implements EmulatedNetwork
 
     private String spineNamespace()
     {
-        return HostNetwork.PREFIX + tag + "-sp";
+        return namespaces.name("sp");
     }
 
     private String leafNamespace(final int leaf)
     {
-        return HostNetwork.PREFIX + tag + "-l" + leaf;
+        return namespaces.name("l" + leaf);
     }
 
     private String hostNamespace(final int host)
     {
-        return HostNetwork.PREFIX + tag + "-h" + host;
+        return namespaces.name("h" + host);
     }
 
     /** Leaf (1-based) of host n (1-based). */
@@ -219,117 +215,70 @@ public final class LeafSpineFabric implements EmulatedNetwork
     @Override
     public FabricPlacement placement()
     {
-        final LeafSpineFabric fabric = this;
-        return new FabricPlacement()
+        final List<String> hostNamespaces = new ArrayList<>();
+        for (int host = 1; host <= hosts; host++)
         {
-            @Override
-            public List<String> rankExec(final int rank)
-            {
-                return List.of("ip", "netns", "exec", hostNamespace(checked(rank) + 1));
-            }
+            hostNamespaces.add(hostNamespace(host));
+        }
+        return new Placed(hostNamespaces, spineNamespace(), describe());
+    }
 
-            @Override
-            public String rankAddress(final int rank)
-            {
-                return "10.0.0." + (checked(rank) + 1);
-            }
+    /** The fabric's placement: the hosts' and the spine's as on one switch, and the leaves. */
+    private final class Placed extends NamespacePlacement implements FabricPlacement
+    {
+        Placed(final List<String> hostNamespaces, final String spine, final String description)
+        {
+            super(hostNamespaces, spine, HostNetwork.SWITCH_IPV4, description);
+        }
 
-            @Override
-            public List<String> switchExec()
-            {
-                return List.of("ip", "netns", "exec", spineNamespace());
-            }
+        @Override
+        public int leaves()
+        {
+            return leaves;
+        }
 
-            @Override
-            public String switchAddress()
-            {
-                return HostNetwork.SWITCH_IPV4;
-            }
+        @Override
+        public int leafOf(final int rank)
+        {
+            return leafOfHost(checked(rank) + 1);
+        }
 
-            @Override
-            public boolean isLoopback()
-            {
-                return false;
-            }
+        @Override
+        public List<String> leafExec(final int leaf)
+        {
+            return List.of("ip", "netns", "exec", leafNamespace(leaf));
+        }
 
-            @Override
-            public Map<String, String> rankEnvironment()
-            {
-                return Map.of("GLOO_SOCKET_IFNAME", "eth0");
-            }
+        @Override
+        public String leafAddress(final int leaf)
+        {
+            return LeafSpineFabric.leafAddress(leaf);
+        }
 
-            @Override
-            public String describe()
-            {
-                return fabric.describe();
-            }
+        @Override
+        public double hostBitsPerSecond()
+        {
+            return hostRate.bitsPerSecond();
+        }
 
-            @Override
-            public int leaves()
-            {
-                return leaves;
-            }
-
-            @Override
-            public int leafOf(final int rank)
-            {
-                return leafOfHost(checked(rank) + 1);
-            }
-
-            @Override
-            public List<String> leafExec(final int leaf)
-            {
-                return List.of("ip", "netns", "exec", leafNamespace(leaf));
-            }
-
-            @Override
-            public String leafAddress(final int leaf)
-            {
-                return LeafSpineFabric.leafAddress(leaf);
-            }
-
-            @Override
-            public double hostBitsPerSecond()
-            {
-                return hostRate.bitsPerSecond();
-            }
-
-            @Override
-            public double uplinkBitsPerSecond()
-            {
-                return uplinkRate.bitsPerSecond();
-            }
-
-            private int checked(final int rank)
-            {
-                if (rank < 0 || rank >= hosts)
-                {
-                    throw new IllegalArgumentException("rank " + rank + " has no host: the fabric has " + hosts);
-                }
-                return rank;
-            }
-        };
+        @Override
+        public double uplinkBitsPerSecond()
+        {
+            return uplinkRate.bitsPerSecond();
+        }
     }
 
     /** This fabric's namespaces that still exist (for tests: none after {@link #close()}). */
     @Override
     public List<String> remainingNamespaces()
     {
-        return HostNetwork.listNamespaces().stream().filter(n -> n.startsWith(HostNetwork.PREFIX + tag + "-"))
-            .toList();
+        return namespaces.remaining();
     }
 
     /** Kills every process in the fabric's namespaces and deletes them; safe to call twice. */
     @Override
-    public synchronized void close()
+    public void close()
     {
-        if (closed)
-        {
-            return;
-        }
-        closed = true;
-        final List<String> all = new ArrayList<>(namespaces);
-        Collections.reverse(all);
-        HostNetwork.deleteNamespaces(all);
+        namespaces.close();
     }
 }
