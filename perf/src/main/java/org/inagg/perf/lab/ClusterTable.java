@@ -18,8 +18,8 @@ import org.knowm.xchart.style.lines.SeriesLines;
 import org.knowm.xchart.style.markers.SeriesMarkers;
 
 /**
- * The rows of a {@link ClusterBench} as a text table (time per all-reduce, the links' bound, the fraction of it
- * reached, the ratio to a baseline peer at the same hosts and rate) and as a PNG of time against link rate with each
+ * The rows of a {@link ClusterBench} as a text table (mean and median time per all-reduce, the links' bound, the
+ * fraction of it each reaches, the ratio of the means to a baseline peer at the same hosts and rate) and as a PNG of time against link rate with each
  * peer's bound drawn dashed, so the rate at which a peer stops following its bound (becomes CPU-bound) shows.
  */
 public final class ClusterTable
@@ -44,8 +44,8 @@ public final class ClusterTable
     public String format(final String heading)
     {
         final StringBuilder out = new StringBuilder(heading).append('\n');
-        out.append(String.format(Locale.ROOT, "%-28s %5s %12s %13s %10s %8s %8s%n", "peer", "hosts", "link",
-            "ms/all-reduce", "bound ms", "of bound", "x " + baseline));
+        out.append(String.format(Locale.ROOT, "%-36s %5s %12s %13s %8s %10s %8s %8s %8s%n", "peer", "hosts", "link",
+            "ms/all-reduce", "p50 ms", "bound ms", "of bound", "p50 of", "x " + baseline));
         final List<String> notes = new ArrayList<>();
         for (final ClusterBench.Row row : rows)
         {
@@ -53,8 +53,12 @@ public final class ClusterTable
             if (row.result().isMeasured())
             {
                 final Optional<ClusterBench.Row> base = baselineOf(row);
-                out.append(String.format(Locale.ROOT, "%-28s %5d %12s %13.1f %10.1f %8.2f %8s%n", peer,
-                    row.result().workers(), row.rate(), row.seconds() * 1e3, row.boundSeconds() * 1e3, row.ofBound(),
+                final double p50 = row.result().p50Seconds();
+                out.append(String.format(Locale.ROOT, "%-36s %5d %12s %13.1f %8s %10.1f %8.2f %8s %8s%n", peer,
+                    row.result().workers(), row.rate(), row.seconds() * 1e3,
+                    Double.isNaN(p50) ? "-" : String.format(Locale.ROOT, "%.1f", p50 * 1e3), row.boundSeconds() * 1e3,
+                    row.ofBound(), Double.isNaN(p50) ? "-" : String.format(Locale.ROOT, "%.2f", row.boundSeconds()
+                        / p50),
                     base.map(b -> String.format(Locale.ROOT, "%.2fx", b.seconds() / row.seconds())).orElse("-")));
                 if (!row.result().note().isEmpty())
                 {
@@ -64,9 +68,9 @@ public final class ClusterTable
             }
             else
             {
-                out.append(String.format(Locale.ROOT, "%-28s %5d %12s %13s %10.1f %8s %8s%n", peer,
-                    row.result().workers(), row.rate(), row.result().status().name().toLowerCase(Locale.ROOT),
-                    row.boundSeconds() * 1e3, "-", "-"));
+                out.append(String.format(Locale.ROOT, "%-36s %5d %12s %13s %8s %10.1f %8s %8s %8s%n", peer,
+                    row.result().workers(), row.rate(), row.result().status().name().toLowerCase(Locale.ROOT), "-",
+                    row.boundSeconds() * 1e3, "-", "-", "-"));
                 notes.add(String.format(Locale.ROOT, "%s, %d hosts, %s: %s", peer, row.result().workers(), row.rate(),
                     row.result().note()));
             }

@@ -21,6 +21,7 @@ import java.util.regex.Pattern;
  */
 final class ChildProcesses implements AutoCloseable
 {
+    private static final Pattern P50_MS = Pattern.compile("(?m)^p50 ms ([0-9.]+)$");
     private static final Pattern ELEMENTS_PER_SECOND = Pattern.compile("elements/s(?: \\(tensor\\))?\\s+([0-9.eE+-]+)");
 
     private final List<Process> processes = new ArrayList<>();
@@ -91,6 +92,18 @@ final class ChildProcesses implements AutoCloseable
         {
             return "";
         }
+    }
+
+    /** The last {@code p50 ms VALUE} line of a peer's script (the median all-reduce, slowest rank), NaN if none. */
+    static double p50Seconds(final String text)
+    {
+        final Matcher matcher = P50_MS.matcher(text);
+        double last = Double.NaN;
+        while (matcher.find())
+        {
+            last = Double.parseDouble(matcher.group(1)) / 1e3;
+        }
+        return last;
     }
 
     /** The last {@code elements/s VALUE} (or {@code elements/s (tensor) VALUE}) figure in {@code text}. */

@@ -88,7 +88,8 @@ public final class GlooPeer implements Peer
                 return PeerResult.failed(name(), run.workers(), "gloo ranks did not finish within " + run.timeoutS()
                     + " s or failed: " + ChildProcesses.lastLine(text) + " (" + log0 + ")");
             }
-            return PeerResult.measured(name(), run.workers(), rate.getAsDouble(), "torch.distributed gloo, CPU");
+            return PeerResult.measured(name(), run.workers(), rate.getAsDouble(), ChildProcesses.p50Seconds(text),
+                "torch.distributed gloo, CPU");
         }
     }
 

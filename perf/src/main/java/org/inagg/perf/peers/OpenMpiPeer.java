@@ -130,7 +130,8 @@ public final class OpenMpiPeer implements Peer
                 return PeerResult.failed(name(), run.workers(), "mpirun did not finish within " + run.timeoutS()
                     + " s or failed: " + ChildProcesses.lastLine(text) + " (" + log + ")");
             }
-            return PeerResult.measured(name(), run.workers(), rate.getAsDouble(), "MPI_Allreduce via " + flavour);
+            return PeerResult.measured(name(), run.workers(), rate.getAsDouble(), ChildProcesses.p50Seconds(text),
+                "MPI_Allreduce via " + flavour);
         }
     }
 

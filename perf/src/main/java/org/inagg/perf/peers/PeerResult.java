@@ -10,8 +10,11 @@ package org.inagg.perf.peers;
  * @param status            {@link Status#MEASURED}, {@link Status#SKIPPED} (the peer is not installed here) or
  *                          {@link Status#FAILED} (it ran and did not produce a figure).
  * @param note              the reason when skipped or failed; extra facts (retransmissions) when measured; never null.
+ * @param p50Seconds        the median all-reduce's time (of the slowest rank, per call), NaN where the peer does not
+ *                          report it.
  */
-public record PeerResult(String peer, int workers, double elementsPerSecond, Status status, String note)
+public record PeerResult(String peer, int workers, double elementsPerSecond, Status status, String note,
+    double p50Seconds)
 {
     /** How a peer's run ended. */
     public enum Status
@@ -22,17 +25,23 @@ public record PeerResult(String peer, int workers, double elementsPerSecond, Sta
     public static PeerResult measured(final String peer, final int workers, final double elementsPerSecond,
         final String note)
     {
-        return new PeerResult(peer, workers, elementsPerSecond, Status.MEASURED, note);
+        return measured(peer, workers, elementsPerSecond, Double.NaN, note);
+    }
+
+    public static PeerResult measured(final String peer, final int workers, final double elementsPerSecond,
+        final double p50Seconds, final String note)
+    {
+        return new PeerResult(peer, workers, elementsPerSecond, Status.MEASURED, note, p50Seconds);
     }
 
     public static PeerResult skipped(final String peer, final int workers, final String reason)
     {
-        return new PeerResult(peer, workers, Double.NaN, Status.SKIPPED, reason);
+        return new PeerResult(peer, workers, Double.NaN, Status.SKIPPED, reason, Double.NaN);
     }
 
     public static PeerResult failed(final String peer, final int workers, final String reason)
     {
-        return new PeerResult(peer, workers, Double.NaN, Status.FAILED, reason);
+        return new PeerResult(peer, workers, Double.NaN, Status.FAILED, reason, Double.NaN);
     }
 
     public boolean isMeasured()

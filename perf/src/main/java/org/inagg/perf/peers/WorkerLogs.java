@@ -51,7 +51,7 @@ final class WorkerLogs
             retransmissions += (long)last(RETRANSMISSIONS, text);
             packets += last(PACKETS_SENT, text);
         }
-        return PeerResult.measured(peer, run.workers(), slowest, String.format(
+        return PeerResult.measured(peer, run.workers(), slowest, p50Ms / 1e3, String.format(
             "%s; p50 %.2f ms (slowest worker); retransmissions %,d (%.2f%% of %,.0f packets sent)", description, p50Ms,
             retransmissions, packets > 0 ? 100.0 * retransmissions / packets : 0.0, packets));
     }

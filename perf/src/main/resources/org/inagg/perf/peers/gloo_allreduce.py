@@ -2,7 +2,8 @@
 
 Environment: RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT (torch's env:// rendezvous).
 Arguments: ELEMENTS ITERATIONS WARMUP.
-Prints `elements/s VALUE` (the slowest rank's time decides: a max-reduce of the elapsed time) and, once a fresh
+Prints `elements/s VALUE` (the slowest rank's time decides: a max-reduce of the elapsed time), `p50 ms VALUE` (the
+median call, each call's time the slowest rank's) and, once a fresh
 tensor of rank + 1 summed to W(W+1)/2 on every rank, `result ok`, on rank 0.
 """
 import os
@@ -22,11 +23,15 @@ def main() -> None:
     for _ in range(warmup):
         dist.all_reduce(tensor)
     dist.barrier()
+    calls = torch.zeros(iterations, dtype=torch.float64)
     start = time.perf_counter()
-    for _ in range(iterations):
+    for i in range(iterations):
+        began = time.perf_counter()
         dist.all_reduce(tensor)
+        calls[i] = time.perf_counter() - began
     elapsed = torch.tensor([time.perf_counter() - start], dtype=torch.float64)
     dist.all_reduce(elapsed, op=dist.ReduceOp.MAX)
+    dist.all_reduce(calls, op=dist.ReduceOp.MAX)
     world = dist.get_world_size()
     check = torch.full((elements,), float(rank + 1), dtype=torch.float32)
     dist.all_reduce(check)
@@ -34,6 +39,7 @@ def main() -> None:
     dist.all_reduce(wrong)
     if rank == 0:
         print(f"elements/s {elements * iterations / elapsed.item():.6e}", flush=True)
+        print(f"p50 ms {torch.quantile(calls, 0.5).item() * 1e3:.3f}", flush=True)
         print("result ok" if wrong.item() == 0 else f"result WRONG in {wrong.item()} elements", flush=True)
     dist.destroy_process_group()
 

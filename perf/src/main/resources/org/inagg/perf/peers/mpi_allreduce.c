@@ -1,9 +1,17 @@
 /* One rank of an MPI_Allreduce benchmark (float32 sum, in place), started by `inagg bench-peers` through mpirun.
- * Arguments: ELEMENTS ITERATIONS WARMUP. Rank 0 prints "elements/s VALUE" (the slowest rank's time decides) and, once
+ * Arguments: ELEMENTS ITERATIONS WARMUP. Rank 0 prints "elements/s VALUE" (the slowest rank's time decides), "p50 ms
+ * VALUE" (the median call, each call's time the slowest rank's) and, once
  * a fresh tensor of rank + 1 summed to W(W+1)/2 on every rank, "result ok". */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a;
+    double y = *(const double *)b;
+    return (x > y) - (x < y);
+}
 
 int main(int argc, char **argv)
 {
@@ -32,13 +40,24 @@ int main(int argc, char **argv)
     {
         MPI_Allreduce(MPI_IN_PLACE, tensor, (int)elements, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
     }
+    double *calls = calloc((size_t)(iterations > 0 ? iterations : 1), sizeof(double));
+    if (calls == NULL)
+    {
+        fprintf(stderr, "mpi_allreduce: cannot allocate %d call times\n", iterations);
+        MPI_Abort(MPI_COMM_WORLD, 3);
+    }
     MPI_Barrier(MPI_COMM_WORLD);
     double start = MPI_Wtime();
     for (int i = 0; i < iterations; i++)
     {
+        double began = MPI_Wtime();
         MPI_Allreduce(MPI_IN_PLACE, tensor, (int)elements, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+        calls[i] = MPI_Wtime() - began;
     }
     double elapsed = MPI_Wtime() - start;
+    MPI_Allreduce(MPI_IN_PLACE, calls, iterations, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    qsort(calls, (size_t)iterations, sizeof(double), compare_doubles);
+    double p50 = iterations % 2 == 1 ? calls[iterations / 2] : (calls[iterations / 2 - 1] + calls[iterations / 2]) / 2;
     double slowest;
     MPI_Reduce(&elapsed, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
     int world;
@@ -57,6 +76,7 @@ int main(int argc, char **argv)
     if (rank == 0)
     {
         printf("elements/s %.6e\n", (double)elements * iterations / slowest);
+        printf("p50 ms %.3f\n", p50 * 1e3);
         if (wrongAll == 0)
         {
             printf("result ok\n");
@@ -67,6 +87,7 @@ int main(int argc, char **argv)
         }
         fflush(stdout);
     }
+    free(calls);
     free(tensor);
     MPI_Finalize();
     return 0;
