@@ -76,14 +76,7 @@ public final class EmulatedCluster implements EmulatedNetwork
                     + "are 1.." + hosts);
             }
         }
-        if (mtu < 576 || mtu > 9000)
-        {
-            throw new IllegalArgumentException("MTU " + mtu + " is outside 576..9000");
-        }
-        if (queueMs < 1 || queueMs > 1000)
-        {
-            throw new IllegalArgumentException("queue of " + queueMs + " ms is outside 1..1000 ms");
-        }
+        checkLinks(mtu, queueMs);
         final Map<Integer, LinkRate> rates = new TreeMap<>();
         for (int h = 1; h <= hosts; h++)
         {
@@ -111,6 +104,19 @@ public final class EmulatedCluster implements EmulatedNetwork
         {
             network.close();
             throw ex;
+        }
+    }
+
+    /** The links' MTU (576..9000) and queue (1..1000 ms), checked before anything is created. */
+    static void checkLinks(final int mtu, final int queueMs)
+    {
+        if (mtu < 576 || mtu > 9000)
+        {
+            throw new IllegalArgumentException("MTU " + mtu + " is outside 576..9000");
+        }
+        if (queueMs < 1 || queueMs > 1000)
+        {
+            throw new IllegalArgumentException("queue of " + queueMs + " ms is outside 1..1000 ms");
         }
     }
 

@@ -68,14 +68,7 @@ public final class LeafSpineFabric implements EmulatedNetwork
             throw new IllegalArgumentException("a leaf-spine fabric of " + leaves + " leaves has " + leaves + ".."
                 + MAX_HOSTS + " hosts (one at least under each leaf), not " + hosts);
         }
-        if (mtu < 576 || mtu > 9000)
-        {
-            throw new IllegalArgumentException("MTU " + mtu + " is outside 576..9000");
-        }
-        if (queueMs < 1 || queueMs > 1000)
-        {
-            throw new IllegalArgumentException("queue of " + queueMs + " ms is outside 1..1000 ms");
-        }
+        EmulatedCluster.checkLinks(mtu, queueMs);
         HostNetwork.removeStale();
         final LeafSpineFabric fabric = new LeafSpineFabric(HostNetwork.newTag(), hosts, leaves, hostRate, uplinkRate,
             mtu);
@@ -100,6 +93,7 @@ public final class LeafSpineFabric implements EmulatedNetwork
                 + failure);
         }
         namespaces.made(spineNamespace());
+        configure(spineNamespace());
         bridge(spineNamespace(), HostNetwork.SWITCH_IPV4);
         for (int leaf = 1; leaf <= leaves; leaf++)
         {
@@ -126,6 +120,12 @@ public final class LeafSpineFabric implements EmulatedNetwork
     {
         Commands.run(List.of("ip", "netns", "add", ns));
         namespaces.made(ns);
+        configure(ns);
+    }
+
+    /** Loopback up, IPv6 off (no router solicitations on the links). */
+    private static void configure(final String ns)
+    {
         Commands.run(List.of("ip", "-n", ns, "link", "set", "lo", "up"));
         HostNetwork.sysctl(ns, "net.ipv6.conf.all.disable_ipv6=1");
         HostNetwork.sysctl(ns, "net.ipv6.conf.default.disable_ipv6=1");
@@ -133,12 +133,6 @@ public final class LeafSpineFabric implements EmulatedNetwork
 
     private void bridge(final String ns, final String address)
     {
-        if (ns.equals(spineNamespace()))
-        {
-            Commands.run(List.of("ip", "-n", ns, "link", "set", "lo", "up"));
-            HostNetwork.sysctl(ns, "net.ipv6.conf.all.disable_ipv6=1");
-            HostNetwork.sysctl(ns, "net.ipv6.conf.default.disable_ipv6=1");
-        }
         Commands.run(List.of("ip", "-n", ns, "link", "add", "br0", "type", "bridge"));
         Commands.run(List.of("ip", "-n", ns, "link", "set", "br0", "mtu", Integer.toString(mtu)));
         Commands.run(List.of("ip", "-n", ns, "addr", "add", address + "/24", "dev", "br0"));
