@@ -2,6 +2,7 @@ package org.inagg.control.plan;
 
 import org.junit.jupiter.api.Test;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 /**
@@ -21,7 +22,16 @@ class PlanJsonFuzzFindingsTest {
 
     @Test
     void shouldReadTheMinimalPlan() {
-        PlanJson.read(MINIMAL);
+        // The baseline the rejections below are edits of: every field it states is read as stated.
+        InaPlan plan = PlanJson.read(MINIMAL);
+        assertThat(plan.algorithm()).isEqualTo("grid");
+        assertThat(plan.split()).containsExactly(java.util.Map.entry("PS", 1.0));
+        assertThat(plan.workers()).singleElement().satisfies(worker -> {
+            assertThat(worker.worker()).isEqualTo("W1");
+            assertThat(worker.shares()).singleElement()
+                .isEqualTo(new InaPlan.Share("PS", 1.0, "PS", null, java.util.List.of("W1", "PS")));
+        });
+        assertThat(PlanJson.read(PlanJson.write(plan))).isEqualTo(plan);
     }
 
     @Test

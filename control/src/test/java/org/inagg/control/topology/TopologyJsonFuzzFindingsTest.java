@@ -22,7 +22,14 @@ class TopologyJsonFuzzFindingsTest {
 
     @Test
     void shouldReadTheTinyTopology() {
-        TopologyJson.parse(TINY);
+        // The baseline the rejections below are edits of: read as stated, and written back to the same topology.
+        Topology topology = TopologyJson.parse(TINY);
+        assertThat(topology.name()).isEqualTo("tiny");
+        assertThat(topology.nodes()).hasSize(3);
+        assertThat(topology.node(topology.index("S")).aggregationCapacityGbps()).isEqualTo(9.0);
+        assertThat(topology.links()).hasSize(2);
+        assertThat(topology.links().getFirst().bandwidthGbps()).isEqualTo(10.0);
+        assertThat(TopologyJson.parse(TopologyJson.toJson(topology)).nodes()).isEqualTo(topology.nodes());
     }
 
     @Test
