@@ -214,9 +214,28 @@ public final class JobMembership
      */
     public void startSession(final int next)
     {
+        startSession(next, InaggHeader.SESSION_CAUSE_CONTROL_PLANE);
+    }
+
+    /**
+     * Starts {@code next} as the job's session, started by worker {@code cause}'s rejoin at another node of the job's
+     * tree (a first-level switch told its parameter server): every worker joins it afresh; the caller resets the job's
+     * aggregation state.
+     */
+    public void startSession(final int next, final int cause)
+    {
         session = requireSession(jobId, next);
-        sessionCause = InaggHeader.SESSION_CAUSE_CONTROL_PLANE;
+        sessionCause = cause;
         Arrays.fill(inSession, false);
+    }
+
+    /**
+     * Orders sessions as 16-bit serial numbers (RFC 1982): positive if {@code a} is newer than {@code b}, 0 if equal,
+     * negative if older.
+     */
+    public static int compareSessions(final int a, final int b)
+    {
+        return (short)(a - b);
     }
 
     private int reject(final int reason)

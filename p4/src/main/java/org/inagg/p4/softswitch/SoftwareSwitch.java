@@ -589,11 +589,37 @@ public final class SoftwareSwitch implements Agent, MessageHandler
         if (decision == JobMembership.ACCEPT)
         {
             joinLog.joined(jobId, worker, job.config.workers(), peer);
+            if (job.upstreamPeer != NO_PEER
+                && job.membership.sessionCause() != InaggHeader.SESSION_CAUSE_CONTROL_PLANE)
+            {
+                noticeSessionUpstream(job, m, o);
+            }
         }
         else
         {
             joinLog.rejected(jobId, worker, claimedWorkers, reason, peer);
         }
+    }
+
+    /**
+     * Two-level aggregation in a session that a rejoin started here: the parameter server finishes the job's rounds, so
+     * it must start the same session (docs/sessions.md). Every JOIN accepted in such a session goes up as it came, its
+     * Session field set to the session: the server starts it, or learns that this switch is in it, and answers nothing.
+     * Sent again with each JOIN (the workers' liveness probes too), so a lost notice is repaired by the next one. Jobs
+     * whose session the control plane issued send none (nor do the P4 programs, which start no session on a rejoin).
+     */
+    private void noticeSessionUpstream(final SwitchJob job, final MemorySegment m, final long o)
+    {
+        final long offset = transport.claim(job.upstreamPeer, InaggHeader.LENGTH);
+        if (offset == Transport.CLAIM_FAILED)
+        {
+            increment(SwitchCounter.TX_FULL);
+            return;
+        }
+        final MemorySegment tx = transport.txMemory();
+        MemorySegment.copy(m, o, tx, offset, InaggHeader.LENGTH);
+        InaggHeader.setSession(tx, offset, job.membership.session());
+        transport.commit();
     }
 
     private void increment(final SwitchCounter counter)
