@@ -51,7 +51,7 @@ public final class EsaSwitch implements Agent, MessageHandler
     private final boolean preemptive;
     private final EsaJobConfig[] jobs = new EsaJobConfig[JOBS];
     private final int[][] workerPeers = new int[JOBS][];
-    /** Who may JOIN each job (sessions: always 0 on the ESA switch; docs/sessions.md). */
+    /** Who may JOIN each job, and its session (docs/sessions.md). */
     private final JobMembership[] memberships = new JobMembership[JOBS];
     private final long[] remainingBytes = new long[JOBS];
     private final int[] tablePriority = new int[JOBS];
@@ -202,7 +202,7 @@ public final class EsaSwitch implements Agent, MessageHandler
                 jobs[config.jobId()] = config;
                 workerPeers[config.jobId()] = config.workerPeers();
                 memberships[config.jobId()] = new JobMembership(config.jobId(), config.workers(),
-                    config.workerPeers(), 0, false);
+                    config.workerPeers(), 0);
                 remainingBytes[config.jobId()] = config.totalBytes();
                 tablePriority[config.jobId()] = settings.policy() == PriorityPolicy.SHORTEST_REMAINING_FIRST
                     ? srfPriority(config.totalBytes()) : config.priority();
@@ -275,6 +275,14 @@ public final class EsaSwitch implements Agent, MessageHandler
         if (worker >= job.workers() || workerPeers[jobId][worker] != peer)
         {
             increment(EsaCounter.DROP_UNKNOWN_WORKER);
+            return;
+        }
+        final JobMembership membership = memberships[jobId];
+        if (!membership.isCurrent(InaggHeader.session(m, o)))
+        {
+            // Of an earlier (or later) run of the job: never aggregated nor forwarded; its sender learns who restarted it.
+            increment(EsaCounter.DROP_STALE_SESSION);
+            replyStaleSession(membership, m, o, worker, peer);
             return;
         }
         final int laneCount = InaggHeader.elementCount(m, o);
@@ -378,6 +386,14 @@ public final class EsaSwitch implements Agent, MessageHandler
             joinLog.spoofed(jobId, worker, peer);
             return;
         }
+        if (decision == JobMembership.ACCEPT && membership.sessionStarted())
+        {
+            // A restarted worker: the run is over. The job's aggregators (and tombstones) are freed, unsent: the
+            // server forgets its blocks when it hears of the session (below).
+            pool.releaseJob(jobId);
+            increment(EsaCounter.SESSIONS_STARTED);
+            joinLog.sessionStarted(jobId, membership.session(), worker, peer);
+        }
         final long offset = transport.claim(peer, InaggHeader.LENGTH);
         if (offset == Transport.CLAIM_FAILED)
         {
@@ -401,11 +417,49 @@ public final class EsaSwitch implements Agent, MessageHandler
         if (decision == JobMembership.ACCEPT)
         {
             joinLog.joined(jobId, worker, job.workers(), peer);
+            if (membership.sessionCause() != InaggHeader.SESSION_CAUSE_CONTROL_PLANE)
+            {
+                noticeSessionToServer(job, membership, m, o);
+            }
         }
         else
         {
             joinLog.rejected(jobId, worker, claimedWorkers, reason, peer);
         }
+    }
+
+    /**
+     * In a session that a rejoin started here, every accepted JOIN goes to the job's parameter server as it came, its
+     * Session field set to the session: the server, which finishes what the switch could not, starts the session too
+     * (docs/sessions.md). Repeated with each JOIN (liveness probes included), so a lost notice is repaired.
+     */
+    private void noticeSessionToServer(final EsaJobConfig job, final JobMembership membership, final MemorySegment m,
+        final long o)
+    {
+        final long offset = transport.claim(job.parameterServerPeer(), InaggHeader.LENGTH);
+        if (offset == Transport.CLAIM_FAILED)
+        {
+            increment(EsaCounter.TX_FULL);
+            return;
+        }
+        final MemorySegment tx = transport.txMemory();
+        MemorySegment.copy(m, o, tx, offset, InaggHeader.LENGTH);
+        InaggHeader.setSession(tx, offset, membership.session());
+        transport.commit();
+    }
+
+    private void replyStaleSession(final JobMembership membership, final MemorySegment m, final long o,
+        final int worker, final int peer)
+    {
+        final long offset = transport.claim(peer, InaggHeader.LENGTH);
+        if (offset == Transport.CLAIM_FAILED)
+        {
+            increment(EsaCounter.TX_FULL);
+            return;
+        }
+        InaggHeader.writeReject(transport.txMemory(), offset, InaggHeader.jobId(m, o), worker,
+            RejectReason.STALE_SESSION, membership.session(), membership.sessionCause());
+        transport.commit();
     }
 
     private int effectivePriority(final EsaJobConfig job, final MemorySegment m, final long o)

@@ -124,7 +124,7 @@ public final class ParameterServer implements Agent, MessageHandler
         final int[] peers;
         /** Who may JOIN the job, and its session (docs/sessions.md). */
         final JobMembership membership;
-        /** Two-level: the session each first-level switch (by peer) last said it is in; -1 if it said none. */
+        /** The session each switch below (first-level or ESA, by peer) last said it is in; -1 if it said none. */
         final Int2IntHashMap switchSessions = new Int2IntHashMap(-1);
         Block[] table;
         int open;
@@ -322,15 +322,15 @@ public final class ParameterServer implements Agent, MessageHandler
         final int jobId = InaggHeader.jobId(m, o);
         final int worker = InaggHeader.workerId(m, o);
         final int claimedWorkers = InaggHeader.sequence(m, o);
-        if (job != null && !job.config.answersJoins())
-        {
-            increment(ServerCounter.DROP_MALFORMED);
-            return;
-        }
         if (job != null && worker < job.config.workers() && InaggHeader.session(m, o) != InaggHeader.ANY_SESSION
             && !job.isWorkerPeer(peer))
         {
             sessionNotice(job, m, o, worker, peer);
+            return;
+        }
+        if (job != null && !job.config.answersJoins())
+        {
+            increment(ServerCounter.DROP_MALFORMED);
             return;
         }
         final int decision = job == null ? JobMembership.REJECT
@@ -382,9 +382,9 @@ public final class ParameterServer implements Agent, MessageHandler
     }
 
     /**
-     * A first-level switch's JOIN notice (two-level aggregation; a JOIN from a source that is no worker's, with its
-     * Session field set): worker {@code worker} joined that switch in the session the switch names, which a rejoin
-     * there started. A newer session than the server's starts here too (every block forgotten, the workers that send
+     * A switch's JOIN notice (from a first-level switch of two-level aggregation, or the ESA switch: a JOIN from a
+     * source that is no worker's, with its Session field set): worker {@code worker} joined that switch in the session
+     * the switch names, which a rejoin there started. A newer session than the server's starts here too (every block forgotten, the workers that send
      * here directly join it afresh); the current one marks the switch as in it, so its partials count again. An older
      * one changes nothing. Never answered: the switch answered its worker.
      * <p>
@@ -471,9 +471,9 @@ public final class ParameterServer implements Agent, MessageHandler
             increment(ServerCounter.DROP_MALFORMED);
             return;
         }
-        if (InaggHeader.status(m, o) == EsaWire.REASON_SUBTREE && !job.switchInSession(peer))
+        if (!job.switchInSession(peer))
         {
-            // A first-level switch that has not said it is in the current session may still sum the previous run.
+            // A switch that has not said it is in the current session may still hold sums of the previous run.
             increment(ServerCounter.DROP_STALE_SESSION);
             return;
         }
