@@ -8,6 +8,7 @@ import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
 import org.agrona.concurrent.status.AtomicCounter;
 import org.inagg.agent.CounterRegistry;
 import org.inagg.p4.membership.JobMembership;
+import org.inagg.p4.membership.SessionMessages;
 import org.inagg.p4.softswitch.JoinLog;
 import org.inagg.transport.MessageHandler;
 import org.inagg.transport.Transport;
@@ -282,7 +283,10 @@ public final class EsaSwitch implements Agent, MessageHandler
         {
             // Of an earlier (or later) run of the job: never aggregated nor forwarded; its sender learns who restarted it.
             increment(EsaCounter.DROP_STALE_SESSION);
-            replyStaleSession(membership, m, o, worker, peer);
+            if (!SessionMessages.replyStaleSession(transport, peer, membership, m, o, worker))
+            {
+                increment(EsaCounter.TX_FULL);
+            }
             return;
         }
         final int laneCount = InaggHeader.elementCount(m, o);
@@ -417,49 +421,18 @@ public final class EsaSwitch implements Agent, MessageHandler
         if (decision == JobMembership.ACCEPT)
         {
             joinLog.joined(jobId, worker, job.workers(), peer);
-            if (membership.sessionCause() != InaggHeader.SESSION_CAUSE_CONTROL_PLANE)
+            // In a session a rejoin started here, the server (which finishes what the switch could not) is told,
+            // with every JOIN (liveness probes too, so a lost notice is repaired).
+            if (membership.sessionCause() != InaggHeader.SESSION_CAUSE_CONTROL_PLANE
+                && !SessionMessages.noticeSession(transport, job.parameterServerPeer(), membership, m, o))
             {
-                noticeSessionToServer(job, membership, m, o);
+                increment(EsaCounter.TX_FULL);
             }
         }
         else
         {
             joinLog.rejected(jobId, worker, claimedWorkers, reason, peer);
         }
-    }
-
-    /**
-     * In a session that a rejoin started here, every accepted JOIN goes to the job's parameter server as it came, its
-     * Session field set to the session: the server, which finishes what the switch could not, starts the session too
-     * (docs/sessions.md). Repeated with each JOIN (liveness probes included), so a lost notice is repaired.
-     */
-    private void noticeSessionToServer(final EsaJobConfig job, final JobMembership membership, final MemorySegment m,
-        final long o)
-    {
-        final long offset = transport.claim(job.parameterServerPeer(), InaggHeader.LENGTH);
-        if (offset == Transport.CLAIM_FAILED)
-        {
-            increment(EsaCounter.TX_FULL);
-            return;
-        }
-        final MemorySegment tx = transport.txMemory();
-        MemorySegment.copy(m, o, tx, offset, InaggHeader.LENGTH);
-        InaggHeader.setSession(tx, offset, membership.session());
-        transport.commit();
-    }
-
-    private void replyStaleSession(final JobMembership membership, final MemorySegment m, final long o,
-        final int worker, final int peer)
-    {
-        final long offset = transport.claim(peer, InaggHeader.LENGTH);
-        if (offset == Transport.CLAIM_FAILED)
-        {
-            increment(EsaCounter.TX_FULL);
-            return;
-        }
-        InaggHeader.writeReject(transport.txMemory(), offset, InaggHeader.jobId(m, o), worker,
-            RejectReason.STALE_SESSION, membership.session(), membership.sessionCause());
-        transport.commit();
     }
 
     private int effectivePriority(final EsaJobConfig job, final MemorySegment m, final long o)

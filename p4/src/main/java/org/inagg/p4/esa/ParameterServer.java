@@ -14,6 +14,7 @@ import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
 import org.agrona.concurrent.status.AtomicCounter;
 import org.inagg.agent.CounterRegistry;
 import org.inagg.p4.membership.JobMembership;
+import org.inagg.p4.membership.SessionMessages;
 import org.inagg.p4.softswitch.JoinLog;
 import org.inagg.transport.MessageHandler;
 import org.inagg.transport.Transport;
@@ -421,7 +422,10 @@ public final class ParameterServer implements Agent, MessageHandler
         {
             // Of an earlier (or later) run: never merged; the worker learns the job moved on, and who restarted it.
             increment(ServerCounter.DROP_STALE_SESSION);
-            replyStaleSession(job, m, o, worker);
+            if (!SessionMessages.replyStaleSession(transport, job.peers[worker], job.membership, m, o, worker))
+            {
+                increment(ServerCounter.TX_FULL);
+            }
             return;
         }
         final int lanes = InaggHeader.elementCount(m, o);
@@ -649,19 +653,6 @@ public final class ParameterServer implements Agent, MessageHandler
             InaggHeader.setElement(m, o, k, lanes[k]);
         }
         return InaggHeader.messageLength(n);
-    }
-
-    private void replyStaleSession(final ServerJob job, final MemorySegment m, final long o, final int worker)
-    {
-        final long offset = transport.claim(job.peers[worker], InaggHeader.LENGTH);
-        if (offset == Transport.CLAIM_FAILED)
-        {
-            increment(ServerCounter.TX_FULL);
-            return;
-        }
-        InaggHeader.writeReject(transport.txMemory(), offset, InaggHeader.jobId(m, o), worker,
-            RejectReason.STALE_SESSION, job.membership.session(), job.membership.sessionCause());
-        transport.commit();
     }
 
     /** {@code sum[k] += lane k} of the message's payload (big-endian int32, wrapping), for {@code n} lanes. */
