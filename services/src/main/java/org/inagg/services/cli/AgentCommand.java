@@ -32,9 +32,14 @@ public final class AgentCommand implements Callable<Integer>
         description = "Agent name: socket <dir>/inagg-agent-<name>.sock (default ${DEFAULT-VALUE}).")
     private String name;
 
-    @Option(names = "--dir", description = "Directory of the socket and the jobs' shared-memory files (default "
-        + HostAgentContext.DIRECTORY_DEFAULT + ").")
+    @Option(names = "--dir", description = "Private directory of the socket and the jobs' shared-memory files: made "
+        + "mode 0700 when missing, refused when it is a link, another user's, or open to others (default "
+        + "/dev/shm/inagg-<uid>).")
     private Path directory;
+
+    @Option(names = "--allow-group", paramLabel = "GROUP",
+        description = "Let ranks whose effective group is GROUP use this agent too (default: this user only).")
+    private String allowGroup;
 
     @Option(names = "--socket", description = "Socket path, instead of the one derived from --dir and --name.")
     private Path socket;
@@ -97,6 +102,7 @@ public final class AgentCommand implements Callable<Integer>
         final PrintWriter out = spec.commandLine().getOut();
         final CounterRegistry counters = countersOptions.open("agent", "agent " + name, 64, out);
         final HostAgentContext context = new HostAgentContext().name(name).directory(directory).socketPath(socket)
+            .allowGroup(allowGroup)
             .slotBytes(slotBytes).reducerThreads(reducerThreads).jobKey(jobKey)
             .idleExit(Duration.ofMillis(idleExitMs)).peerTimeout(Duration.ofMillis(peerTimeoutMs))
             .counters(counters)
