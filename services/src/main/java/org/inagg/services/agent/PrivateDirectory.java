@@ -181,24 +181,17 @@ public final class PrivateDirectory
      */
     void share(final Path file) throws IOException
     {
-        final boolean link = Files.isSymbolicLink(file);
-        if (link || Files.readAttributes(file, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS).isOther())
-        {
-            if (link)
-            {
-                throw new IOException(file + " was replaced by a symbolic link");
-            }
-            // A socket: the JDK's no-follow chmod opens the file, which a socket refuses (ENXIO); chmod(2) it is.
-            final PosixFileAttributeView view = Files.getFileAttributeView(file, PosixFileAttributeView.class);
-            if (allowedGroup != null)
-            {
-                view.setGroup(allowedGroup);
-            }
-            view.setPermissions(allowedGroup == null ? FILE_OWNER_ONLY : FILE_OWNER_AND_GROUP);
-            return;
-        }
-        final PosixFileAttributeView view = Files.getFileAttributeView(file, PosixFileAttributeView.class,
+        final PosixFileAttributes attributes = Files.readAttributes(file, PosixFileAttributes.class,
             LinkOption.NOFOLLOW_LINKS);
+        if (attributes.isSymbolicLink())
+        {
+            throw new IOException(file + " was replaced by a symbolic link");
+        }
+        // A socket (isOther): the JDK's no-follow chmod opens the file, which a socket refuses (ENXIO); chmod(2) it is,
+        // on a name just checked not to be a link.
+        final PosixFileAttributeView view = attributes.isOther()
+            ? Files.getFileAttributeView(file, PosixFileAttributeView.class)
+            : Files.getFileAttributeView(file, PosixFileAttributeView.class, LinkOption.NOFOLLOW_LINKS);
         if (allowedGroup != null)
         {
             view.setGroup(allowedGroup);
