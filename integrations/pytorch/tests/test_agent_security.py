@@ -4,6 +4,7 @@ socket path and mapped whatever file it was told."""
 
 from __future__ import annotations
 
+import grp
 import os
 import re
 import signal
@@ -18,7 +19,7 @@ from pathlib import Path
 import pytest
 
 import inagg_torch
-from inagg_torch import _agent
+from inagg_torch import _agent, _private
 from inagg_torch import _protocol as p
 from inagg_torch._agent import AgentClient
 from conftest import SHM, Agent
@@ -257,3 +258,32 @@ def test_a_log_replaced_by_a_link_is_not_written_through(private, tmp_path, monk
     with pytest.raises(inagg_torch.UntrustedAgentError, match="log .*it is a symbolic link"):
         _agent.start_agent(private / "inagg-agent-linked.sock", "linked")
     assert target.read_text() == "keep\n"
+
+
+def fake_stat(mode: int, uid: int, gid: int) -> os.stat_result:
+    return os.stat_result((mode, 1, 1, 1, uid, gid, 0, 0, 0, 0))
+
+
+def test_the_allowed_group_opens_group_files_and_nothing_more(monkeypatch):
+    try:
+        gid = grp.getgrnam("nogroup").gr_gid
+    except KeyError:
+        pytest.skip("no group nogroup")
+    other_gid = gid + 1 if gid + 1 != os.getegid() else gid + 2
+    shared = fake_stat(stat.S_IFREG | 0o660, NOBODY, gid)
+    assert _private.problem(shared, stat.S_IFREG, None) == "it belongs to another user"
+    monkeypatch.setenv(_private.ENV_AGENT_GROUP, "nogroup")
+    group = _private.allowed_group()
+    assert group == gid
+    assert _private.problem(shared, stat.S_IFREG, group) is None
+    assert _private.problem(fake_stat(stat.S_IFREG | 0o664, NOBODY, gid), stat.S_IFREG, group) == \
+        "other users have access"
+    assert _private.problem(fake_stat(stat.S_IFREG | 0o660, NOBODY, other_gid), stat.S_IFREG, group) == \
+        "it belongs to another user"
+    assert _private.problem(fake_stat(stat.S_IFREG | 0o660, os.geteuid(), other_gid), stat.S_IFREG, group) == \
+        "its group has access"
+    assert _private.problem(fake_stat(stat.S_IFLNK | 0o777, os.geteuid(), gid), stat.S_IFREG, group) == \
+        "it is a symbolic link"
+    monkeypatch.setenv(_private.ENV_AGENT_GROUP, "no-such-group-inagg")
+    with pytest.raises(inagg_torch.UntrustedAgentError, match="no such group"):
+        _private.allowed_group()

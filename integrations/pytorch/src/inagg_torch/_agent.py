@@ -21,9 +21,8 @@ from typing import Optional, Sequence
 
 import torch
 
-from . import _private
+from . import _private, errors
 from . import _protocol as p
-from . import errors
 from ._staging import DeviceStaging
 
 log = logging.getLogger("inagg_torch")
