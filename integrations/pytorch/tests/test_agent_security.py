@@ -14,6 +14,7 @@ import struct
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -247,6 +248,34 @@ def test_the_agents_log_is_rotated_once_past_its_cap(private, tmp_path, monkeypa
     assert stat.S_IMODE(os.lstat(log).st_mode) == 0o600
     _agent.start_agent(private / "inagg-agent-rotated.sock", "rotated").wait(10)
     assert log.read_text() == "started\nstarted\n"  # under the cap: appended
+
+
+def test_an_agent_a_rank_starts_caps_its_own_log(private, monkeypatch):
+    """The rotation at start does not bound one long run: the agent's --log does (BoundedLogHandler)."""
+    name = f"capped-{os.getpid()}"
+    monkeypatch.setenv("INAGG_DIR", str(private))
+    monkeypatch.setenv("INAGG_HOME", str(Path(__file__).resolve().parents[3]))
+    monkeypatch.setattr(_agent, "LOG_MAX_BYTES", 2048)
+    if not (Path(__file__).resolve().parents[3] / "perf" / "target" / "inagg.jar").is_file():
+        pytest.skip("perf/target/inagg.jar is not built")
+    sock = private / f"inagg-agent-{name}.sock"
+    process = _agent.start_agent(sock, name)
+    try:
+        deadline = time.monotonic() + 60
+        while not sock.exists() and time.monotonic() < deadline and process.poll() is None:
+            time.sleep(0.05)
+        monkeypatch.setenv("INAGG_AGENT", str(sock))
+        for i in range(12):  # each refused hello logs a line of a few hundred bytes
+            with pytest.raises(inagg_torch.AgentMismatchError):
+                client(version=99, job_key=f"log-{i}")
+        log = private / f"inagg-agent-{name}.log"
+        assert log.stat().st_size <= 2048
+        assert (private / f"inagg-agent-{name}.log.1").stat().st_size <= 2048
+        assert "refused" in log.read_text() + (private / f"inagg-agent-{name}.log.1").read_text()
+        assert stat.S_IMODE(os.lstat(log).st_mode) == 0o600
+    finally:
+        process.send_signal(signal.SIGTERM)
+        process.wait(15)
 
 
 def test_a_log_replaced_by_a_link_is_not_written_through(private, tmp_path, monkeypatch):

@@ -34,7 +34,8 @@ ENV_DIR = "INAGG_DIR"
 ENV_SWITCH = "INAGG_SWITCH"
 ENV_START_TIMEOUT = "INAGG_AGENT_START_TIMEOUT"
 ENV_AGENT_ARGS = "INAGG_AGENT_ARGS"
-#: The agent's log (in its private directory) is rotated once past this many bytes when a rank starts an agent.
+#: The agent's log (in its private directory) becomes .log.1 past this many bytes (the agent's --log-max-bytes; a rank
+#: that starts an agent also rotates a log already past it).
 LOG_MAX_BYTES = 1 << 20
 
 
@@ -101,6 +102,8 @@ def start_agent(path: Path, name: str) -> subprocess.Popen:
     args += os.environ.get(ENV_AGENT_ARGS, "").split()
     _private.ensure_directory(shm_dir())
     log_path = shm_dir() / f"inagg-agent-{name}.log"
+    # The agent caps its own log (moved to .log.1 past the cap); its standard output (and a crash's) goes there too.
+    args += ["--log", str(log_path), "--log-max-bytes", str(LOG_MAX_BYTES)]
     log.info("inagg: starting agent: %s (log %s)", " ".join(args), log_path)
     out = _private.open_log(log_path, LOG_MAX_BYTES)
     try:

@@ -93,6 +93,15 @@ public final class AgentCommand implements Callable<Integer>
             + "default, 2000 (a software target such as bmv2 wants 100000) (default ${DEFAULT-VALUE}).")
     private long retransmitUs;
 
+    @Option(names = "--log", paramLabel = "FILE",
+        description = "Write the log to FILE (mode 0600, never through a link) instead of stderr, moved to FILE.1 past "
+            + "--log-max-bytes (default: stderr).")
+    private Path log;
+
+    @Option(names = "--log-max-bytes", defaultValue = "1048576",
+        description = "Size at which --log becomes FILE.1 and a new one starts (default ${DEFAULT-VALUE}).")
+    private long logMaxBytes;
+
     @Mixin
     private CountersOptions countersOptions;
 
@@ -100,6 +109,7 @@ public final class AgentCommand implements Callable<Integer>
     public Integer call() throws InterruptedException
     {
         final PrintWriter out = spec.commandLine().getOut();
+        final BoundedLogHandler logFile = log == null ? null : BoundedLogHandler.install(log, logMaxBytes);
         final CounterRegistry counters = countersOptions.open("agent", "agent " + name, 64, out);
         final HostAgentContext context = new HostAgentContext().name(name).directory(directory).socketPath(socket)
             .allowGroup(allowGroup)
@@ -135,6 +145,10 @@ public final class AgentCommand implements Callable<Integer>
         finally
         {
             countersOptions.close();
+            if (logFile != null)
+            {
+                logFile.close();
+            }
         }
         return 0;
     }
