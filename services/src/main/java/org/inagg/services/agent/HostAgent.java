@@ -76,8 +76,7 @@ public final class HostAgent implements AutoCloseable
         this.reducer = new InHostReducer(context.reducerThreads());
         try
         {
-            server = bind(context.socketPath());
-            directory.share(context.socketPath());
+            server = bind(context.socketPath(), directory);
             selector = Selector.open();
             server.configureBlocking(false);
             server.register(selector, SelectionKey.OP_ACCEPT);
@@ -124,7 +123,8 @@ public final class HostAgent implements AutoCloseable
         }
     }
 
-    private static ServerSocketChannel bind(final Path path) throws IOException
+    /** Binds the socket (removing a stale one nobody answers on) and gives it the directory's file rights. */
+    private static ServerSocketChannel bind(final Path path, final PrivateDirectory directory) throws IOException
     {
         if (Files.exists(path))
         {
@@ -143,7 +143,16 @@ public final class HostAgent implements AutoCloseable
             }
         }
         final ServerSocketChannel channel = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
-        channel.bind(UnixDomainSocketAddress.of(path));
+        try
+        {
+            channel.bind(UnixDomainSocketAddress.of(path));
+            directory.share(path);
+        }
+        catch (final IOException ex)
+        {
+            channel.close();
+            throw ex;
+        }
         return channel;
     }
 
@@ -266,7 +275,17 @@ public final class HostAgent implements AutoCloseable
         {
             return;
         }
-        final UnixDomainPrincipal peer = channel.getOption(ExtendedSocketOptions.SO_PEERCRED);
+        final UnixDomainPrincipal peer;
+        try
+        {
+            peer = channel.getOption(ExtendedSocketOptions.SO_PEERCRED);
+        }
+        catch (final IOException ex)
+        {
+            channel.close(); // who it was cannot be told: not served, and not worth stopping the agent for
+            counters.peersRefused.increment();
+            return;
+        }
         if (!peers.allows(peer))
         {
             channel.close();
@@ -381,8 +400,7 @@ public final class HostAgent implements AutoCloseable
             if (session == null)
             {
                 final Path file = directory.path().resolve(AgentLock.filePrefix(context.name())
-                    + HexFormat.of().formatHex(unguessable())
-                    + AgentLock.FILE_SUFFIX);
+                    + HexFormat.of().formatHex(unguessable()) + AgentLock.FILE_SUFFIX);
                 final NetworkStage network = hello.hosts() > 1 ? new NetworkStage(context, hello) : null;
                 try
                 {
