@@ -56,6 +56,7 @@ def test_first_local_rank_starts_an_agent_when_none_runs(monkeypatch, agent):
         if found:
             os.kill(int(found.group(1)), 15)
         log.unlink(missing_ok=True)
+        (SHM / f"inagg-agent-{name}.lock").unlink(missing_ok=True)  # kept by the agent (docs/security.md)
 
 
 def test_other_protocol_version_is_refused_by_name(agent_env):
