@@ -18,11 +18,11 @@ while [ "$r" -lt "$AGENTS" ]; do
   bin/inagg agent --name "cluster-h$H-a$r" --switch "$INAGG_CLUSTER_SWITCH" --bind "$INAGG_CLUSTER_IP:$((9101 + r))" \
     > "${TMPDIR:-/tmp}/inagg-cluster-agent-h$H-a$r.log" 2>&1 &
   PIDS="$PIDS $!"
-  for _ in $(seq 1 200); do [ -S "/dev/shm/inagg-agent-cluster-h$H-a$r.sock" ] && break; sleep 0.1; done
+  for _ in $(seq 1 200); do [ -S "/dev/shm/inagg-$(id -u)/inagg-agent-cluster-h$H-a$r.sock" ] && break; sleep 0.1; done
   r=$((r + 1))
 done
 # Each rank picks its agent: the host's only one, or its own (LOCAL_RANK), as a host of its own.
-RANK_ENV='if [ "$INAGG_CLUSTER_WORKERS_PER_HOST" -gt 1 ]; then A=$LOCAL_RANK; ID=$INAGG_CLUSTER_HOST-$LOCAL_RANK; else A=0; ID=$INAGG_CLUSTER_HOST; fi; INAGG_AGENT=/dev/shm/inagg-agent-cluster-h$INAGG_CLUSTER_HOST-a$A.sock INAGG_HOST_ID=$ID exec python3 "$@"'
+RANK_ENV='if [ "$INAGG_CLUSTER_WORKERS_PER_HOST" -gt 1 ]; then A=$LOCAL_RANK; ID=$INAGG_CLUSTER_HOST-$LOCAL_RANK; else A=0; ID=$INAGG_CLUSTER_HOST; fi; INAGG_AGENT=/dev/shm/inagg-$(id -u)/inagg-agent-cluster-h$INAGG_CLUSTER_HOST-a$A.sock INAGG_HOST_ID=$ID exec python3 "$@"'
 INAGG_SWITCH_JOB=1 GLOO_SOCKET_IFNAME=eth0 OMP_NUM_THREADS=1 INAGG_CLUSTER_WORKERS_PER_HOST=$AGENTS \
   torchrun --nnodes "$INAGG_CLUSTER_HOSTS" --node-rank "$INAGG_CLUSTER_RANK" --nproc-per-node "$P" \
   --master-addr "$INAGG_CLUSTER_MASTER" --master-port 29500 --no-python sh -c "$RANK_ENV" rank \

@@ -17,7 +17,9 @@ import pytest
 REPO = Path(__file__).resolve().parents[3]
 LAUNCHER = REPO / "bin" / "inagg"
 RANKS = Path(__file__).resolve().parent / "_ranks.py"
-SHM = Path("/dev/shm") if Path("/dev/shm").is_dir() else Path("/tmp")
+#: The agents' private directory (the agent's and inagg_torch's default): /dev/shm/inagg-<uid>, made here as they would.
+SHM = (Path("/dev/shm") if Path("/dev/shm").is_dir() else Path("/tmp")) / f"inagg-{os.geteuid()}"
+SHM.mkdir(mode=0o700, exist_ok=True)
 #: A small slot (16 Ki elements) so tests cover tensors that take several rounds without big buffers.
 SLOT_BYTES = 65536
 
@@ -75,9 +77,10 @@ class Agent:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait(5)
-        for f in SHM.glob(f"inagg-{self.name}-*"):
+        for f in SHM.glob(f"inagg-{self.name}+*.shm"):
             f.unlink(missing_ok=True)
         self.socket.unlink(missing_ok=True)
+        (SHM / f"inagg-agent-{self.name}.lock").unlink(missing_ok=True)
         self.log.unlink(missing_ok=True)
         counters = SHM / f"inagg-test-counters-{os.getpid()}"
         for f in counters.glob("*"):

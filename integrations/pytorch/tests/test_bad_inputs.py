@@ -56,6 +56,7 @@ def test_first_local_rank_starts_an_agent_when_none_runs(monkeypatch, agent):
         if found:
             os.kill(int(found.group(1)), 15)
         log.unlink(missing_ok=True)
+        (SHM / f"inagg-agent-{name}.lock").unlink(missing_ok=True)  # kept by the agent (docs/security.md)
 
 
 def test_other_protocol_version_is_refused_by_name(agent_env):
@@ -126,13 +127,13 @@ def serves_a_job(agent: Agent, monkeypatch) -> None:
 
 
 def test_rank_that_cannot_reserve_shared_memory_is_told_why_and_the_agent_serves_the_next_job(agent, monkeypatch):
-    before = set(SHM.glob(f"inagg-{agent.name}-*"))
+    before = set(SHM.glob(f"inagg-{agent.name}+*.shm"))
     results = run_ranks("reserve_fails", 2, env={"INAGG_AGENT": str(agent.socket), "INAGG_COLLECTIVE_TIMEOUT": "5"})
     assert_ok(results)
     deadline = time.monotonic() + 10
-    while not set(SHM.glob(f"inagg-{agent.name}-*")) <= before and time.monotonic() < deadline:
+    while not set(SHM.glob(f"inagg-{agent.name}+*.shm")) <= before and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert set(SHM.glob(f"inagg-{agent.name}-*")) <= before, "the failed job's file is still there"
+    assert set(SHM.glob(f"inagg-{agent.name}+*.shm")) <= before, "the failed job's file is still there"
     assert agent.alive()
     serves_a_job(agent, monkeypatch)
 

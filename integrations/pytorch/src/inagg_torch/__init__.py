@@ -17,7 +17,7 @@ import torch.distributed as dist
 from . import errors, hooks
 from .errors import (AgentMismatchError, AgentProtocolError, AgentUnavailableError, InaggError, NonFiniteError,
                      RankFailedError, SharedMemoryFullError, SwitchStageError, TensorMismatchError, UnsupportedError,
-                     WorldMismatchError)
+                     UntrustedAgentError, WorldMismatchError)
 from .process_group import ProcessGroupInagg, create
 
 __all__ = [
@@ -28,6 +28,7 @@ __all__ = [
     "errors",
     "InaggError",
     "AgentUnavailableError",
+    "UntrustedAgentError",
     "AgentMismatchError",
     "WorldMismatchError",
     "TensorMismatchError",

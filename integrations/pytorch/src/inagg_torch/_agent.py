@@ -14,7 +14,6 @@ import mmap
 import os
 import shutil
 import socket
-import struct
 import subprocess
 import time
 from pathlib import Path
@@ -22,8 +21,8 @@ from typing import Optional, Sequence
 
 import torch
 
+from . import _private, errors
 from . import _protocol as p
-from . import errors
 from ._staging import DeviceStaging
 
 log = logging.getLogger("inagg_torch")
@@ -35,11 +34,18 @@ ENV_DIR = "INAGG_DIR"
 ENV_SWITCH = "INAGG_SWITCH"
 ENV_START_TIMEOUT = "INAGG_AGENT_START_TIMEOUT"
 ENV_AGENT_ARGS = "INAGG_AGENT_ARGS"
+#: The agent's log (in its private directory) becomes .log.1 past this many bytes (the agent's --log-max-bytes; a rank
+#: that starts an agent also rotates a log already past it).
+LOG_MAX_BYTES = 1 << 20
 
 
 def shm_dir() -> Path:
-    d = Path(os.environ.get(ENV_DIR, "/dev/shm"))
-    return d if d.is_dir() else Path("/tmp")
+    """The agent's private directory: INAGG_DIR, else /dev/shm/inagg-<uid> (/tmp/inagg-<uid> without /dev/shm)."""
+    explicit = os.environ.get(ENV_DIR)
+    if explicit:
+        return Path(explicit)
+    parent = Path("/dev/shm")
+    return (parent if parent.is_dir() else Path("/tmp")) / f"inagg-{os.geteuid()}"
 
 
 def default_socket() -> Path:
@@ -62,13 +68,22 @@ def find_launcher() -> Optional[Path]:
 
 
 def _connect(path: Path) -> Optional[socket.socket]:
+    """A connection to the agent on ``path``, None when none listens there; raises UntrustedAgentError when the socket
+    or the process behind it is not this user's own."""
+    if not _private.check_socket(path):
+        return None
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         s.connect(str(path))
-        return s
     except OSError:
         s.close()
         return None
+    try:
+        _private.check_peer(s, path)
+    except BaseException:
+        s.close()
+        raise
+    return s
 
 
 def start_agent(path: Path, name: str) -> subprocess.Popen:
@@ -82,12 +97,20 @@ def start_agent(path: Path, name: str) -> subprocess.Popen:
             "--idle-exit-ms", "30000"]
     if os.environ.get(ENV_SWITCH):
         args += ["--switch", os.environ[ENV_SWITCH]]
+    if os.environ.get(_private.ENV_AGENT_GROUP):
+        args += ["--allow-group", os.environ[_private.ENV_AGENT_GROUP]]
     args += os.environ.get(ENV_AGENT_ARGS, "").split()
+    _private.ensure_directory(shm_dir())
     log_path = shm_dir() / f"inagg-agent-{name}.log"
+    # The agent caps its own log (moved to .log.1 past the cap); its standard output (and a crash's) goes there too.
+    args += ["--log", str(log_path), "--log-max-bytes", str(LOG_MAX_BYTES)]
     log.info("inagg: starting agent: %s (log %s)", " ".join(args), log_path)
-    with open(log_path, "ab") as out:
+    out = _private.open_log(log_path, LOG_MAX_BYTES)
+    try:
         return subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
                                 start_new_session=True)
+    finally:
+        os.close(out)
 
 
 def connect_agent(local_rank: int, timeout: float) -> tuple[socket.socket, Path]:
@@ -174,7 +197,7 @@ class AgentClient:
         return bytes(data)
 
     def _map(self, path: str, local_world_size: int, job_key: str) -> None:
-        fd = os.open(path, os.O_RDWR)
+        fd = _private.open_shared_file(path)
         try:
             size = os.fstat(fd).st_size
             (magic, version, local_ranks, _world, _pad, capacity, data_offset, result_offset, _pid,

@@ -5,6 +5,7 @@ from __future__ import annotations
 __all__ = [
     "InaggError",
     "AgentUnavailableError",
+    "UntrustedAgentError",
     "AgentMismatchError",
     "WorldMismatchError",
     "TensorMismatchError",
@@ -23,6 +24,11 @@ class InaggError(RuntimeError):
 
 class AgentUnavailableError(InaggError):
     """No agent is listening and none could be started."""
+
+
+class UntrustedAgentError(AgentUnavailableError):
+    """The agent's socket, directory or shared-memory file is not this user's own, or others may use it (a link, another
+    owner, group or other permission bits): the rank refuses it rather than hand its tensors to another local user."""
 
 
 class AgentMismatchError(InaggError):

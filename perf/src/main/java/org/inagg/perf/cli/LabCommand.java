@@ -17,6 +17,7 @@ import org.inagg.p4.softswitch.SwitchCounter;
 import org.inagg.perf.lab.Bmv2Lab;
 import org.inagg.perf.lab.HostNetwork;
 import org.inagg.perf.lab.InaggProcess;
+import org.inagg.services.agent.HostAgentContext;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -58,7 +59,7 @@ public final class LabCommand implements Callable<Integer>
     private int lanes;
 
     @Option(names = "--name", defaultValue = "lab",
-        description = "Agent name prefix: host n's agent is <name>-h<n>, socket /dev/shm/inagg-agent-<name>-h<n>.sock "
+        description = "Agent name prefix: host n's agent is <name>-h<n>, socket /dev/shm/inagg-<uid>/inagg-agent-<name>-h<n>.sock "
             + "(default ${DEFAULT-VALUE}).")
     private String name;
 
@@ -108,9 +109,9 @@ public final class LabCommand implements Callable<Integer>
                 agents.add(lab.startAgent(h, agentName, options));
                 final HostNetwork.Host host = lab.network().host(h);
                 out.printf(Locale.ROOT, "host %d: namespace %s, %s:%d, worker %d of job %d; its ranks: "
-                    + "INAGG_AGENT=/dev/shm/inagg-agent-%s.sock INAGG_HOST_ID=%d INAGG_SWITCH_JOB=%d%n", h,
+                    + "INAGG_AGENT=%s INAGG_HOST_ID=%d INAGG_SWITCH_JOB=%d%n", h,
                     host.namespace(), host.ipv4(), Bmv2Lab.WORKER_UDP_BASE + h, job.workers().get(h - 1).peer(),
-                    jobId, agentName, h, jobId);
+                    jobId, HostAgentContext.defaultDirectory().resolve("inagg-agent-" + agentName + ".sock"), h, jobId);
             }
             out.println("lab ready (Ctrl-C to stop)");
             out.flush();

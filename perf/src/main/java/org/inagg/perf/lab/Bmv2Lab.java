@@ -183,7 +183,7 @@ public final class Bmv2Lab implements AutoCloseable
     /**
      * Starts the per-host agent ({@code inagg agent}, docs/pytorch.md) of host {@code hostNumber}, named
      * {@code name}, bound to the host's registered endpoint (10.0.0.n:40000+n) and sending to the switch, with
-     * {@code args} added, and waits until it listens on its Unix socket. Its socket and shared memory are in /dev/shm,
+     * {@code args} added, and waits until it listens on its Unix socket. Its socket and shared memory are in /dev/shm/inagg-<uid>,
      * which the network namespace shares with the rest of the machine: ranks started anywhere on it reach the agent.
      */
     public InaggProcess startAgent(final int hostNumber, final String name, final List<String> args)

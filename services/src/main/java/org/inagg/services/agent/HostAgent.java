@@ -14,6 +14,9 @@ import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.GroupPrincipal;
+import java.security.SecureRandom;
+import java.util.HexFormat;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.Map;
@@ -21,10 +24,15 @@ import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 
+import jdk.net.ExtendedSocketOptions;
+import jdk.net.UnixDomainPrincipal;
+
 /**
  * The per-host agent: accepts local ranks on a Unix-domain socket, groups them into jobs ({@link JobSession}) by the
  * job key of their hello, and runs each job's rounds when the ranks ring. One thread, blocked in a {@link Selector}
  * while nothing happens (no spinning); large rounds borrow {@link HostAgentContext#reducerThreads()} threads to sum.
+ * Its files live in a {@link PrivateDirectory} under an {@link AgentLock}; a connection of another local user is
+ * refused on accept ({@link PeerPolicy}); job files have unguessable names.
  * <pre>{@code
  * try (HostAgent agent = HostAgent.launch(new HostAgentContext().name("node0")))
  * {
@@ -45,18 +53,30 @@ public final class HostAgent implements AutoCloseable
     private final Queue<Runnable> posted = new ConcurrentLinkedQueue<>();
     private final CountDownLatch stopped = new CountDownLatch(1);
     private final Thread thread;
+    private final PrivateDirectory directory;
+    private final AgentLock lock;
+    private final PeerPolicy peers;
+    private final SecureRandom random = new SecureRandom();
+    private long lastRefusalLogNs;
+    private long refusalsNotLogged;
     private volatile boolean running = true;
-    private long filesCreated;
     private long idleSinceNs = System.nanoTime();
 
     private HostAgent(final HostAgentContext context)
     {
         this.context = context.conclude();
         this.counters = new JobSession.HostAgentCounters(context.counters(), context.name());
+        this.directory = PrivateDirectory.open(context.directory(), allowedGroup(context.allowGroup()));
+        this.peers = new PeerPolicy(directory.owner(), directory.allowedGroup());
+        this.lock = AgentLock.acquire(directory, context.name(), context.socketPath());
+        for (final Path leftover : lock.removed())
+        {
+            LOG.log(Level.INFO, "agent {0}: removed {1}, left by a dead agent of that name", context.name(), leftover);
+        }
         this.reducer = new InHostReducer(context.reducerThreads());
         try
         {
-            server = bind(context.socketPath());
+            server = bind(context.socketPath(), directory);
             selector = Selector.open();
             server.configureBlocking(false);
             server.register(selector, SelectionKey.OP_ACCEPT);
@@ -64,6 +84,7 @@ public final class HostAgent implements AutoCloseable
         catch (final IOException ex)
         {
             reducer.close();
+            lock.close();
             throw new UncheckedIOException("agent " + context.name() + ": cannot listen on " + context.socketPath()
                 + ": " + ex.getMessage(), ex);
         }
@@ -84,7 +105,26 @@ public final class HostAgent implements AutoCloseable
         return agent;
     }
 
-    private static ServerSocketChannel bind(final Path path) throws IOException
+    private static GroupPrincipal allowedGroup(final String name)
+    {
+        if (name == null)
+        {
+            return null;
+        }
+        try
+        {
+            return java.nio.file.FileSystems.getDefault().getUserPrincipalLookupService()
+                .lookupPrincipalByGroupName(name);
+        }
+        catch (final IOException ex)
+        {
+            throw new IllegalArgumentException("--allow-group " + name + ": no such group (" + ex.getMessage() + ")",
+                ex);
+        }
+    }
+
+    /** Binds the socket (removing a stale one nobody answers on) and gives it the directory's file rights. */
+    private static ServerSocketChannel bind(final Path path, final PrivateDirectory directory) throws IOException
     {
         if (Files.exists(path))
         {
@@ -103,7 +143,16 @@ public final class HostAgent implements AutoCloseable
             }
         }
         final ServerSocketChannel channel = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
-        channel.bind(UnixDomainSocketAddress.of(path));
+        try
+        {
+            channel.bind(UnixDomainSocketAddress.of(path));
+            directory.share(path);
+        }
+        catch (final IOException ex)
+        {
+            channel.close();
+            throw ex;
+        }
         return channel;
     }
 
@@ -226,8 +275,42 @@ public final class HostAgent implements AutoCloseable
         {
             return;
         }
+        final UnixDomainPrincipal peer;
+        try
+        {
+            peer = channel.getOption(ExtendedSocketOptions.SO_PEERCRED);
+        }
+        catch (final IOException ex)
+        {
+            channel.close(); // who it was cannot be told: not served, and not worth stopping the agent for
+            counters.peersRefused.increment();
+            return;
+        }
+        if (!peers.allows(peer))
+        {
+            channel.close();
+            counters.peersRefused.increment();
+            logRefusal(peer);
+            return;
+        }
         channel.configureBlocking(false);
         channel.register(selector, SelectionKey.OP_READ, new RankConnection(channel));
+    }
+
+    /** One line a second at most, however fast another user connects; the counter has them all. */
+    private void logRefusal(final UnixDomainPrincipal peer)
+    {
+        final long now = System.nanoTime();
+        if (lastRefusalLogNs != 0 && now - lastRefusalLogNs < 1_000_000_000L)
+        {
+            refusalsNotLogged++;
+            return;
+        }
+        LOG.log(Level.WARNING, "agent {0}: refused a connection of {1} on {2}: only {3} may use this agent{4}",
+            context.name(), PeerPolicy.describe(peer), context.socketPath(), peers.allowed(),
+            refusalsNotLogged == 0 ? "" : " (" + refusalsNotLogged + " more refused since the last such line)");
+        lastRefusalLogNs = now;
+        refusalsNotLogged = 0;
     }
 
     private void read(final SelectionKey key, final RankConnection connection)
@@ -316,8 +399,8 @@ public final class HostAgent implements AutoCloseable
             JobSession session = sessions.get(hello.jobKey());
             if (session == null)
             {
-                final Path file = context.directory().resolve("inagg-" + context.name() + "-"
-                    + ProcessHandle.current().pid() + "-" + (++filesCreated));
+                final Path file = directory.path().resolve(AgentLock.filePrefix(context.name())
+                    + HexFormat.of().formatHex(unguessable()) + AgentLock.FILE_SUFFIX);
                 final NetworkStage network = hello.hosts() > 1 ? new NetworkStage(context, hello) : null;
                 try
                 {
@@ -331,6 +414,10 @@ public final class HostAgent implements AutoCloseable
                         network.close();
                     }
                     throw ex;
+                }
+                if (directory.allowedGroup() != null)
+                {
+                    share(session);
                 }
                 sessions.put(hello.jobKey(), session);
             }
@@ -346,6 +433,28 @@ public final class HostAgent implements AutoCloseable
         {
             refuse(key, connection, AgentProtocol.ERROR_SHM_FULL, "agent " + context.name()
                 + " cannot create the job's shared memory: " + ex.getMessage(), hello);
+        }
+    }
+
+    /** 16 random bytes: a job file's name nobody can guess (and so create first, or open by name). */
+    private byte[] unguessable()
+    {
+        final byte[] bytes = new byte[16];
+        random.nextBytes(bytes);
+        return bytes;
+    }
+
+    private void share(final JobSession session)
+    {
+        try
+        {
+            directory.share(session.region().path());
+        }
+        catch (final IOException ex)
+        {
+            session.fail(AgentProtocol.ERROR_SHM_FULL, "cannot give group " + directory.allowedGroup().getName()
+                + " access to " + session.region().path() + ": " + ex.getMessage());
+            throw new UncheckedIOException(ex);
         }
     }
 
@@ -410,6 +519,7 @@ public final class HostAgent implements AutoCloseable
             // Best effort on the way out.
         }
         reducer.close();
+        lock.close();
         LOG.log(Level.INFO, "agent {0}: stopped", context.name());
         stopped.countDown();
     }

@@ -16,7 +16,9 @@ public final class HostAgentContext
     public static final String NAME_PROP_NAME = "inagg.agent.name";
     public static final String NAME_DEFAULT = "inagg";
     public static final String DIRECTORY_PROP_NAME = "inagg.agent.dir";
-    public static final String DIRECTORY_DEFAULT = "/dev/shm";
+    /** The private directory's parent: {@code /dev/shm/inagg-<uid>} (else {@code <java.io.tmpdir>/inagg-<uid>}). */
+    public static final String DIRECTORY_PARENT_DEFAULT = "/dev/shm";
+    public static final String ALLOW_GROUP_PROP_NAME = "inagg.agent.allow.group";
     public static final String SLOT_BYTES_PROP_NAME = "inagg.agent.slot.bytes";
     /** 32 MiB: 8 M float32 per rank and round; larger tensors go in several rounds. */
     public static final long SLOT_BYTES_DEFAULT = 32L << 20;
@@ -36,6 +38,7 @@ public final class HostAgentContext
     private String name;
     private Path directory;
     private Path socketPath;
+    private String allowGroup;
     private long slotBytes = -1;
     private int reducerThreads = -1;
     private InetSocketAddress switchAddress;
@@ -57,7 +60,11 @@ public final class HostAgentContext
         return this;
     }
 
-    /** Where the socket and the jobs' shared-memory files go ({@value #DIRECTORY_DEFAULT} by default). */
+    /**
+     * The agent's private directory ({@link PrivateDirectory}): its socket, lock and jobs' shared-memory files. Created
+     * mode 0700 when missing; an existing one must be this user's, a real directory, closed to others. Default:
+     * {@code /dev/shm/inagg-<uid>}, else {@code <java.io.tmpdir>/inagg-<uid>} where there is no /dev/shm.
+     */
     public HostAgentContext directory(final Path directory)
     {
         this.directory = directory;
@@ -68,6 +75,16 @@ public final class HostAgentContext
     public HostAgentContext socketPath(final Path socketPath)
     {
         this.socketPath = socketPath;
+        return this;
+    }
+
+    /**
+     * A group whose members may use the agent besides its own user (their effective group must be it: {@code sg}, or
+     * their primary group); the directory becomes rwx--x--- and the files rw-rw---- with that group. None by default.
+     */
+    public HostAgentContext allowGroup(final String allowGroup)
+    {
+        this.allowGroup = allowGroup;
         return this;
     }
 
@@ -194,15 +211,16 @@ public final class HostAgentContext
         }
         if (directory == null)
         {
-            directory = Path.of(System.getProperty(DIRECTORY_PROP_NAME, DIRECTORY_DEFAULT));
-            if (!Files.isDirectory(directory))
-            {
-                directory = Path.of(System.getProperty("java.io.tmpdir"));
-            }
+            final String property = System.getProperty(DIRECTORY_PROP_NAME);
+            directory = property != null ? Path.of(property) : defaultDirectory();
         }
-        if (!Files.isDirectory(directory) || !Files.isWritable(directory))
+        if (allowGroup == null)
         {
-            throw new IllegalArgumentException("agent directory " + directory + " is not a writable directory");
+            allowGroup = System.getProperty(ALLOW_GROUP_PROP_NAME);
+        }
+        if (allowGroup != null && allowGroup.isBlank())
+        {
+            allowGroup = null;
         }
         if (socketPath == null)
         {
@@ -280,6 +298,14 @@ public final class HostAgentContext
         return this;
     }
 
+    /** {@code /dev/shm/inagg-<uid>}, else {@code <java.io.tmpdir>/inagg-<uid>}. */
+    public static Path defaultDirectory()
+    {
+        final Path shm = Path.of(DIRECTORY_PARENT_DEFAULT);
+        final Path parent = Files.isDirectory(shm) ? shm : Path.of(System.getProperty("java.io.tmpdir"));
+        return parent.resolve("inagg-" + PrivateDirectory.currentUid());
+    }
+
     public String name()
     {
         return name;
@@ -288,6 +314,12 @@ public final class HostAgentContext
     public Path directory()
     {
         return directory;
+    }
+
+    /** The group allowed besides the agent's user, or null. */
+    public String allowGroup()
+    {
+        return allowGroup;
     }
 
     public Path socketPath()

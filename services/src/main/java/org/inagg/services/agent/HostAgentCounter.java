@@ -13,7 +13,8 @@ public enum HostAgentCounter implements CounterDescriptor
     ROUND_ERRORS(606, "rounds refused (sizes or types differ between ranks, NaN or infinity)"),
     HELLOS_REFUSED(607, "ranks refused at hello (version, job, world size)"),
     NETWORK_ROUNDS(608, "rounds all-reduced through the switch"),
-    JOBS_ACTIVE(609, "jobs active", true);
+    JOBS_ACTIVE(609, "jobs active", true),
+    PEERS_REFUSED(610, "connections refused: another local user (SO_PEERCRED), not the agent's nor --allow-group");
 
     private final int typeId;
     private final String label;

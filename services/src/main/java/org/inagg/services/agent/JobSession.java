@@ -403,6 +403,7 @@ final class JobSession implements AutoCloseable
         final AtomicCounter hellosRefused;
         final AtomicCounter networkRounds;
         final AtomicCounter jobsActive;
+        final AtomicCounter peersRefused;
 
         HostAgentCounters(final org.inagg.agent.CounterRegistry registry, final String name)
         {
@@ -419,6 +420,8 @@ final class JobSession implements AutoCloseable
             networkRounds = registry.newCounter(HostAgentCounter.NETWORK_ROUNDS,
                 label(name, HostAgentCounter.NETWORK_ROUNDS));
             jobsActive = registry.newCounter(HostAgentCounter.JOBS_ACTIVE, label(name, HostAgentCounter.JOBS_ACTIVE));
+            peersRefused = registry.newCounter(HostAgentCounter.PEERS_REFUSED,
+                label(name, HostAgentCounter.PEERS_REFUSED));
         }
 
         private static String label(final String name, final HostAgentCounter counter)

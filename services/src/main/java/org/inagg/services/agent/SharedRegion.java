@@ -9,8 +9,10 @@ import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.Set;
 
 /**
  * One job's shared-memory file on one host, mapped by the agent and by every local rank (Python: {@code mmap} viewed
@@ -128,8 +130,10 @@ public final class SharedRegion implements AutoCloseable
             throw new UncheckedIOException("cannot stat " + path.getParent(), ex);
         }
         final Arena arena = Arena.ofShared();
-        try (FileChannel channel = FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
-            StandardOpenOption.WRITE))
+        // Owner only (0600), never through a link; CREATE_NEW fails on any name already there.
+        try (FileChannel channel = FileChannel.open(path, Set.of(StandardOpenOption.CREATE_NEW,
+            StandardOpenOption.READ, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS),
+            PrivateDirectory.fileAttribute()))
         {
             final MemorySegment mapping = channel.map(FileChannel.MapMode.READ_WRITE, 0, size, arena);
             final SharedRegion region = new SharedRegion(path, arena, mapping, localRanks, slotCapacity);

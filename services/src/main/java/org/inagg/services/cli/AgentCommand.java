@@ -32,9 +32,14 @@ public final class AgentCommand implements Callable<Integer>
         description = "Agent name: socket <dir>/inagg-agent-<name>.sock (default ${DEFAULT-VALUE}).")
     private String name;
 
-    @Option(names = "--dir", description = "Directory of the socket and the jobs' shared-memory files (default "
-        + HostAgentContext.DIRECTORY_DEFAULT + ").")
+    @Option(names = "--dir", description = "Private directory of the socket and the jobs' shared-memory files: made "
+        + "mode 0700 when missing, refused when it is a link, another user's, or open to others (default "
+        + "/dev/shm/inagg-<uid>).")
     private Path directory;
+
+    @Option(names = "--allow-group", paramLabel = "GROUP",
+        description = "Let ranks whose effective group is GROUP use this agent too (default: this user only).")
+    private String allowGroup;
 
     @Option(names = "--socket", description = "Socket path, instead of the one derived from --dir and --name.")
     private Path socket;
@@ -88,6 +93,15 @@ public final class AgentCommand implements Callable<Integer>
             + "default, 2000 (a software target such as bmv2 wants 100000) (default ${DEFAULT-VALUE}).")
     private long retransmitUs;
 
+    @Option(names = "--log", paramLabel = "FILE",
+        description = "Write the log to FILE (mode 0600, never through a link) instead of stderr, moved to FILE.1 past "
+            + "--log-max-bytes (default: stderr).")
+    private Path log;
+
+    @Option(names = "--log-max-bytes", defaultValue = "1048576",
+        description = "Size at which --log becomes FILE.1 and a new one starts (default ${DEFAULT-VALUE}).")
+    private long logMaxBytes;
+
     @Mixin
     private CountersOptions countersOptions;
 
@@ -95,8 +109,10 @@ public final class AgentCommand implements Callable<Integer>
     public Integer call() throws InterruptedException
     {
         final PrintWriter out = spec.commandLine().getOut();
+        final BoundedLogHandler logFile = log == null ? null : BoundedLogHandler.install(log, logMaxBytes);
         final CounterRegistry counters = countersOptions.open("agent", "agent " + name, 64, out);
         final HostAgentContext context = new HostAgentContext().name(name).directory(directory).socketPath(socket)
+            .allowGroup(allowGroup)
             .slotBytes(slotBytes).reducerThreads(reducerThreads).jobKey(jobKey)
             .idleExit(Duration.ofMillis(idleExitMs)).peerTimeout(Duration.ofMillis(peerTimeoutMs))
             .counters(counters)
@@ -129,6 +145,10 @@ public final class AgentCommand implements Callable<Integer>
         finally
         {
             countersOptions.close();
+            if (logFile != null)
+            {
+                logFile.close();
+            }
         }
         return 0;
     }
