@@ -113,6 +113,22 @@ public final class ControllerCommand implements Callable<Integer>
         + "${DEFAULT-VALUE}).")
     private long durationSeconds;
 
+    /** --esa-pool as {base, slots} inside --pool-slots, or null. */
+    private int[] esaPool()
+    {
+        if (esaPool == null)
+        {
+            return null;
+        }
+        final String[] parts = esaPool.split(":", -1);
+        if (parts.length != 2)
+        {
+            throw new IllegalArgumentException("--esa-pool wants BASE:SLOTS, got '" + esaPool + "'");
+        }
+        final int base = CliNumbers.parseInt("--esa-pool", "BASE", parts[0], 0, poolSlots - 1);
+        return new int[]{base, CliNumbers.parseInt("--esa-pool", "SLOTS", parts[1], 1, poolSlots - base)};
+    }
+
     private ApiToken operatorToken()
     {
         if (operatorTokenFile != null)
@@ -172,6 +188,7 @@ public final class ControllerCommand implements Callable<Integer>
             throw new IllegalArgumentException("give one switch: --switch-control URL (software switch) or "
                 + "--bmv2-thrift PORT (bmv2)");
         }
+        final int[] esa = esaPool();
         final ApiToken token = ApiToken.fromFileOrEnvironment(tokenFile, System.getenv());
         final SwitchBackend backend = bmv2Thrift != null ? bmv2() : new SoftwareSwitchBackend(URI.create(
             switchControl.contains("://") ? switchControl : "http://" + switchControl), switchData == null ? null
@@ -179,16 +196,9 @@ public final class ControllerCommand implements Callable<Integer>
         final ControllerContext ctx = new ControllerContext().bind(Addresses.parse("--bind", bind)).journal(journal)
             .leaseMs(leaseMs).poolSlots(poolSlots).lanes(lanes).defaultSlots(defaultSlots).switchBackend(backend)
             .token(token).operatorToken(operatorToken()).insecure(insecure).trustSources(trustSources);
-        if (esaPool != null)
+        if (esa != null)
         {
-            final String[] parts = esaPool.split(":", -1);
-            if (parts.length != 2)
-            {
-                throw new IllegalArgumentException("--esa-pool wants BASE:SLOTS, got '" + esaPool + "'");
-            }
-            final int base = CliNumbers.parseInt("--esa-pool", "BASE", parts[0], 0, poolSlots - 1);
-            final int slots = CliNumbers.parseInt("--esa-pool", "SLOTS", parts[1], 1, poolSlots - base);
-            ctx.esaPool(base, slots);
+            ctx.esaPool(esa[0], esa[1]);
         }
         final Controller controller = Controller.launch(ctx);
         final CountDownLatch stopped = new CountDownLatch(1);

@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.util.concurrent.Executors;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
@@ -13,6 +12,7 @@ import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import org.inagg.services.http.ApiToken;
 import org.inagg.services.http.HttpFailure;
+import org.inagg.services.http.HttpServers;
 import org.inagg.services.http.JsonHttp;
 
 /**
@@ -32,11 +32,13 @@ import org.inagg.services.http.JsonHttp;
 public final class Controller implements AutoCloseable
 {
     private static final System.Logger LOGGER = System.getLogger(Controller.class.getName());
+    /** Threads serving HTTP: requests are short (the registry is one lock); a plan takes one for seconds. */
+    static final int HTTP_THREADS = 8;
+    static final int HTTP_QUEUE = 256;
 
     private final ControllerContext ctx;
     private final JobRegistry registry;
     private final HttpServer server;
-    private final ExecutorService executor;
     private final ScheduledExecutorService sweeper;
 
     private Controller(final ControllerContext ctx)
@@ -53,15 +55,13 @@ public final class Controller implements AutoCloseable
         final int recovered = registry.recover();
         try
         {
-            server = HttpServer.create(ctx.bind(), 128);
+            server = HttpServers.create(ctx.bind(), HTTP_THREADS, HTTP_QUEUE, "inagg-controller-http");
         }
         catch (final IOException ex)
         {
             registry.close();
             throw new UncheckedIOException("controller: cannot listen on " + ctx.bind() + ": " + ex.getMessage(), ex);
         }
-        executor = Executors.newVirtualThreadPerTaskExecutor();
-        server.setExecutor(executor);
         server.createContext("/v1/", exchange -> JsonHttp.handle(exchange, ApiToken.NONE, this::authorizeAndRoute));
         server.start();
         sweeper = Executors.newSingleThreadScheduledExecutor(r ->
@@ -120,9 +120,8 @@ public final class Controller implements AutoCloseable
     @Override
     public void close()
     {
-        server.stop(0);
+        HttpServers.stop(server);
         sweeper.shutdownNow();
-        executor.shutdownNow();
         registry.close();
         LOGGER.log(System.Logger.Level.INFO, () -> "controller stopped (state kept in " + ctx.journal() + ")");
     }

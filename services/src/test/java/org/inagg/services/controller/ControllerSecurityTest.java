@@ -15,6 +15,8 @@ import java.util.Map;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import org.inagg.services.http.ApiToken;
+import org.inagg.services.http.HttpServers;
+import org.inagg.services.http.IdleConnections;
 import org.inagg.services.http.JsonHttp;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -69,7 +71,7 @@ class ControllerSecurityTest
             headers.put(JobSecret.HEADER, secret);
         }
         return JsonHttp.call(client, method, URI.create(controller.url() + path),
-            body == null ? null : JsonHttp.MAPPER.readTree(body), Duration.ofSeconds(5), token, headers);
+            body == null ? null : JsonHttp.MAPPER.readTree(body), Duration.ofSeconds(20), token, headers);
     }
 
     private JsonHttp.Answer call(final String method, final String path, final String body, final String secret)
@@ -241,6 +243,26 @@ class ControllerSecurityTest
         assertThatIllegalArgumentException().isThrownBy(() -> ApiToken.fromFileOrEnvironment(empty, Map.of()))
             .withMessageContaining("empty");
         assertThat(ApiToken.fromEnvironment(Map.of()).required()).isFalse();
+    }
+
+    @Test
+    @Timeout(60)
+    void shouldServeARealRankWhileAFloodOfIdleConnectionsHoldsABoundedNumberOfThreads() throws Exception
+    {
+        start();
+        try (IdleConnections idle = new IdleConnections(controller.address(), 4 * Controller.HTTP_THREADS))
+        {
+            Thread.sleep(500);
+            final long threads = Thread.getAllStackTraces().keySet().stream()
+                .filter(thread -> thread.getName().startsWith("inagg-controller-http")).count();
+            assertThat(threads).isBetween(1L, (long)Controller.HTTP_THREADS);
+            final long begin = System.nanoTime();
+            final JsonHttp.Answer answer = IdleConnections.retryWithin(Duration.ofSeconds(20), () -> call("POST",
+                "/v1/registrations", rank("busy", 0, 1, "127.0.0.1", 40000), VICTIM_SECRET));
+            assertThat(answer.status()).isEqualTo(200);
+            assertThat(Duration.ofNanos(System.nanoTime() - begin).toSeconds())
+                .isLessThanOrEqualTo(HttpServers.MAX_REQUEST_SECONDS_DEFAULT + 5);
+        }
     }
 
     @Test
