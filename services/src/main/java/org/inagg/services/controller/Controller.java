@@ -28,6 +28,8 @@ import org.inagg.services.http.JsonHttp;
  * GET    /v1/jobs, /v1/jobs/{name}       the jobs; DELETE /v1/jobs/{name} frees one
  * POST   /v1/plans                       GRID / InArt plan with path-aware multicast for a posted topology
  * </pre>
+ * Who may do what: the cluster token (if set) lets a request in; a job's secret ({@code X-Inagg-Job-Secret}) is needed
+ * for anything on that job once it exists; the operator's token may do everything ({@link JobRegistry}, issue 24).
  */
 public final class Controller implements AutoCloseable
 {

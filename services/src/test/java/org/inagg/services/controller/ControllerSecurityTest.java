@@ -136,6 +136,24 @@ class ControllerSecurityTest
 
     @Test
     @Timeout(20)
+    void shouldKeepRequiringTheJobsSecretAfterAControllerRestartWithoutJournalingTheSecretItself() throws IOException
+    {
+        start();
+        runVictim();
+        controller.close();
+        assertThat(Files.readString(dir.resolve("journal"))).contains(JobSecret.hash(VICTIM_SECRET))
+            .doesNotContain(VICTIM_SECRET);
+
+        start();
+        assertThat(controller.jobCount()).isEqualTo(1);
+        assertThat(call("POST", "/v1/registrations", rank("victim", 1, 2, "127.0.0.1", 45555), STRANGER_SECRET)
+            .status()).isEqualTo(403);
+        assertThat(call("DELETE", "/v1/jobs/victim", null, null).status()).isEqualTo(403);
+        assertThat(call("DELETE", "/v1/jobs/victim", null, VICTIM_SECRET).status()).isEqualTo(200);
+    }
+
+    @Test
+    @Timeout(20)
     void shouldRefuseRenewingOrDeletingAnotherJobsRegistrationWithoutItsSecret() throws IOException
     {
         start();
