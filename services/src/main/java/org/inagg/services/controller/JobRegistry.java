@@ -261,7 +261,9 @@ final class JobRegistry implements AutoCloseable
     /** @throws HttpFailure 403 naming both addresses if the stated source is not the caller's (unless trusted). */
     private void requireOwnSource(final RegisterRequest request, final Caller caller)
     {
-        if (trustSources || caller.operator() || request.source().getAddress().equals(caller.address()))
+        final java.net.InetAddress stated = request.source().getAddress();
+        if (trustSources || caller.operator() || stated.equals(caller.address())
+            || stated.isLoopbackAddress() && caller.address().isLoopbackAddress()) // 127.0.0.1 and ::1: this host
         {
             return;
         }
