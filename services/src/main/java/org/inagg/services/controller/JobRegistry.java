@@ -31,11 +31,11 @@ import org.inagg.wire.InaggHeader;
  *   <li><b>Leases.</b> Each registration holds a lease, renewed by the rank; a rank that stops renewing is lost. A
  *   rank that ends deletes its registration. When no rank of a job holds a registration, the job is freed: removed
  *   from the switch, its slots and id returned.</li>
+ *   <li><b>Who may.</b> The first registration of a job sets its secret ({@link JobSecret}); every later registration,
+ *   poll, renewal, removal and look at the job must show it, or the operator's token ({@link Caller}); 403 naming the
+ *   job otherwise. A registration's stated source must be the IP its HTTP request comes from unless the controller
+ *   trusts stated sources.</li>
  * </ul>
- * <li><b>Who may.</b> The first registration of a job sets its secret ({@link JobSecret}); every later registration, poll,
- * renewal, removal and look at the job must show it, or the operator's token ({@link Caller}); 403 naming the job
- * otherwise. A registration's stated source must come from the IP its HTTP request comes from unless the controller
- * trusts stated sources.</li>
  * Every change is journaled before it is answered and logged once with the job's name, id and session. Thread-safe
  * (one lock; the switch is called under it, bounded by the backend's timeout).
  */
