@@ -85,7 +85,18 @@ public final class ControllerClient implements AutoCloseable
         {
             throw new IllegalArgumentException(JobSecret.ENV + " is set but empty: unset it, or give the job's secret");
         }
-        return value == null ? null : value.strip();
+        if (value == null)
+        {
+            return null;
+        }
+        try
+        {
+            return JobSecret.requireWellFormed(value.strip());
+        }
+        catch (final org.inagg.services.http.HttpFailure ex)
+        {
+            throw new IllegalArgumentException(JobSecret.ENV + ": " + ex.getMessage());
+        }
     }
 
     /** The job's secret this client shows: given, or learnt from the job's first registration; null before. */
