@@ -232,7 +232,10 @@ public final class ControllerContext
         return bind;
     }
 
-    /** The token every request must carry (default: none, open to anyone who reaches the port). */
+    /**
+     * The cluster's token: every request must carry it, or the {@link #operatorToken}; it admits jobs, and each job's
+     * secret guards the job (default: none, anyone who reaches the port may admit jobs).
+     */
     public ControllerContext token(final org.inagg.services.http.ApiToken token)
     {
         this.token = java.util.Objects.requireNonNull(token, "token");

@@ -190,6 +190,21 @@ class ControllerSecurityTest
 
     @Test
     @Timeout(20)
+    void shouldLetTheJavaClientKeepTheSecretOfItsFirstAnswerForItsLaterCalls()
+    {
+        start();
+        try (ControllerClient rank = new ControllerClient(controller.url(), Duration.ofSeconds(5), ApiToken.NONE, null))
+        {
+            rank.register("learnt", 0, 1, "int32", 1000, new InetSocketAddress("127.0.0.1", 40000), 0,
+                Duration.ofSeconds(5));
+            assertThat(rank.jobSecret()).matches("[A-Za-z0-9_-]{43}");
+            assertThat(controller.jobCount()).isEqualTo(1);
+        }
+        assertThat(controller.jobCount()).as("its DELETE showed the secret it was given").isZero();
+    }
+
+    @Test
+    @Timeout(20)
     void shouldRefuseASourceOtherThanTheAddressTheRequestComesFrom() throws IOException
     {
         start();
