@@ -55,12 +55,12 @@ def test_two_hosts_through_the_switch_match_the_exact_sum_within_the_fixed_point
         host_b.stop()
 
 
-def start(name: str, args: list, ready: str):
+def start(name: str, args: list, ready: str, env: dict | None = None):
     """A `bin/inagg` service of the test; returns (process, log path) once its log says ``ready``."""
     log = SHM / f"inagg-test-{name}-{os.getpid()}.log"
     with open(log, "wb") as out:
         process = subprocess.Popen([str(LAUNCHER), *args], stdout=out, stderr=subprocess.STDOUT,
-                                   start_new_session=True)
+                                   start_new_session=True, env={**os.environ, **(env or {})})
     deadline = time.monotonic() + 60
     while ready not in log.read_text(errors="replace"):
         if process.poll() is not None or time.monotonic() > deadline:
@@ -80,7 +80,7 @@ def controller(tmp_path):
     try:
         ctl = start("controller", ["controller", "--bind", f"127.0.0.1:{http}", "--switch-control",
                                    f"http://127.0.0.1:{control}", "--journal", str(tmp_path / "journal")],
-                    "listening")
+                    "listening", env={"INAGG_OPERATOR_TOKEN": OPERATOR_TOKEN})
         try:
             yield f"http://127.0.0.1:{http}"
         finally:
@@ -89,8 +89,13 @@ def controller(tmp_path):
         stop(*switch)
 
 
+OPERATOR_TOKEN = "multihost-operator-token"
+
+
 def jobs(url: str) -> list:
-    with urllib.request.urlopen(f"{url}/v1/jobs", timeout=5) as answer:
+    """Every job the controller holds: the operator's token sees them all (a job's own secret sees only it)."""
+    request = urllib.request.Request(f"{url}/v1/jobs", headers={"Authorization": f"Bearer {OPERATOR_TOKEN}"})
+    with urllib.request.urlopen(request, timeout=5) as answer:
         return json.load(answer)["jobs"]
 
 

@@ -66,7 +66,8 @@ class ControllerCliTest
             for (int rank = 0; rank < 3; rank++)
             {
                 workers.add(processes.start(dir.resolve("worker" + rank + ".log"), List.of(), Map.of("RANK",
-                    Integer.toString(rank), "WORLD_SIZE", "3", "TORCHELASTIC_RUN_ID", "run-42", "INAGG_CONTROLLER", url),
+                    Integer.toString(rank), "WORLD_SIZE", "3", "TORCHELASTIC_RUN_ID", "run-42", "INAGG_CONTROLLER", url,
+                    "INAGG_JOB_SECRET", "run-42-shared-job-secret"), // the launcher's secret, the same at every rank
                     "worker", "--dtype", "int32", "-n", "30000", "-i", "3", "--no-progress"));
             }
             for (int rank = 0; rank < 3; rank++)

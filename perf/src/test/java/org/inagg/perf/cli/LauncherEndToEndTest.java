@@ -83,8 +83,10 @@ class LauncherEndToEndTest
         args.addAll(RUN);
         final Map<String, String> env = withoutLauncherVariables();
         env.put("INAGG_CONTROLLER", controllerUrl);
+        env.put("INAGG_JOB_SECRET", "mpirun-shared-job-secret"); // one job's ranks share it, as mpirun -x passes it
         mpirunProcess = processes.start(log, List.of(mpirun, "--allow-run-as-root", "--oversubscribe", "-np",
-            Integer.toString(workers), "--tag-output", "-x", "INAGG_CONTROLLER"), env, args.toArray(String[]::new));
+            Integer.toString(workers), "--tag-output", "-x", "INAGG_CONTROLLER", "-x", "INAGG_JOB_SECRET"), env,
+            args.toArray(String[]::new));
         final String output = CliProcesses.await(mpirunProcess, log, 100);
         assertThat(mpirunProcess.exitValue()).as(output).isZero();
         assertThat(output).containsPattern("job '\\d+' is job 1, session 1");

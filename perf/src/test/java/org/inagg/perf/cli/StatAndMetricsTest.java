@@ -206,7 +206,7 @@ class StatAndMetricsTest
             Integer.toString(metricsPort), "--stats-interval", "0", "--duration", "200");
         CliProcesses.awaitLine(switchProcess, switchLog, "inagg switch listening", 120);
         final Path switchFile = dir.resolve("switch-" + switchProcess.pid() + ".counters");
-        assertThat(Files.readString(switchLog)).contains("counters: " + switchFile + ", Prometheus at http://0.0.0.0:"
+        assertThat(Files.readString(switchLog)).contains("counters: " + switchFile + ", Prometheus at http://127.0.0.1:"
             + metricsPort + "/metrics");
         assertThat(switchFile).exists();
 

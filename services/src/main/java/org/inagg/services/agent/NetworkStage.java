@@ -60,7 +60,10 @@ final class NetworkStage implements AutoCloseable
             return AllReduceJob.open(job.jobId(hello.switchJob()).workerId(hello.hostIndex())
                 .transport(udp(context.bindAddress(), context.switchAddress())));
         }
-        final ControllerClient client = new ControllerClient(context.controller(), Duration.ofSeconds(5));
+        // The job's secret comes from its key, which rank 0 drew at random and shared through torch's store: every host
+        // of the job derives the same one, and the controller's job name (a hash of the key) does not reveal it.
+        final ControllerClient client = new ControllerClient(context.controller(), Duration.ofSeconds(5),
+            org.inagg.services.http.ApiToken.fromEnvironment(System.getenv()), jobSecret(hello.jobKey()));
         controller = client;
         UdpTransport transport = null;
         try
@@ -99,11 +102,35 @@ final class NetworkStage implements AutoCloseable
             InaggHeader.messageLength(MAX_LANES), 64);
     }
 
-    /** The job key as a controller job name: 1..128 of [A-Za-z0-9._:@-], keeping the key's random end. */
+    /**
+     * The job key as a controller job name: 1..128 of [A-Za-z0-9._:@-], the key's run id (before its last '-') and a
+     * hash of the whole key; never the key's random end, from which {@link #jobSecret} is derived.
+     */
     static String jobName(final String jobKey)
     {
-        final String name = jobKey.replaceAll("[^A-Za-z0-9._:@-]", "_");
-        return name.length() <= MAX_NAME ? name : name.substring(name.length() - MAX_NAME);
+        final int dash = jobKey.lastIndexOf('-');
+        final String run = dash > 0 ? jobKey.substring(0, dash).replaceAll("[^A-Za-z0-9._:@-]", "_") : "job";
+        final String hash = sha256("inagg job name\0" + jobKey).substring(0, 16);
+        return (run.length() <= MAX_NAME - 17 ? run : run.substring(run.length() - (MAX_NAME - 17))) + "-" + hash;
+    }
+
+    /** The job's secret for the controller, derived from the key (64 hex characters). */
+    static String jobSecret(final String jobKey)
+    {
+        return sha256("inagg job secret\0" + jobKey);
+    }
+
+    private static String sha256(final String text)
+    {
+        try
+        {
+            return java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256")
+                .digest(text.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+        }
+        catch (final java.security.NoSuchAlgorithmException ex)
+        {
+            throw new IllegalStateException("SHA-256 is missing from this JVM", ex);
+        }
     }
 
     /** All-reduces {@code count} elements of {@code data} in place through the switch. */

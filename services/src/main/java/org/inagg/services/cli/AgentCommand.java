@@ -109,6 +109,7 @@ public final class AgentCommand implements Callable<Integer>
     public Integer call() throws InterruptedException
     {
         final PrintWriter out = spec.commandLine().getOut();
+        CliNumbers.require("--collective-timeout-ms", collectiveTimeoutMs, 0, Integer.MAX_VALUE);
         final BoundedLogHandler logFile = log == null ? null : BoundedLogHandler.install(log, logMaxBytes);
         final CounterRegistry counters = countersOptions.open("agent", "agent " + name, 64, out);
         final HostAgentContext context = new HostAgentContext().name(name).directory(directory).socketPath(socket)

@@ -27,12 +27,32 @@ import picocli.CommandLine.Model.CommandSpec;
         + "their leases and frees what ends or vanishes. State survives a restart in --journal.")
 public final class ControllerCommand implements Callable<Integer>
 {
+    /** The environment variable the controller reads the operator's token from without --operator-token-file. */
+    static final String OPERATOR_TOKEN_ENV = "INAGG_OPERATOR_TOKEN";
+
     @Spec
     private CommandSpec spec;
 
     @Option(names = "--bind", defaultValue = ControllerContext.BIND_DEFAULT,
-        description = "HTTP address to listen on (default ${DEFAULT-VALUE}).")
+        description = "HTTP address to listen on (default ${DEFAULT-VALUE}: this host only). Another address needs a "
+            + "token (--token-file, INAGG_TOKEN) or --insecure.")
     private String bind;
+
+    @Option(names = "--insecure",
+        description = "Allow a --bind that other hosts reach without a token: anyone who reaches it may admit jobs "
+            + "(never touch another job's, which needs its secret). For a trusted lab network only.")
+    private boolean insecure;
+
+    @Option(names = "--operator-token-file", paramLabel = "FILE",
+        description = "The operator's secret (one line): a request carrying it as 'Authorization: Bearer TOKEN' may "
+            + "list, inspect and free every job (default: $INAGG_OPERATOR_TOKEN if set, else no operator; each job is "
+            + "then reachable only with its own secret).")
+    private Path operatorTokenFile;
+
+    @Option(names = "--trust-sources",
+        description = "Take each rank's stated UDP source as it is; by default its IP must be the one its HTTP request "
+            + "comes from. For ranks that reach the controller over another network (management network, NAT, proxy).")
+    private boolean trustSources;
 
     @Option(names = "--switch-control", paramLabel = "URL",
         description = "The software switch's control port (inagg switch --control), e.g. http://127.0.0.1:7071.")
@@ -62,10 +82,11 @@ public final class ControllerCommand implements Callable<Integer>
     private Path journal;
 
     @Option(names = "--token-file", paramLabel = "FILE",
-        description = "A shared secret (one line) that every request must carry as 'Authorization: Bearer TOKEN'; "
-            + "workers, agents and deploy send $INAGG_TOKEN, and the controller presents it to the switch's control "
-            + "port too (default: $INAGG_TOKEN if set, else none: anyone who reaches --bind can admit and remove "
-            + "jobs, and a warning says so).")
+        description = "The cluster's shared secret (one line) that every request must carry as 'Authorization: "
+            + "Bearer TOKEN'; workers, agents and deploy send $INAGG_TOKEN, and the controller presents it to the "
+            + "switch's control port too. It admits jobs; each job's registrations also need the job's own secret. "
+            + "(default: $INAGG_TOKEN if set, else none: anyone who reaches --bind can admit jobs, and a warning "
+            + "says so).")
     private Path tokenFile;
 
     @Option(names = "--lease-ms", defaultValue = "" + ControllerContext.LEASE_DEFAULT_MS,
@@ -91,6 +112,32 @@ public final class ControllerCommand implements Callable<Integer>
     @Option(names = "--duration", defaultValue = "0", description = "Seconds to run; 0 runs until stopped (default "
         + "${DEFAULT-VALUE}).")
     private long durationSeconds;
+
+    /** --esa-pool as {base, slots} inside --pool-slots, or null. */
+    private int[] esaPool()
+    {
+        if (esaPool == null)
+        {
+            return null;
+        }
+        final String[] parts = esaPool.split(":", -1);
+        if (parts.length != 2)
+        {
+            throw new IllegalArgumentException("--esa-pool wants BASE:SLOTS, got '" + esaPool + "'");
+        }
+        final int base = CliNumbers.parseInt("--esa-pool", "BASE", parts[0], 0, poolSlots - 1);
+        return new int[]{base, CliNumbers.parseInt("--esa-pool", "SLOTS", parts[1], 1, poolSlots - base)};
+    }
+
+    private ApiToken operatorToken()
+    {
+        if (operatorTokenFile != null)
+        {
+            return ApiToken.fromFileOrEnvironment(operatorTokenFile, java.util.Map.of());
+        }
+        final String value = System.getenv(OPERATOR_TOKEN_ENV);
+        return value == null ? ApiToken.NONE : ApiToken.of(value.strip(), OPERATOR_TOKEN_ENV);
+    }
 
     private SwitchBackend bmv2()
     {
@@ -133,33 +180,25 @@ public final class ControllerCommand implements Callable<Integer>
     public Integer call() throws InterruptedException
     {
         final PrintWriter out = spec.commandLine().getOut();
+        CliNumbers.require("--lease-ms", leaseMs, 100, Long.MAX_VALUE);
+        CliNumbers.require("--pool-slots", poolSlots, 1, Integer.MAX_VALUE);
+        CliNumbers.require("--duration", durationSeconds, 0, Long.MAX_VALUE);
         if ((switchControl == null) == (bmv2Thrift == null))
         {
             throw new IllegalArgumentException("give one switch: --switch-control URL (software switch) or "
                 + "--bmv2-thrift PORT (bmv2)");
         }
+        final int[] esa = esaPool();
         final ApiToken token = ApiToken.fromFileOrEnvironment(tokenFile, System.getenv());
         final SwitchBackend backend = bmv2Thrift != null ? bmv2() : new SoftwareSwitchBackend(URI.create(
             switchControl.contains("://") ? switchControl : "http://" + switchControl), switchData == null ? null
             : Addresses.parse("--switch-data", switchData), Duration.ofSeconds(3), token);
         final ControllerContext ctx = new ControllerContext().bind(Addresses.parse("--bind", bind)).journal(journal)
             .leaseMs(leaseMs).poolSlots(poolSlots).lanes(lanes).defaultSlots(defaultSlots).switchBackend(backend)
-            .token(token);
-        if (esaPool != null)
+            .token(token).operatorToken(operatorToken()).insecure(insecure).trustSources(trustSources);
+        if (esa != null)
         {
-            final String[] parts = esaPool.split(":", -1);
-            if (parts.length != 2)
-            {
-                throw new IllegalArgumentException("--esa-pool wants BASE:SLOTS, got '" + esaPool + "'");
-            }
-            try
-            {
-                ctx.esaPool(Integer.parseInt(parts[0]), Integer.parseInt(parts[1]));
-            }
-            catch (final NumberFormatException ex)
-            {
-                throw new IllegalArgumentException("--esa-pool '" + esaPool + "': " + ex.getMessage());
-            }
+            ctx.esaPool(esa[0], esa[1]);
         }
         final Controller controller = Controller.launch(ctx);
         final CountDownLatch stopped = new CountDownLatch(1);
@@ -175,8 +214,8 @@ public final class ControllerCommand implements Callable<Integer>
             controller.url(), controller.url());
         if (!token.required())
         {
-            out.printf("  warning: no token (--token-file or %s): anyone who reaches %s can admit, change and remove"
-                + " jobs%n", ApiToken.ENV, controller.url());
+            out.printf("  warning: no token (--token-file or %s): anyone who reaches %s can admit jobs (a job's "
+                + "ranks, renewals and removal still need its secret)%n", ApiToken.ENV, controller.url());
         }
         out.flush();
         if (durationSeconds > 0)

@@ -25,9 +25,14 @@ public final class CountersOptions
     String directory;
 
     @Option(names = "--metrics-port", paramLabel = "PORT", defaultValue = "0",
-        description = "Serve the counters at http://<any address>:PORT/metrics in the Prometheus text format; "
+        description = "Serve the counters at http://<--metrics-bind>:PORT/metrics in the Prometheus text format; "
             + "0 for none (default ${DEFAULT-VALUE}).")
     int metricsPort;
+
+    @Option(names = "--metrics-bind", paramLabel = "IP", defaultValue = "127.0.0.1",
+        description = "The address --metrics-port listens on (default ${DEFAULT-VALUE}: this host only; 0.0.0.0 for a "
+            + "Prometheus on another host: the counters show job ids, peers and rates).")
+    String metricsBind;
 
     private CountersFile file;
     private MetricsServer server;
@@ -76,7 +81,9 @@ public final class CountersOptions
         {
             try
             {
-                server = MetricsServer.start(new InetSocketAddress(metricsPort), registry.reader(),
+                // Bounds the JDK server's request time before it starts: an idle scraper holds its one thread no longer.
+                org.inagg.services.http.HttpServers.applyLimits();
+                server = MetricsServer.start(new InetSocketAddress(metricsBind, metricsPort), registry.reader(),
                     MetricsServer.processLabels(role));
             }
             catch (final IOException ex)
@@ -88,7 +95,7 @@ public final class CountersOptions
         if (file != null || server != null)
         {
             out.printf("counters: %s%s%n", file == null ? "in memory" : file.path(),
-                server == null ? "" : ", Prometheus at http://0.0.0.0:" + server.port() + MetricsServer.PATH);
+                server == null ? "" : ", Prometheus at http://" + metricsBind + ":" + server.port() + MetricsServer.PATH);
             out.flush();
         }
         return registry;

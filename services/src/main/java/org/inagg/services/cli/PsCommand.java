@@ -63,6 +63,7 @@ public final class PsCommand implements Callable<Integer>
     public Integer call() throws InterruptedException
     {
         final PrintWriter out = spec.commandLine().getOut();
+        service.validate();
         final SwitchJobConfig config = SwitchCommand.parseJob(job);
         if (workerAddresses.size() != config.workers())
         {

@@ -25,6 +25,15 @@ final class ServiceOptions
         + " when idle; spin is busy polling, for dedicated cores (default ${DEFAULT-VALUE}).")
     String idle;
 
+    /** @throws IllegalArgumentException naming the first option out of its range. */
+    void validate()
+    {
+        CliNumbers.require("--max-peers", maxPeers, 1, Integer.MAX_VALUE);
+        CliNumbers.require("--duration", durationSeconds, 0, Long.MAX_VALUE);
+        CliNumbers.require("--stats-interval", statsSeconds, 0, Long.MAX_VALUE);
+        CliNumbers.requireLoss(loss);
+    }
+
     /** Returns once {@code stopped} counts down or --duration elapses, running {@code report} every --stats-interval. */
     void runUntilStopped(final CountDownLatch stopped, final Runnable report) throws InterruptedException
     {

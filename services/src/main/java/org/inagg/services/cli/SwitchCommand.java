@@ -100,6 +100,7 @@ public final class SwitchCommand implements Callable<Integer>
     public Integer call() throws InterruptedException
     {
         final PrintWriter out = spec.commandLine().getOut();
+        service.validate();
         final List<SwitchJobConfig> parsed = jobs.stream().map(SwitchCommand::parseJob).toList();
         if (parsed.isEmpty() && control == null)
         {

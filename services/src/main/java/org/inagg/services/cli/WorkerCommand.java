@@ -123,6 +123,14 @@ public final class WorkerCommand implements Callable<Integer>
     public Integer call() throws InterruptedException
     {
         final PrintWriter out = spec.commandLine().getOut();
+        CliNumbers.require("-n/--elements", elements, 1, Integer.MAX_VALUE - 8);
+        CliNumbers.require("-i/--iterations", iterations, 1, Integer.MAX_VALUE);
+        CliNumbers.require("--warmup", warmup, 0, Integer.MAX_VALUE);
+        CliNumbers.require("--controller-wait-s", controllerWaitSeconds, 1, Long.MAX_VALUE);
+        CliNumbers.require("--max-lanes", maxLanes, 1, (65_507 - InaggHeader.LENGTH) / Integer.BYTES); // one UDP datagram
+        CliNumbers.require("--retransmit-us", retransmitUs, 1, Long.MAX_VALUE);
+        CliNumbers.require("--peer-timeout-ms", peerTimeoutMs, 1, Long.MAX_VALUE);
+        CliNumbers.requireLoss(loss);
         final Launch launch = launchOptions.resolve(System.getenv());
         workerId = launch.rank();
         workers = launch.worldSize();

@@ -19,6 +19,8 @@ final class ControlledJob
     final int slotBase;
     final int slots;
     final int lanes;
+    /** SHA-256 (hex) of the job's secret ({@link JobSecret}); null for a job journaled before secrets: operators only. */
+    final String secretHash;
     int session;
     boolean running;
     /** Why the switch did not take the job at the last try, or null. */
@@ -28,8 +30,9 @@ final class ControlledJob
     final InetSocketAddress[] lastSource;
 
     ControlledJob(final String name, final int jobId, final int world, final String dtype, final long elements,
-        final int slotBase, final int slots, final int lanes, final int session)
+        final int slotBase, final int slots, final int lanes, final int session, final String secretHash)
     {
+        this.secretHash = secretHash;
         this.name = name;
         this.jobId = jobId;
         this.world = world;

@@ -3,17 +3,16 @@ package org.inagg.services.controller;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
-import java.net.URLDecoder;
-import java.nio.charset.StandardCharsets;
 import java.util.concurrent.Executors;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import org.inagg.services.http.ApiToken;
 import org.inagg.services.http.HttpFailure;
+import org.inagg.services.http.HttpServers;
 import org.inagg.services.http.JsonHttp;
 
 /**
@@ -29,15 +28,19 @@ import org.inagg.services.http.JsonHttp;
  * GET    /v1/jobs, /v1/jobs/{name}       the jobs; DELETE /v1/jobs/{name} frees one
  * POST   /v1/plans                       GRID / InArt plan with path-aware multicast for a posted topology
  * </pre>
+ * Who may do what: the cluster token (if set) lets a request in; a job's secret ({@code X-Inagg-Job-Secret}) is needed
+ * for anything on that job once it exists; the operator's token may do everything ({@link JobRegistry}, issue 24).
  */
 public final class Controller implements AutoCloseable
 {
     private static final System.Logger LOGGER = System.getLogger(Controller.class.getName());
+    /** Threads serving HTTP: requests are short (the registry is one lock); a plan takes one for seconds. */
+    static final int HTTP_THREADS = 8;
+    static final int HTTP_QUEUE = 256;
 
     private final ControllerContext ctx;
     private final JobRegistry registry;
     private final HttpServer server;
-    private final ExecutorService executor;
     private final ScheduledExecutorService sweeper;
 
     private Controller(final ControllerContext ctx)
@@ -50,20 +53,18 @@ public final class Controller implements AutoCloseable
                 + ctx.esaPoolSlots() + " does not fit the pool of " + ctx.poolSlots() + " slots");
         }
         this.registry = new JobRegistry(ctx.switchBackend(), Journal.open(ctx.journal()), slots, ctx.clockMs(),
-            ctx.leaseMs(), ctx.lanes(), ctx.defaultSlots());
+            ctx.leaseMs(), ctx.lanes(), ctx.defaultSlots(), ctx.trustSources());
         final int recovered = registry.recover();
         try
         {
-            server = HttpServer.create(ctx.bind(), 128);
+            server = HttpServers.create(ctx.bind(), HTTP_THREADS, HTTP_QUEUE, "inagg-controller-http");
         }
         catch (final IOException ex)
         {
             registry.close();
             throw new UncheckedIOException("controller: cannot listen on " + ctx.bind() + ": " + ex.getMessage(), ex);
         }
-        executor = Executors.newVirtualThreadPerTaskExecutor();
-        server.setExecutor(executor);
-        server.createContext("/v1/", exchange -> JsonHttp.handle(exchange, ctx.token(), this::route));
+        server.createContext("/v1/", exchange -> JsonHttp.handle(exchange, ApiToken.NONE, this::authorizeAndRoute));
         server.start();
         sweeper = Executors.newSingleThreadScheduledExecutor(r ->
         {
@@ -121,9 +122,8 @@ public final class Controller implements AutoCloseable
     @Override
     public void close()
     {
-        server.stop(0);
+        HttpServers.stop(server);
         sweeper.shutdownNow();
-        executor.shutdownNow();
         registry.close();
         LOGGER.log(System.Logger.Level.INFO, () -> "controller stopped (state kept in " + ctx.journal() + ")");
     }
@@ -140,7 +140,23 @@ public final class Controller implements AutoCloseable
         }
     }
 
-    private void route(final HttpExchange exchange) throws IOException
+    /**
+     * The operator's token lets a request do anything; otherwise the cluster token (if one is set) must be there, and
+     * what the request may touch is decided by the job secret it shows ({@link JobRegistry}).
+     */
+    private void authorizeAndRoute(final HttpExchange exchange) throws IOException
+    {
+        final boolean operator = ctx.operatorToken().presentedBy(exchange);
+        if (!operator)
+        {
+            ctx.token().check(exchange);
+        }
+        final String secret = exchange.getRequestHeaders().getFirst(JobSecret.HEADER);
+        route(exchange, new Caller(operator, secret == null ? null : JobSecret.requireWellFormed(secret),
+            exchange.getRemoteAddress().getAddress()));
+    }
+
+    private void route(final HttpExchange exchange, final Caller caller) throws IOException
     {
         final String path = exchange.getRequestURI().getPath();
         final String method = exchange.getRequestMethod();
@@ -157,7 +173,7 @@ public final class Controller implements AutoCloseable
         }
         if (parts.length >= 2 && parts[1].equals("registrations"))
         {
-            registrations(exchange, method, path, parts);
+            registrations(exchange, method, path, parts, caller);
             return;
         }
         if (parts.length >= 2 && parts[1].equals("jobs"))
@@ -165,14 +181,15 @@ public final class Controller implements AutoCloseable
             if (parts.length == 2 || parts.length == 3 && parts[2].isEmpty())
             {
                 requireMethod(method, path, "GET");
-                JsonHttp.answer(exchange, 200, registry.jobs());
+                JsonHttp.answer(exchange, 200, registry.jobs(caller));
                 return;
             }
             if (parts.length == 3)
             {
-                final String name = RegisterRequest.requireName(URLDecoder.decode(parts[2], StandardCharsets.UTF_8));
+                final String name = RegisterRequest.requireName(parts[2]);
                 requireMethod(method, path, "GET", "DELETE");
-                JsonHttp.answer(exchange, 200, method.equals("GET") ? registry.job(name) : registry.free(name));
+                JsonHttp.answer(exchange, 200, method.equals("GET") ? registry.job(name, caller)
+                    : registry.free(name, caller));
                 return;
             }
         }
@@ -187,12 +204,12 @@ public final class Controller implements AutoCloseable
     }
 
     private void registrations(final HttpExchange exchange, final String method, final String path,
-        final String[] parts) throws IOException
+        final String[] parts, final Caller caller) throws IOException
     {
         if (parts.length == 2)
         {
             requireMethod(method, path, "POST");
-            final JsonHttp.Answer answer = registry.register(RegisterRequest.parse(JsonHttp.body(exchange)));
+            final JsonHttp.Answer answer = registry.register(RegisterRequest.parse(JsonHttp.body(exchange)), caller);
             JsonHttp.answer(exchange, answer.status(), answer.body());
             return;
         }
@@ -200,14 +217,15 @@ public final class Controller implements AutoCloseable
         if (parts.length == 3)
         {
             requireMethod(method, path, "GET", "DELETE");
-            final JsonHttp.Answer answer = method.equals("GET") ? registry.status(id) : registry.release(id);
+            final JsonHttp.Answer answer = method.equals("GET") ? registry.status(id, caller)
+                : registry.release(id, caller);
             JsonHttp.answer(exchange, answer.status(), answer.body());
             return;
         }
         if (parts.length == 4 && parts[3].equals("lease"))
         {
             requireMethod(method, path, "PUT");
-            final JsonHttp.Answer answer = registry.renew(id);
+            final JsonHttp.Answer answer = registry.renew(id, caller);
             JsonHttp.answer(exchange, answer.status(), answer.body());
             return;
         }

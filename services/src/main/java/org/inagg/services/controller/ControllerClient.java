@@ -34,24 +34,75 @@ public final class ControllerClient implements AutoCloseable
     private final HttpClient client;
     private final ApiToken token;
     private final String incarnation = Long.toHexString(ThreadLocalRandom.current().nextLong() | Long.MIN_VALUE);
+    /** The job's secret: given (or from {@link JobSecret#ENV}), else the one the job's first registration returned. */
+    private volatile String jobSecret;
     private volatile Assignment assignment;
     private volatile String leaseFailure;
     private Thread renewer;
     private volatile boolean closed;
 
-    /** A client presenting the token of {@link ApiToken#ENV}, if set. */
+    /** A client presenting the token of {@link ApiToken#ENV} and the job secret of {@code INAGG_JOB_SECRET}, if set. */
     public ControllerClient(final String url, final Duration callTimeout)
     {
-        this(url, callTimeout, ApiToken.fromEnvironment(System.getenv()));
+        this(url, callTimeout, ApiToken.fromEnvironment(System.getenv()), jobSecretFromEnvironment());
     }
 
     public ControllerClient(final String url, final Duration callTimeout, final ApiToken token)
     {
+        this(url, callTimeout, token, null);
+    }
+
+    /**
+     * @param jobSecret the secret the ranks of the job share (16..128 of [A-Za-z0-9_-]), or null: the first rank then
+     *                  gets one from the controller, and the job's other ranks are refused unless they show it.
+     */
+    public ControllerClient(final String url, final Duration callTimeout, final ApiToken token, final String jobSecret)
+    {
+        if (jobSecret != null)
+        {
+            try
+            {
+                JobSecret.requireWellFormed(jobSecret);
+            }
+            catch (final org.inagg.services.http.HttpFailure ex)
+            {
+                throw new IllegalArgumentException("job secret: " + ex.getMessage());
+            }
+        }
+        this.jobSecret = jobSecret;
         final String trimmed = url.endsWith("/") ? url.substring(0, url.length() - 1) : url;
         this.base = URI.create(trimmed.contains("://") ? trimmed : "http://" + trimmed);
         this.callTimeout = callTimeout;
         this.token = token;
         this.client = HttpClient.newBuilder().connectTimeout(callTimeout).build();
+    }
+
+    /** {@code INAGG_JOB_SECRET}, or null if unset; set but empty is an error. */
+    static String jobSecretFromEnvironment()
+    {
+        final String value = System.getenv(JobSecret.ENV);
+        if (value != null && value.isBlank())
+        {
+            throw new IllegalArgumentException(JobSecret.ENV + " is set but empty: unset it, or give the job's secret");
+        }
+        if (value == null)
+        {
+            return null;
+        }
+        try
+        {
+            return JobSecret.requireWellFormed(value.strip());
+        }
+        catch (final org.inagg.services.http.HttpFailure ex)
+        {
+            throw new IllegalArgumentException(JobSecret.ENV + ": " + ex.getMessage());
+        }
+    }
+
+    /** The job's secret this client shows: given, or learnt from the job's first registration; null before. */
+    public String jobSecret()
+    {
+        return jobSecret;
     }
 
     /** The controller's URL. */
@@ -115,6 +166,10 @@ public final class ControllerClient implements AutoCloseable
         final long deadline = System.nanoTime() + wait.toNanos();
         JsonHttp.Answer answer = call("POST", "/v1/registrations", body, "registering rank " + rank + " of job '"
             + name + "'");
+        if (answer.body().hasNonNull("jobSecret"))
+        {
+            jobSecret = answer.body().path("jobSecret").asText();
+        }
         final String id = answer.body().path("registration").asText();
         while (answer.status() == 202)
         {
@@ -202,7 +257,8 @@ public final class ControllerClient implements AutoCloseable
             try
             {
                 final JsonHttp.Answer answer = JsonHttp.call(client, "PUT",
-                    base.resolve("/v1/registrations/" + assigned.registration() + "/lease"), null, callTimeout, token);
+                    base.resolve("/v1/registrations/" + assigned.registration() + "/lease"), null, callTimeout, token,
+                    secretHeader());
                 if (answer.status() == 410 || answer.status() == 404)
                 {
                     leaseFailure = answer.describe();
@@ -223,7 +279,8 @@ public final class ControllerClient implements AutoCloseable
     {
         try
         {
-            JsonHttp.call(client, "DELETE", base.resolve("/v1/registrations/" + id), null, callTimeout, token);
+            JsonHttp.call(client, "DELETE", base.resolve("/v1/registrations/" + id), null, callTimeout, token,
+                secretHeader());
         }
         catch (final IOException ex)
         {
@@ -237,7 +294,7 @@ public final class ControllerClient implements AutoCloseable
         final JsonHttp.Answer answer;
         try
         {
-            answer = JsonHttp.call(client, method, base.resolve(path), body, callTimeout, token);
+            answer = JsonHttp.call(client, method, base.resolve(path), body, callTimeout, token, secretHeader());
         }
         catch (final IOException ex)
         {
@@ -250,6 +307,12 @@ public final class ControllerClient implements AutoCloseable
                 + answer.status() + "): " + answer.describe());
         }
         return answer;
+    }
+
+    private java.util.Map<String, String> secretHeader()
+    {
+        final String secret = jobSecret;
+        return secret == null ? java.util.Map.of() : java.util.Map.of(JobSecret.HEADER, secret);
     }
 
     private static String seconds(final Duration wait)

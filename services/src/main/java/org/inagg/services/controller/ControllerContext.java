@@ -13,7 +13,7 @@ import org.inagg.wire.InaggHeader;
 public final class ControllerContext
 {
     public static final String BIND_PROP_NAME = "inagg.controller.bind";
-    public static final String BIND_DEFAULT = "0.0.0.0:7070";
+    public static final String BIND_DEFAULT = "127.0.0.1:7070";
     public static final String JOURNAL_PROP_NAME = "inagg.controller.journal";
     public static final String JOURNAL_DEFAULT = "inagg-controller.journal";
     public static final String LEASE_PROP_NAME = "inagg.controller.lease.ms";
@@ -35,9 +35,15 @@ public final class ControllerContext
     private SwitchBackend switchBackend;
     private LongSupplier clockMs;
     private org.inagg.services.http.ApiToken token = org.inagg.services.http.ApiToken.NONE;
+    private org.inagg.services.http.ApiToken operatorToken = org.inagg.services.http.ApiToken.NONE;
+    private boolean insecure;
+    private boolean trustSources;
     private boolean concluded;
 
-    /** Where the HTTP endpoint listens ({@value #BIND_DEFAULT}; port 0: a free one). */
+    /**
+     * Where the HTTP endpoint listens ({@value #BIND_DEFAULT}: this host only; port 0: a free one). An address other
+     * hosts reach needs a {@link #token} or {@link #insecure}.
+     */
     public ControllerContext bind(final InetSocketAddress bind)
     {
         this.bind = bind;
@@ -109,6 +115,37 @@ public final class ControllerContext
     }
 
     /**
+     * Accepts a bind address other hosts reach without a {@link #token}: anyone who reaches it can then admit jobs
+     * (never touch another job's: that needs its secret). For a lab network where every host is trusted.
+     */
+    public ControllerContext insecure(final boolean insecure)
+    {
+        this.insecure = insecure;
+        return this;
+    }
+
+    /**
+     * The operator's token: a request carrying it ({@code Authorization: Bearer TOKEN}) may list, inspect and free every
+     * job and register into any, without the job's secret (default none: nobody may).
+     */
+    public ControllerContext operatorToken(final org.inagg.services.http.ApiToken operatorToken)
+    {
+        this.operatorToken = java.util.Objects.requireNonNull(operatorToken, "operatorToken");
+        return this;
+    }
+
+    /**
+     * Takes a rank's stated UDP source as it is, without comparing its IP with the HTTP request's (default false: a
+     * mismatch is refused). For ranks whose HTTP requests reach the controller from another address than their packets
+     * reach the switch from: a separate management network, NAT, a proxy.
+     */
+    public ControllerContext trustSources(final boolean trustSources)
+    {
+        this.trustSources = trustSources;
+        return this;
+    }
+
+    /**
      * Fills the defaults and checks everything once.
      *
      * @throws IllegalArgumentException naming the setting that is wrong.
@@ -128,6 +165,12 @@ public final class ControllerContext
             final String text = System.getProperty(BIND_PROP_NAME, BIND_DEFAULT);
             final int colon = text.lastIndexOf(':');
             bind = new InetSocketAddress(text.substring(0, colon), Integer.parseInt(text.substring(colon + 1)));
+        }
+        if (!bind.getAddress().isLoopbackAddress() && !token.required() && !operatorToken.required() && !insecure)
+        {
+            throw new IllegalArgumentException("controller: refusing to listen on " + bind.getAddress().getHostAddress()
+                + ":" + bind.getPort() + " without a token: every host that reaches it could admit jobs. Give a token"
+                + " (--token-file FILE or INAGG_TOKEN), listen on 127.0.0.1, or pass --insecure for a trusted network");
         }
         if (journal == null)
         {
@@ -153,7 +196,7 @@ public final class ControllerContext
         {
             throw new IllegalArgumentException("controller: pool slots must be at least 1, got " + poolSlots);
         }
-        if (esaPoolSlots < 0 || esaPoolBase < 0 || esaPoolSlots > 0 && esaPoolBase + esaPoolSlots > poolSlots)
+        if (esaPoolSlots < 0 || esaPoolBase < 0 || esaPoolSlots > 0 && (long)esaPoolBase + esaPoolSlots > poolSlots)
         {
             throw new IllegalArgumentException("controller: ESA pool " + esaPoolBase + "+" + esaPoolSlots
                 + " must lie inside the pool of " + poolSlots + " slots");
@@ -189,7 +232,10 @@ public final class ControllerContext
         return bind;
     }
 
-    /** The token every request must carry (default: none, open to anyone who reaches the port). */
+    /**
+     * The cluster's token: every request must carry it, or the {@link #operatorToken}; it admits jobs, and each job's
+     * secret guards the job (default: none, anyone who reaches the port may admit jobs).
+     */
     public ControllerContext token(final org.inagg.services.http.ApiToken token)
     {
         this.token = java.util.Objects.requireNonNull(token, "token");
@@ -199,6 +245,21 @@ public final class ControllerContext
     public org.inagg.services.http.ApiToken token()
     {
         return token;
+    }
+
+    public org.inagg.services.http.ApiToken operatorToken()
+    {
+        return operatorToken;
+    }
+
+    public boolean insecure()
+    {
+        return insecure;
+    }
+
+    public boolean trustSources()
+    {
+        return trustSources;
     }
 
     public Path journal()

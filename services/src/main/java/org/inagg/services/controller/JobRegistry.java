@@ -8,7 +8,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.LongSupplier;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -32,6 +31,10 @@ import org.inagg.wire.InaggHeader;
  *   <li><b>Leases.</b> Each registration holds a lease, renewed by the rank; a rank that stops renewing is lost. A
  *   rank that ends deletes its registration. When no rank of a job holds a registration, the job is freed: removed
  *   from the switch, its slots and id returned.</li>
+ *   <li><b>Who may.</b> The first registration of a job sets its secret ({@link JobSecret}); every later registration,
+ *   poll, renewal, removal and look at the job must show it, or the operator's token ({@link Caller}); 403 naming the
+ *   job otherwise. A registration's stated source must be the IP its HTTP request comes from unless the controller
+ *   trusts stated sources.</li>
  * </ul>
  * Every change is journaled before it is answered and logged once with the job's name, id and session. Thread-safe
  * (one lock; the switch is called under it, bounded by the backend's timeout).
@@ -47,6 +50,7 @@ final class JobRegistry implements AutoCloseable
     private final long leaseMs;
     private final int lanes;
     private final int defaultSlots;
+    private final boolean trustSources;
     private final Map<String, ControlledJob> jobs = new LinkedHashMap<>();
     private final Map<String, Registration> registrations = new HashMap<>();
     /** Job ids a switch holds for someone else (found there, not installed by this controller). */
@@ -54,8 +58,9 @@ final class JobRegistry implements AutoCloseable
     private int nextSession = 1;
 
     JobRegistry(final SwitchBackend backend, final Journal journal, final SlotAllocator slots, final LongSupplier clockMs,
-        final long leaseMs, final int lanes, final int defaultSlots)
+        final long leaseMs, final int lanes, final int defaultSlots, final boolean trustSources)
     {
+        this.trustSources = trustSources;
         this.backend = backend;
         this.journal = journal;
         this.slots = slots;
@@ -68,18 +73,41 @@ final class JobRegistry implements AutoCloseable
     // ---------------------------------------------------------------------------------------------------------------
     // Requests
 
-    /** {@code POST /v1/registrations}: 200 with the assignment once the job runs, 202 while ranks are missing. */
+    /** {@link #register(RegisterRequest, Caller)} by an operator (embedding code, tests). */
     synchronized JsonHttp.Answer register(final RegisterRequest request)
     {
+        return register(request, Caller.embedded());
+    }
+
+    /**
+     * {@code POST /v1/registrations}: 200 with the assignment once the job runs, 202 while ranks are missing. The first
+     * registration of a job sets its secret (the caller's, or a new one in the answer's {@code jobSecret}).
+     */
+    synchronized JsonHttp.Answer register(final RegisterRequest request, final Caller caller)
+    {
+        requireOwnSource(request, caller);
         ControlledJob job = jobs.get(request.name());
+        String newSecret = null;
         if (job == null)
         {
-            job = admit(request);
+            newSecret = caller.jobSecret() == null ? JobSecret.generate() : null;
+            job = admit(request, JobSecret.hash(newSecret != null ? newSecret : caller.jobSecret()));
         }
         else
         {
+            authorize(job, caller, "register rank " + request.rank() + " of");
             requireSame(job, request);
         }
+        final JsonHttp.Answer answer = join(job, request);
+        if (newSecret != null)
+        {
+            ((ObjectNode)answer.body()).put("jobSecret", newSecret);
+        }
+        return answer;
+    }
+
+    private JsonHttp.Answer join(final ControlledJob job, final RegisterRequest request)
+    {
         final Registration existing = job.ranks[request.rank()];
         if (existing != null && request.incarnation() != null && request.incarnation().equals(existing.incarnation)
             && existing.source.equals(request.source()))
@@ -116,59 +144,64 @@ final class JobRegistry implements AutoCloseable
     }
 
     /** {@code GET /v1/registrations/{id}}: as {@link #register}'s answer now; renews the lease. */
-    synchronized JsonHttp.Answer status(final String id)
+    synchronized JsonHttp.Answer status(final String id, final Caller caller)
     {
-        final Registration registration = live(id);
+        final Registration registration = live(id, caller);
         final ControlledJob job = jobs.get(registration.jobName);
         tryStart(job);
         return answer(job, registration);
     }
 
     /** {@code PUT /v1/registrations/{id}/lease}. */
-    synchronized JsonHttp.Answer renew(final String id)
+    synchronized JsonHttp.Answer renew(final String id, final Caller caller)
     {
-        final Registration registration = live(id);
+        final Registration registration = live(id, caller);
         final ControlledJob job = jobs.get(registration.jobName);
         return new JsonHttp.Answer(200, JsonHttp.MAPPER.createObjectNode().put("registration", id)
             .put("name", job.name).put("jobId", job.jobId).put("session", job.session).put("leaseMs", leaseMs));
     }
 
     /** {@code DELETE /v1/registrations/{id}}: the rank is done; the last one frees the job. */
-    synchronized JsonHttp.Answer release(final String id)
+    synchronized JsonHttp.Answer release(final String id, final Caller caller)
     {
-        final Registration registration = registrations.remove(id);
+        final Registration registration = registrations.get(id);
         if (registration == null)
         {
             throw new HttpFailure(HttpFailure.NOT_FOUND, "no registration " + id
                 + " (already deleted, lost, or replaced by a newer registration of its rank)");
         }
         final ControlledJob job = jobs.get(registration.jobName);
+        authorize(job, caller, "delete the registration of rank " + registration.rank + " of");
+        registrations.remove(id);
         final boolean freed = endRegistration(job, registration, "finished");
         return new JsonHttp.Answer(200, JsonHttp.MAPPER.createObjectNode().put("registration", id)
             .put("name", job.name).put("jobId", job.jobId).put("jobFreed", freed));
     }
 
-    /** {@code GET /v1/jobs}. */
-    synchronized ObjectNode jobs()
+    /** {@code GET /v1/jobs}: every job for an operator, else the jobs whose secret the caller shows. */
+    synchronized ObjectNode jobs(final Caller caller)
     {
         final ObjectNode answer = JsonHttp.MAPPER.createObjectNode();
         final ArrayNode list = answer.putArray("jobs");
-        jobs.values().forEach(job -> list.add(describe(job)));
+        jobs.values().stream().filter(job -> allowed(job, caller)).forEach(job -> list.add(describe(job)));
         answer.put("poolSlots", slots.poolSlots()).put("freeSlots", slots.freeSlots());
         return answer;
     }
 
     /** {@code GET /v1/jobs/{name}}. */
-    synchronized ObjectNode job(final String name)
+    synchronized ObjectNode job(final String name, final Caller caller)
     {
-        return describe(known(name));
+        final ControlledJob job = known(name);
+        authorize(job, caller, "see");
+        return describe(job);
     }
 
     /** {@code DELETE /v1/jobs/{name}}: an operator frees a job now. */
-    synchronized ObjectNode free(final String name)
+    synchronized ObjectNode free(final String name, final Caller caller)
     {
         final ControlledJob job = known(name);
-        free(job, "freed by an operator");
+        authorize(job, caller, "free");
+        free(job, caller.operator() ? "freed by an operator" : "freed by a holder of its secret");
         return JsonHttp.MAPPER.createObjectNode().put("name", name).put("jobId", job.jobId).put("freed", true);
     }
 
@@ -209,7 +242,38 @@ final class JobRegistry implements AutoCloseable
     // ---------------------------------------------------------------------------------------------------------------
     // Rules
 
-    private ControlledJob admit(final RegisterRequest request)
+    private static boolean allowed(final ControlledJob job, final Caller caller)
+    {
+        return caller.operator() || JobSecret.matches(job.secretHash, caller.jobSecret());
+    }
+
+    /** @throws HttpFailure 403 naming the job and what was tried, unless the caller is its owner or an operator. */
+    private static void authorize(final ControlledJob job, final Caller caller, final String what)
+    {
+        if (!allowed(job, caller))
+        {
+            throw new HttpFailure(HttpFailure.FORBIDDEN, "may not " + what + " job '" + job.name + "': "
+                + (caller.jobSecret() == null ? "no " : "wrong ") + JobSecret.HEADER + " (the ranks of one job share"
+                + " its secret, e.g. through " + JobSecret.ENV + "; an operator's token may act on any job)");
+        }
+    }
+
+    /** @throws HttpFailure 403 naming both addresses if the stated source is not the caller's (unless trusted). */
+    private void requireOwnSource(final RegisterRequest request, final Caller caller)
+    {
+        final java.net.InetAddress stated = request.source().getAddress();
+        if (trustSources || caller.operator() || stated.equals(caller.address())
+            || stated.isLoopbackAddress() && caller.address().isLoopbackAddress()) // 127.0.0.1 and ::1: this host
+        {
+            return;
+        }
+        throw new HttpFailure(HttpFailure.FORBIDDEN, "rank " + request.rank() + " of job '" + request.name()
+            + "' states UDP source " + request.source().getAddress().getHostAddress() + " but its request comes from "
+            + caller.address().getHostAddress() + "; a rank registers the address it sends from (a controller behind"
+            + " NAT or on a separate management network runs with --trust-sources)");
+    }
+
+    private ControlledJob admit(final RegisterRequest request, final String secretHash)
     {
         final int jobSlots = request.slots() > 0 ? request.slots()
             : (int)Math.min(defaultSlots, Math.max(1, (request.elements() + lanes - 1) / lanes));
@@ -227,7 +291,7 @@ final class JobRegistry implements AutoCloseable
                 + " are free, not in one range; retry when a job ends");
         }
         final ControlledJob job = new ControlledJob(request.name(), jobId, request.world(), request.dtype(),
-            request.elements(), base, jobSlots, lanes, takeSession());
+            request.elements(), base, jobSlots, lanes, takeSession(), secretHash);
         jobs.put(job.name, job);
         LOGGER.log(System.Logger.Level.INFO, () -> "controller: " + job.describe() + " admitted: " + job.world
             + " ranks, " + job.dtype + ", " + job.elements + " elements, slots " + job.slotBase + ".."
@@ -279,7 +343,7 @@ final class JobRegistry implements AutoCloseable
         String id;
         do
         {
-            id = Long.toHexString(ThreadLocalRandom.current().nextLong() | Long.MIN_VALUE);
+            id = JobSecret.randomId();
         }
         while (registrations.containsKey(id));
         final Registration registration = new Registration(id, job.name, request.rank(), request.source(),
@@ -406,7 +470,7 @@ final class JobRegistry implements AutoCloseable
         compactIfLong();
     }
 
-    private Registration live(final String id)
+    private Registration live(final String id, final Caller caller)
     {
         final Registration registration = registrations.get(id);
         if (registration == null)
@@ -415,6 +479,7 @@ final class JobRegistry implements AutoCloseable
                 + " a newer registration of its rank); register again");
         }
         final ControlledJob job = jobs.get(registration.jobName);
+        authorize(job, caller, "poll or renew rank " + registration.rank + " of");
         if (registration.session != job.session)
         {
             throw new HttpFailure(HttpFailure.GONE, "rank " + registration.rank + " of job '" + job.name
@@ -517,7 +582,7 @@ final class JobRegistry implements AutoCloseable
         record.put("type", "job").put("nextSession", nextSession).put("name", job.name).put("jobId", job.jobId)
             .put("world", job.world).put("dtype", job.dtype).put("elements", job.elements)
             .put("slotBase", job.slotBase).put("slots", job.slots).put("lanes", job.lanes)
-            .put("session", job.session).put("running", job.running);
+            .put("session", job.session).put("running", job.running).put("secretSha256", job.secretHash);
         final ArrayNode sources = record.putArray("sources");
         final ArrayNode ranks = record.putArray("ranks");
         for (int rank = 0; rank < job.world; rank++)
@@ -578,7 +643,8 @@ final class JobRegistry implements AutoCloseable
             final ControlledJob job = new ControlledJob(record.path("name").asText(), record.path("jobId").asInt(),
                 record.path("world").asInt(), record.path("dtype").asText(), record.path("elements").asLong(),
                 record.path("slotBase").asInt(), record.path("slots").asInt(), record.path("lanes").asInt(),
-                record.path("session").asInt());
+                record.path("session").asInt(), record.hasNonNull("secretSha256")
+                ? record.path("secretSha256").asText() : null);
             job.running = record.path("running").asBoolean();
             if (!slots.reserve(job.slotBase, job.slots, job.name))
             {

@@ -39,7 +39,8 @@ public final class ApiToken
     {
         if (token == null || token.isEmpty())
         {
-            throw new IllegalArgumentException(where + ": the token is empty");
+            throw new IllegalArgumentException(where + ": the token is empty (an empty token is an error, not \"no token\":"
+                + " unset it, or give a secret)");
         }
         for (int i = 0; i < token.length(); i++)
         {
@@ -75,11 +76,27 @@ public final class ApiToken
         return fromEnvironment(environment);
     }
 
-    /** {@link #ENV} if set and not empty, else {@link #NONE}. */
+    /**
+     * {@link #ENV} if set, else {@link #NONE}. A variable that is set but empty is an error, not "no token": an empty
+     * secret (a script's unset variable exported as {@code INAGG_TOKEN=}) must not leave a service open.
+     *
+     * @throws IllegalArgumentException if the variable is set but empty or holds other than printable ASCII.
+     */
     public static ApiToken fromEnvironment(final Map<String, String> environment)
     {
         final String value = environment.get(ENV);
-        return value == null || value.isEmpty() ? NONE : of(value.strip(), ENV);
+        return value == null ? NONE : of(value.strip(), ENV);
+    }
+
+    /** Whether {@code exchange} carries this token (constant-time compare); false for {@link #NONE}. */
+    public boolean presentedBy(final HttpExchange exchange)
+    {
+        if (header == null)
+        {
+            return false;
+        }
+        final String presented = exchange.getRequestHeaders().getFirst("Authorization");
+        return presented != null && MessageDigest.isEqual(header, presented.getBytes(StandardCharsets.UTF_8));
     }
 
     /** Whether requests must carry the token. */

@@ -29,6 +29,7 @@ public final class JsonHttp
     /** Largest request body read; a larger one is a 400. */
     public static final int MAX_BODY_BYTES = 1 << 20;
     public static final ObjectMapper MAPPER = new ObjectMapper();
+    private static final System.Logger LOGGER = System.getLogger(JsonHttp.class.getName());
 
     private JsonHttp()
     {
@@ -216,7 +217,11 @@ public final class JsonHttp
             }
             catch (final RuntimeException ex)
             {
-                error(exchange, 500, ex.toString());
+                // The exception's text stays in the log: it may name files, hosts or internals a client must not see.
+                LOGGER.log(System.Logger.Level.WARNING, () -> exchange.getRequestMethod() + " "
+                    + exchange.getRequestURI().getRawPath() + " failed", ex);
+                error(exchange, 500, "internal error while serving " + exchange.getRequestMethod() + " "
+                    + exchange.getRequestURI().getRawPath() + " (the service's log has the cause)");
             }
         }
         catch (final IOException ignored)
@@ -266,6 +271,18 @@ public final class JsonHttp
     public static Answer call(final HttpClient client, final String method, final URI uri, final JsonNode body,
         final Duration timeout, final ApiToken token) throws IOException
     {
+        return call(client, method, uri, body, timeout, token, Map.of());
+    }
+
+    /**
+     * Sends a request with a JSON body (or none), {@code token} and extra {@code headers}, and reads the JSON answer,
+     * within {@code timeout}.
+     *
+     * @throws IOException if the server cannot be reached or does not answer in time; the message names the URL.
+     */
+    public static Answer call(final HttpClient client, final String method, final URI uri, final JsonNode body,
+        final Duration timeout, final ApiToken token, final Map<String, String> headers) throws IOException
+    {
         final HttpRequest.Builder builder = HttpRequest.newBuilder(uri).timeout(timeout)
             .header("Content-Type", "application/json")
             .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
@@ -274,6 +291,7 @@ public final class JsonHttp
         {
             builder.header("Authorization", token.authorization());
         }
+        headers.forEach(builder::header);
         final HttpRequest request = builder.build();
         final HttpResponse<byte[]> response;
         try

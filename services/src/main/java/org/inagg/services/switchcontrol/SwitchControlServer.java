@@ -9,8 +9,6 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
@@ -25,6 +23,7 @@ import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
 import org.inagg.p4.softswitch.SoftwareSwitch;
 import org.inagg.p4.softswitch.SwitchJobConfig;
 import org.inagg.services.http.HttpFailure;
+import org.inagg.services.http.HttpServers;
 import org.inagg.services.http.JsonHttp;
 import org.inagg.transport.UdpTransport;
 import org.inagg.wire.InaggHeader;
@@ -50,6 +49,8 @@ public final class SwitchControlServer implements Agent, AutoCloseable
 {
     public static final long APPLY_TIMEOUT_MS = 5_000;
     private static final System.Logger LOGGER = System.getLogger(SwitchControlServer.class.getName());
+    /** Threads serving the control port: one controller calls it, rarely; the rest is slack for idle connections. */
+    static final int HTTP_THREADS = 4;
     private static final Set<String> JOB_FIELDS = Set.of("workers", "slots", "lanes", "slotBase", "session", "sources");
 
     /** Settings: the switch, its UDP transport, where to listen. */
@@ -115,7 +116,6 @@ public final class SwitchControlServer implements Agent, AutoCloseable
 
     private final Context ctx;
     private final HttpServer server;
-    private final ExecutorService executor;
     private final ManyToOneConcurrentArrayQueue<Runnable> requests = new ManyToOneConcurrentArrayQueue<>(256);
 
     private SwitchControlServer(final Context ctx)
@@ -123,19 +123,12 @@ public final class SwitchControlServer implements Agent, AutoCloseable
         this.ctx = ctx;
         try
         {
-            server = HttpServer.create(ctx.bind, 64);
+            server = HttpServers.create(ctx.bind, HTTP_THREADS, 64, "inagg-switch-control");
         }
         catch (final IOException ex)
         {
             throw new UncheckedIOException("switch control: cannot listen on " + ctx.bind + ": " + ex.getMessage(), ex);
         }
-        executor = Executors.newFixedThreadPool(2, r ->
-        {
-            final Thread thread = new Thread(r, "inagg-switch-control");
-            thread.setDaemon(true);
-            return thread;
-        });
-        server.setExecutor(executor);
         server.createContext("/v1/jobs", exchange -> JsonHttp.handle(exchange, ctx.token, this::jobs));
         server.start();
         LOGGER.log(System.Logger.Level.INFO, () -> "switch control listening on http://" + address().getHostString()
@@ -176,8 +169,7 @@ public final class SwitchControlServer implements Agent, AutoCloseable
     @Override
     public void close()
     {
-        server.stop(0);
-        executor.shutdownNow();
+        HttpServers.stop(server);
     }
 
     private void jobs(final HttpExchange exchange) throws IOException

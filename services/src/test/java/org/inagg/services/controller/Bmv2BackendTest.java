@@ -70,7 +70,7 @@ class Bmv2BackendTest
         final int jobsBefore = simpleSwitch.cli().tableNumEntries(JOB_TABLE);
         final int sourcesBefore = simpleSwitch.cli().tableNumEntries(WORKER_SOURCE);
         final JobRegistry registry = new JobRegistry(backend, Journal.open(dir.resolve("journal")),
-            new SlotAllocator(256), new AtomicLong()::get, 5000, 64, 8);
+            new SlotAllocator(256), new AtomicLong()::get, 5000, 64, 8, false);
         registry.recover();
         registry.register(rank(0, "10.0.0.1", 40000));
         final JsonHttp.Answer ready = registry.register(rank(1, "10.0.0.2", 40001));
@@ -93,8 +93,8 @@ class Bmv2BackendTest
             new InetSocketAddress("10.9.9.9", 1), 0, null));
         assertThat(stranger.status()).as("not started").isEqualTo(202);
         assertThat(stranger.body().path("switchError").asText()).contains("10.9.9.9 is not attached");
-        registry.free("stranger");
-        registry.free("bmv2-job");
+        registry.free("stranger", Caller.embedded());
+        registry.free("bmv2-job", Caller.embedded());
         assertThat(backend.installed()).doesNotContainKey(jobId);
         assertThat(simpleSwitch.cli().tableNumEntries(JOB_TABLE)).isEqualTo(jobsBefore);
         registry.close();

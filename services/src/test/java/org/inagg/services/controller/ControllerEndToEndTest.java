@@ -31,6 +31,7 @@ import org.inagg.api.AllReduceJob;
 import org.inagg.api.JobContext;
 import org.inagg.p4.softswitch.SoftwareSwitch;
 import org.inagg.p4.softswitch.SwitchCounter;
+import org.inagg.services.http.ApiToken;
 import org.inagg.services.switchcontrol.SwitchControlServer;
 import org.inagg.transport.UdpTransport;
 import org.inagg.wire.InaggHeader;
@@ -47,6 +48,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ControllerEndToEndTest
 {
+    private static final String JOB_SECRET = "end-to-end-job-secret-0001";
     private static final int ELEMENTS = 20_000;
     private static final System.Logger LOGGER = System.getLogger(ControllerEndToEndTest.class.getName());
 
@@ -118,7 +120,8 @@ class ControllerEndToEndTest
         {
             this.rank = rank;
             this.world = world;
-            this.client = new ControllerClient(url, Duration.ofSeconds(2));
+            // The ranks of one job share its secret, as a launcher's INAGG_JOB_SECRET gives it to them.
+            this.client = new ControllerClient(url, Duration.ofSeconds(2), ApiToken.NONE, JOB_SECRET);
             this.transport = UdpTransport.open(new InetSocketAddress("127.0.0.1", 0),
                 List.of(client.switchAddress()), 1, InaggHeader.messageLength(InaggHeader.MAX_ELEMENTS_FOR_1500_MTU),
                 64);

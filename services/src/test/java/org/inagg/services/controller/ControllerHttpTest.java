@@ -9,6 +9,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Map;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -24,6 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
 /** The controller's HTTP surface: status codes, errors naming what is wrong, the plans endpoint (docs/controller.md). */
 class ControllerHttpTest
 {
+    private static final String JOB_SECRET = "http-test-job-secret-0001";
     @TempDir
     Path dir;
 
@@ -48,7 +50,8 @@ class ControllerHttpTest
     private JsonHttp.Answer call(final String method, final String path, final String body) throws IOException
     {
         return JsonHttp.call(client, method, URI.create(controller.url() + path),
-            body == null ? null : JsonHttp.MAPPER.readTree(body), Duration.ofSeconds(5));
+            body == null ? null : JsonHttp.MAPPER.readTree(body), Duration.ofSeconds(5), ApiToken.NONE,
+            Map.of(JobSecret.HEADER, JOB_SECRET));
     }
 
     private static String register(final String name, final int rank, final int world, final int port)

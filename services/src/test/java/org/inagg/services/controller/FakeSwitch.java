@@ -13,6 +13,8 @@ final class FakeSwitch implements SwitchBackend
     final List<JobProgram> installs = new ArrayList<>();
     final List<Integer> removals = new ArrayList<>();
     boolean down;
+    /** Thrown by {@link #dataAddress()} if set: a failure the controller did not foresee. */
+    volatile RuntimeException dataAddressFailure;
 
     @Override
     public String describe()
@@ -23,6 +25,10 @@ final class FakeSwitch implements SwitchBackend
     @Override
     public InetSocketAddress dataAddress()
     {
+        if (dataAddressFailure != null)
+        {
+            throw dataAddressFailure;
+        }
         return new InetSocketAddress("127.0.0.1", 9000);
     }
 

@@ -29,7 +29,7 @@ class JobRegistryTest
     private JobRegistry registry(final int poolSlots)
     {
         final JobRegistry registry = new JobRegistry(fake, Journal.open(dir.resolve("journal")),
-            new SlotAllocator(poolSlots), now::get, LEASE_MS, 256, 16);
+            new SlotAllocator(poolSlots), now::get, LEASE_MS, 256, 16, false);
         registry.recover();
         return registry;
     }
@@ -65,7 +65,7 @@ class JobRegistryTest
         assertThat(program.sources()).extracting(InetSocketAddress::getPort).containsExactly(40000, 40001, 40002);
         assertThat(program.slots()).as("ceil(10000 / 256) capped at 16").isEqualTo(16);
         assertThat(program.session()).isEqualTo(last.body().path("session").asInt()).isPositive();
-        assertThat(registry.status(id(first)).status()).as("the first rank learns it on its next poll")
+        assertThat(registry.status(id(first), Caller.embedded()).status()).as("the first rank learns it on its next poll")
             .isEqualTo(200);
 
         final JsonHttp.Answer other = registry.register(rank("other", 0, 1, 40010));
@@ -96,7 +96,7 @@ class JobRegistryTest
         assertThatThrownBy(() -> registry.register(rank("b", 0, 1, 40001)))
             .isInstanceOf(HttpFailure.class).hasMessageContaining("no free slots for job 'b'")
             .satisfies(e -> assertThat(((HttpFailure)e).status()).isEqualTo(503));
-        assertThat(registry.release(a).body().path("jobFreed").asBoolean()).isTrue();
+        assertThat(registry.release(a, Caller.embedded()).body().path("jobFreed").asBoolean()).isTrue();
         assertThat(fake.jobs).isEmpty();
         assertThat(registry.register(rank("b", 0, 1, 40001)).status()).isEqualTo(200);
     }
@@ -116,7 +116,7 @@ class JobRegistryTest
         assertThat(reprogrammed.session()).as("reprogrammed at once").isNotEqualTo(first);
         assertThat(reprogrammed.sources()).as("rank 0's old source stays, to be told it is stale")
             .extracting(InetSocketAddress::getPort).containsExactly(40000, 40011);
-        assertThatThrownBy(() -> registry.renew(r0)).isInstanceOf(HttpFailure.class)
+        assertThatThrownBy(() -> registry.renew(r0, Caller.embedded())).isInstanceOf(HttpFailure.class)
             .hasMessageContaining("moved to session " + reprogrammed.session());
 
         final JsonHttp.Answer back = registry.register(rank("run", 0, 2, 40010));
@@ -125,7 +125,7 @@ class JobRegistryTest
         assertThat(fake.installs.getLast().sources()).extracting(InetSocketAddress::getPort)
             .containsExactly(40010, 40011);
         assertThat(fake.installs.getLast().session()).isEqualTo(reprogrammed.session());
-        assertThatThrownBy(() -> registry.release(r0)).as("replaced by rank 0's new registration")
+        assertThatThrownBy(() -> registry.release(r0, Caller.embedded())).as("replaced by rank 0's new registration")
             .isInstanceOf(HttpFailure.class).satisfies(e -> assertThat(((HttpFailure)e).status()).isEqualTo(404));
         assertThat(registry.jobCount()).isEqualTo(1);
     }
@@ -151,7 +151,7 @@ class JobRegistryTest
         final String r0 = id(registry.register(rank("run", 0, 2, 40000)));
         registry.register(rank("run", 1, 2, 40001));
         now.addAndGet(LEASE_MS / 2);
-        registry.renew(r0);
+        registry.renew(r0, Caller.embedded());
         now.addAndGet(LEASE_MS / 2 + 1);
         assertThat(registry.sweep()).as("rank 1 lost, rank 0 renewed").isEqualTo(1);
         assertThat(registry.jobCount()).isEqualTo(1);
@@ -161,7 +161,7 @@ class JobRegistryTest
         assertThat(registry.jobCount()).isZero();
         assertThat(fake.jobs).isEmpty();
         assertThat(registry.freeSlots()).isEqualTo(64);
-        assertThatThrownBy(() -> registry.status(r0)).isInstanceOf(HttpFailure.class).hasMessageContaining("gone");
+        assertThatThrownBy(() -> registry.status(r0, Caller.embedded())).isInstanceOf(HttpFailure.class).hasMessageContaining("gone");
     }
 
     @Test
@@ -172,7 +172,7 @@ class JobRegistryTest
         final String r0 = id(registry.register(rank("run", 0, 2, 40000)));
         final String r1 = id(registry.register(rank("run", 1, 2, 40001)));
         final String gone = id(registry.register(rank("ended", 0, 1, 40002)));
-        registry.release(gone);
+        registry.release(gone, Caller.embedded());
         final JobProgram running = fake.installs.stream().filter(p -> p.workers() == 2).findFirst().orElseThrow();
         registry.close();
 
@@ -183,8 +183,8 @@ class JobRegistryTest
         registry = registry(64);
         assertThat(registry.jobCount()).isEqualTo(1);
         assertThat(fake.installs).containsExactly(running);
-        assertThat(registry.status(r0).status()).isEqualTo(200);
-        assertThat(registry.renew(r1).status()).isEqualTo(200);
+        assertThat(registry.status(r0, Caller.embedded()).status()).isEqualTo(200);
+        assertThat(registry.renew(r1, Caller.embedded()).status()).isEqualTo(200);
         final JsonHttp.Answer next = registry.register(rank("next", 0, 1, 40003));
         assertThat(next.body().path("jobId").asInt()).as("never the foreign job's id").isNotEqualTo(9)
             .isNotEqualTo(running.jobId());

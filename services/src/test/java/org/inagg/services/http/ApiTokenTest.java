@@ -26,7 +26,6 @@ class ApiTokenTest
         assertThat(ApiToken.fromFileOrEnvironment(null, Map.of(ApiToken.ENV, "from-env")).authorization())
             .isEqualTo("Bearer from-env");
         assertThat(ApiToken.fromFileOrEnvironment(null, Map.of()).required()).isFalse();
-        assertThat(ApiToken.fromEnvironment(Map.of(ApiToken.ENV, "")).required()).isFalse();
     }
 
     @Test
