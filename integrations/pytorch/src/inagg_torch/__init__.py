@@ -15,9 +15,9 @@ import torch
 import torch.distributed as dist
 
 from . import errors, hooks
-from .errors import (AgentMismatchError, AgentProtocolError, AgentUnavailableError, InaggError, NonFiniteError,
-                     RankFailedError, SharedMemoryFullError, SwitchStageError, TensorMismatchError, UnsupportedError,
-                     WorldMismatchError)
+from .errors import (AgentMismatchError, AgentProtocolError, AgentUnavailableError, BadInputError, InaggError,
+                     NonFiniteError, RankFailedError, SharedMemoryFullError, SwitchStageError, TensorMismatchError,
+                     UnsupportedError, WaitTimeoutError, WorldMismatchError)
 from .process_group import ProcessGroupInagg, create
 
 __all__ = [
@@ -37,6 +37,8 @@ __all__ = [
     "SwitchStageError",
     "AgentProtocolError",
     "UnsupportedError",
+    "BadInputError",
+    "WaitTimeoutError",
 ]
 
 BACKEND = "inagg"
