@@ -456,6 +456,18 @@ class MLP(nn.Module):
         return self.layers(x)
 
 
+_ON_GLOO: dict = {}
+
+
+def _fsdp_on_gloo(gloo, rank: int, steps: int, dtype=None):
+    """``_fsdp_train`` on the gloo group, once per process and dtype (the reference of both FSDP scenarios)."""
+    from torch.distributed.device_mesh import DeviceMesh
+
+    if (steps, dtype) not in _ON_GLOO:
+        _ON_GLOO[steps, dtype] = _fsdp_train(DeviceMesh.from_group(gloo, "cpu"), rank, steps, dtype)
+    return _ON_GLOO[steps, dtype]
+
+
 def _fsdp_train(mesh, rank: int, steps: int, dtype=None):
     """A few steps of FSDP2 on ``mesh``; the full parameters (all-gathered) after them."""
     from torch.distributed.fsdp import MixedPrecisionPolicy, fully_shard
@@ -485,10 +497,9 @@ def scenario_fsdp(rank: int, world: int, gloo) -> None:
     from torch.distributed.device_mesh import DeviceMesh
 
     inagg_mesh = DeviceMesh.from_group(dist.distributed_c10d._get_default_group(), "cpu")
-    gloo_mesh = DeviceMesh.from_group(gloo, "cpu")
     for dtype in (None, torch.bfloat16):
-        a = _fsdp_train(inagg_mesh, rank, 4, dtype)
-        b = _fsdp_train(gloo_mesh, rank, 4, dtype)
+        a = _fsdp_train(inagg_mesh, rank, 3, dtype)
+        b = _fsdp_on_gloo(gloo, rank, 3, dtype)
         for i, ((shard_a, full_a), (shard_b, full_b)) in enumerate(zip(a, b)):
             err = (full_a - full_b).abs().max().item()
             assert err < (1e-5 if dtype is None else 2e-2), f"FSDP2 {dtype} parameter {i}: inagg vs gloo {err}"
@@ -503,12 +514,12 @@ def scenario_fsdp(rank: int, world: int, gloo) -> None:
 def scenario_hsdp(rank: int, world: int, gloo) -> None:
     """HSDP on a 2-D DeviceMesh (replicate x shard, inagg subgroups made by init_device_mesh): the same parameters
     as FSDP2 on the gloo group (the same global batch)."""
-    from torch.distributed.device_mesh import DeviceMesh, init_device_mesh
+    from torch.distributed.device_mesh import init_device_mesh
 
     mesh = init_device_mesh("cpu", (2, world // 2), mesh_dim_names=("replicate", "shard"))
     assert dist.get_backend(mesh.get_group("shard")) == dist.get_backend(mesh.get_group("replicate")) == "inagg"
-    a = _fsdp_train(mesh, rank, 4)
-    b = _fsdp_train(DeviceMesh.from_group(gloo, "cpu"), rank, 4)
+    a = _fsdp_train(mesh, rank, 3)
+    b = _fsdp_on_gloo(gloo, rank, 3)
     for i, ((_, full_a), (_, full_b)) in enumerate(zip(a, b)):
         err = (full_a - full_b).abs().max().item()
         assert err < 1e-5, f"HSDP parameter {i}: inagg vs gloo {err}"

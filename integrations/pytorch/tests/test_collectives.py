@@ -55,17 +55,30 @@ def test_wait_honours_its_timeout(cases):
     assert_ok(cases)
 
 
-def test_strict_mode_refuses_fallbacks_by_name(agent):
-    assert_ok(run_ranks("strict", 2, env={"INAGG_AGENT": str(agent.socket), "INAGG_STRICT": "1"}))
-
-
-def test_fsdp2_trains_like_gloo_without_falling_back(agent):
+@pytest.fixture(scope="module")
+def strict_run(agent):
+    """Strict mode (nothing may fall back), and FSDP2 and HSDP training under it."""
     pytest.importorskip("torch.distributed.fsdp")
-    assert_ok(run_ranks("fsdp", WORLD, env={"INAGG_AGENT": str(agent.socket), "INAGG_STRICT": "1"}, timeout=180))
+    return run_ranks("strict,fsdp,hsdp", WORLD, env={"INAGG_AGENT": str(agent.socket), "INAGG_STRICT": "1"},
+                     timeout=240)
 
 
-def test_hsdp_on_a_2d_mesh_trains_like_gloo(agent):
-    assert_ok(run_ranks("hsdp", WORLD, env={"INAGG_AGENT": str(agent.socket), "INAGG_STRICT": "1"}, timeout=180))
+def assert_scenario(results, name: str) -> None:
+    for rank, r in enumerate(results):
+        assert f"RANK {rank} SCENARIO {name} OK" in r.stdout, f"rank {rank} ({r.returncode}):\n{r.stdout[-4000:]}"
+
+
+def test_strict_mode_refuses_fallbacks_by_name(strict_run):
+    assert_scenario(strict_run, "strict")
+
+
+def test_fsdp2_trains_like_gloo_without_falling_back(strict_run):
+    assert_scenario(strict_run, "fsdp")
+
+
+def test_hsdp_on_a_2d_mesh_trains_like_gloo(strict_run):
+    assert_scenario(strict_run, "hsdp")
+    assert_ok(strict_run)
 
 
 # --- in one process -------------------------------------------------------------------------------------------------
