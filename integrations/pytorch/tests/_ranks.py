@@ -295,6 +295,19 @@ def scenario_multihost(rank: int, world: int, gloo) -> None:
     t = torch.full((1000,), float(rank))
     dist.all_reduce(t, op=dist.ReduceOp.AVG)
     assert torch.allclose(t, torch.full((1000,), (world - 1) / 2), atol=1e-4), t[:4]
+    # The collectives that move bytes, as int32 sums through the switch: exact, bit for bit.
+    x = inputs(rank, 20_000, torch.float32, seed=4)
+    got, want = torch.zeros(world * 20_000), torch.zeros(world * 20_000)
+    dist.all_gather_into_tensor(got, x)
+    dist.all_gather_into_tensor(want, x, group=gloo)
+    assert torch.equal(got, want), "multi-host all-gather differs from gloo's"
+    b = inputs(rank, 9_000, torch.float32, seed=5).double()
+    dist.broadcast(b, src=world - 1)
+    assert torch.equal(b, inputs(world - 1, 9_000, torch.float32, seed=5).double()), "multi-host broadcast"
+    r = torch.zeros(10_000, dtype=torch.int32)
+    dist.reduce_scatter_tensor(r, inputs(rank, world * 10_000, torch.int32, seed=6))
+    want = exact(world, world * 10_000, torch.int32, seed=6)[rank * 10_000:(rank + 1) * 10_000]
+    assert torch.equal(r.double(), want), "multi-host int32 reduce-scatter"
 
 
 # --- collectives other than all_reduce (issue 25) --------------------------------------------------------------------
@@ -389,6 +402,14 @@ def scenario_tensor_collectives(rank: int, world: int, gloo) -> None:
         opts = dist.distributed_c10d.ReduceScatterOptions()
         opts.reduceOp = dist.ReduceOp.SUM
         pg.reduce_scatter_tensor_coalesced(got, ys, opts).wait()
+        highest = [torch.zeros_like(g) for g in got]
+        opts.reduceOp = dist.ReduceOp.MAX  # on gloo, composed (its binding has no coalesced reduce-scatter)
+        pg.reduce_scatter_tensor_coalesced(highest, ys, opts).wait()
+        for y, h in zip(ys, highest):
+            m = h.numel()
+            parts = [torch.zeros_like(y) for _ in range(world)]
+            dist.all_gather(parts, y, group=gloo)
+            assert torch.equal(h, torch.stack(parts).amax(0)[rank * m:(rank + 1) * m]), f"coalesced MAX {y.dtype}"
         with dist._coalescing_manager(async_ops=True) as cm:  # what FSDP-like callers use: the *_single_coalesced form
             again = [torch.zeros_like(g) for g in got]
             for a, y in zip(again, ys):
