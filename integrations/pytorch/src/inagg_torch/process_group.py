@@ -20,6 +20,7 @@ from torch.futures import Future
 from . import _protocol as p
 from . import errors
 from ._agent import AgentClient
+from ._bytes import ALIGN, Region, bytes_reason, copy_into, nbytes, raw_bytes
 from ._fallback import GlooFallback, say_once, timeout_seconds
 from ._staging import DeviceStaging
 
@@ -125,7 +126,7 @@ class ProcessGroupInagg(dist.ProcessGroup):
         self._thread.start()
         if not self._staging.available() and self.local_rank == 0:
             say_once("cuda", "inagg: CUDA is not available here: CPU tensors only (CUDA tensors are staged through "
-                              "the shared buffer where CUDA exists)")
+                             "the shared buffer where CUDA exists)")
         log.info("inagg: rank %d/%d joined job %s as local rank %d/%d of host %d/%d via %s", rank, size,
                  self.job_key, self.local_rank, self.local_world_size, self.host_index, self.hosts,
                  self._client.socket_path)
@@ -260,13 +261,13 @@ class ProcessGroupInagg(dist.ProcessGroup):
         if not 0 <= opts.rootTensor < len(tensors):
             raise errors.BadInputError(f"inagg: {name} on rank {self._rank}: root tensor {opts.rootTensor} of "
                                        f"{len(tensors)} tensors")
-        reason = _bytes_reason(tensors) or ("several tensors in one call" if len(tensors) != 1 else None)
+        reason = bytes_reason(tensors) or ("several tensors in one call" if len(tensors) != 1 else None)
         if reason is not None:
             return self._fallback.run(name, reason, lambda: self._gloo.broadcast(tensors, opts))
         t = tensors[0]
-        mine = _bytes(t) if self._rank == root else None
-        return self._exchange(name, [_Region(_nbytes(t), [(0, mine)] if mine is not None else [],
-                                             None if self._rank == root else _copy_into([t]))], tensors)
+        mine = raw_bytes(t) if self._rank == root else None
+        return self._exchange(name, [Region(nbytes(t), [(0, mine)] if mine is not None else [],
+                                             None if self._rank == root else copy_into([t]))], tensors)
 
     def allgather(self, output_tensors, input_tensors, opts=None):
         name = "allgather"
@@ -280,12 +281,12 @@ class ProcessGroupInagg(dist.ProcessGroup):
                                        f"size {self._size}")
         for r, o in enumerate(outs):
             self._check_pair(name, o, t, t.numel(), f"output {r}")
-        reason = _bytes_reason(outs + [t])
+        reason = bytes_reason(outs + [t])
         if reason is not None:
             return self._fallback.run(name, reason, lambda: self._gloo.allgather(output_tensors, input_tensors,
                                                                                  opts or AllgatherOptions()))
-        n = _nbytes(t)
-        return self._exchange(name, [_Region(n * self._size, [(self._rank * n, _bytes(t))], _copy_into(outs))],
+        n = nbytes(t)
+        return self._exchange(name, [Region(n * self._size, [(self._rank * n, raw_bytes(t))], copy_into(outs))],
                               output_tensors)
 
     def all_gather_single(self, output, input, opts=None):
@@ -306,20 +307,20 @@ class ProcessGroupInagg(dist.ProcessGroup):
         for i, (o, t) in enumerate(zip(outputs, inputs)):
             self._check_pair(name, o, t, t.numel() * self._size, f"output {i}" if len(outputs) > 1 else "output",
                              "input")
-        reason = _bytes_reason(outputs + inputs)
+        reason = bytes_reason(outputs + inputs)
         if reason is not None:
             return self._fallback.run(name, reason, lambda: self._fallback.all_gather_tensors(outputs, inputs))
         regions = []
         for o, t in zip(outputs, inputs):
-            n = _nbytes(t)
-            regions.append(_Region(n * self._size, [(self._rank * n, _bytes(t))], _copy_into([o])))
+            n = nbytes(t)
+            regions.append(Region(n * self._size, [(self._rank * n, raw_bytes(t))], copy_into([o])))
         return self._exchange(name, regions, outputs if len(outputs) > 1 else outputs[0])
 
     def barrier(self, opts=None):
         """A one-element int32 all-reduce: returns on each rank once every rank called it."""
-        return self._exchange("barrier", [_Region(4, [], None)], None)
+        return self._exchange("barrier", [Region(4, [], None)], None)
 
-    def _exchange(self, name: str, regions: List["_Region"], result) -> dist.Work:
+    def _exchange(self, name: str, regions: List[Region], result) -> dist.Work:
         """Sums the regions as int32 through the agent (every rank's contributions at their offsets, zeros elsewhere:
         exact, order-independent) and hands each region's bytes to its copy-out. Contributions are copied now, on the
         caller's thread; the copies out run when the sum is in."""
@@ -327,7 +328,7 @@ class ProcessGroupInagg(dist.ProcessGroup):
         total = 0
         for region in regions:
             starts.append(total)
-            total += -(-region.nbytes // _ALIGN) * _ALIGN  # each region aligned for any element type's view
+            total += -(-region.nbytes // ALIGN) * ALIGN  # each region aligned for any element type's view
         buffer = torch.zeros(max(total, 4) // 4, dtype=torch.int32)
         raw = buffer.view(torch.uint8)
         for start, region in zip(starts, regions):
@@ -419,7 +420,7 @@ class ProcessGroupInagg(dist.ProcessGroup):
         other = sorted({str(t.dtype) for t in tensors if t.dtype not in INAGG_DTYPES})
         if other:
             return f"dtype {', '.join(other)}: inagg sums float32, float16, bfloat16, int32"
-        return _bytes_reason(tensors)
+        return bytes_reason(tensors)
 
     # --- checks before anything is sent ---------------------------------------------------------------------------
 
@@ -488,54 +489,6 @@ class ProcessGroupInagg(dist.ProcessGroup):
 
     def recv_anysource(self, tensors, tag):
         return self._to_gloo("recv_anysource", lambda: self._gloo.recv_anysource(tensors, tag))
-
-
-class _Region:
-    """A span of an exchange: ``nbytes`` long, this rank's ``parts`` (offset, uint8 data) in it, and what takes the
-    summed bytes (None: nothing, as for a barrier)."""
-
-    __slots__ = ("nbytes", "parts", "copy_out")
-
-    def __init__(self, nbytes: int, parts, copy_out) -> None:
-        self.nbytes = nbytes
-        self.parts = parts
-        self.copy_out = copy_out
-
-
-#: Regions start at multiples of this, so that their bytes view as any element type.
-_ALIGN = 16
-
-
-def _nbytes(t: torch.Tensor) -> int:
-    return t.numel() * t.element_size()
-
-
-def _bytes(t: torch.Tensor) -> torch.Tensor:
-    return t.detach().contiguous().view(-1).view(torch.uint8)
-
-
-def _copy_into(outputs: List[torch.Tensor]) -> Callable[[torch.Tensor], None]:
-    """A copy-out that fills ``outputs`` in order from the region's bytes."""
-
-    def copy(raw: torch.Tensor) -> None:
-        offset = 0
-        for o in outputs:
-            n = _nbytes(o)
-            with torch.no_grad():
-                o.copy_(raw[offset:offset + n].view(o.dtype).view(o.shape))
-            offset += n
-
-    return copy
-
-
-def _bytes_reason(tensors: List[torch.Tensor]) -> Optional[str]:
-    """Why the agent cannot move these tensors' bytes (None: it can)."""
-    for t in tensors:
-        if t.device.type != "cpu":
-            return f"{t.device.type} tensors: inagg moves the bytes of CPU tensors only (all_reduce stages CUDA)"
-        if t.layout != torch.strided:
-            return f"{t.layout} tensors"
-    return None
 
 
 def _sum_reason(op, code, dtypes) -> str:
