@@ -1,5 +1,6 @@
-"""The one way a collective that inagg does not carry reaches gloo: named, logged once per collective, refused under
-``INAGG_STRICT=1``; the forms gloo's Python binding lacks (the coalesced tensor forms, AVG) composed from those it has."""
+"""The one way a collective that inagg does not carry reaches gloo: named, logged once per collective, refused
+under ``INAGG_STRICT=1``; the forms gloo's Python binding lacks (the coalesced tensor forms, AVG) composed from those
+it has."""
 
 from __future__ import annotations
 
@@ -39,7 +40,8 @@ def strict() -> bool:
 
 
 class GlooFallback:
-    """The gloo group of one inagg group, and the only caller of it."""
+    """The gloo group of one inagg group. Every call that reaches it goes through :meth:`run` (process_group passes
+    its gloo calls in as ``call``), which is where strict mode and the log live."""
 
     def __init__(self, gloo, rank: int, size: int) -> None:
         self.gloo = gloo
@@ -47,8 +49,8 @@ class GlooFallback:
         self.size = size
 
     def run(self, name: str, reason: str, call: Callable[[], dist.Work]) -> dist.Work:
-        """Runs ``call()`` (which reaches gloo) for the collective ``name``, which inagg does not carry because of ``reason``; under
-        strict mode raises before anything is sent."""
+        """Runs ``call()``, which reaches gloo, for the collective ``name`` that inagg does not carry (``reason`` says
+        why); under strict mode raises before anything is sent."""
         if strict():
             raise errors.UnsupportedError(f"inagg: {name} on rank {self.rank} would run on gloo ({reason}), and "
                                           f"{ENV_STRICT}=1 forbids falling back")
