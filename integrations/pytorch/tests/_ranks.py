@@ -426,6 +426,27 @@ def scenario_tensor_collectives(rank: int, world: int, gloo) -> None:
 
     ok &= _case(rank, "coalesced", coalesced)
 
+    def functional():
+        """torch's functional collectives (what torch.compile and DTensor call) enter from C++: they reach this class's
+        overrides too, and run on the agent (its rounds count them), not on the registered gloo backend."""
+        import torch.distributed._functional_collectives as fc
+
+        pg = dist.distributed_c10d._get_default_group()
+        x = inputs(rank, 6, torch.float32, seed=8)
+        for name, call, want in (
+                ("all_reduce", lambda: fc.all_reduce(x, "sum", pg), exact(world, 6, torch.float32, seed=8)),
+                ("all_gather", lambda: fc.all_gather_single(x, 0, pg),
+                 torch.cat([inputs(r, 6, torch.float32, seed=8) for r in range(world)])),
+                ("reduce_scatter", lambda: fc.reduce_scatter_single(x.repeat(world), "sum", 0, pg),
+                 exact(world, 6, torch.float32, seed=8)),
+                ("broadcast", lambda: fc.broadcast(x, 0, pg), inputs(0, 6, torch.float32, seed=8))):
+            before = pg._client.sequence
+            got = fc.wait_tensor(call())
+            assert pg._client.sequence > before, f"functional {name} did not run on the agent"
+            check_close(f"functional {name}", got, want, torch.float32)
+
+    ok &= _case(rank, "functional", functional)
+
     def wait_timeout():
         t = torch.ones(10)
         if rank == world - 1:

@@ -50,6 +50,10 @@ def test_coalesced_forms_and_lists(cases):
     assert_case(cases, "coalesced")
 
 
+def test_functional_collectives_from_cpp_run_on_the_agent(cases):
+    assert_case(cases, "functional")
+
+
 def test_wait_honours_its_timeout(cases):
     assert_case(cases, "wait_timeout")
     assert_ok(cases)
