@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import sys
 import time
+from datetime import timedelta
 
 import torch
 import torch.distributed as dist
@@ -294,6 +295,276 @@ def scenario_multihost(rank: int, world: int, gloo) -> None:
     t = torch.full((1000,), float(rank))
     dist.all_reduce(t, op=dist.ReduceOp.AVG)
     assert torch.allclose(t, torch.full((1000,), (world - 1) / 2), atol=1e-4), t[:4]
+    # The collectives that move bytes, as int32 sums through the switch: exact, bit for bit.
+    x = inputs(rank, 20_000, torch.float32, seed=4)
+    got, want = torch.zeros(world * 20_000), torch.zeros(world * 20_000)
+    dist.all_gather_into_tensor(got, x)
+    dist.all_gather_into_tensor(want, x, group=gloo)
+    assert torch.equal(got, want), "multi-host all-gather differs from gloo's"
+    b = inputs(rank, 9_000, torch.float32, seed=5).double()
+    dist.broadcast(b, src=world - 1)
+    assert torch.equal(b, inputs(world - 1, 9_000, torch.float32, seed=5).double()), "multi-host broadcast"
+    r = torch.zeros(10_000, dtype=torch.int32)
+    dist.reduce_scatter_tensor(r, inputs(rank, world * 10_000, torch.int32, seed=6))
+    want = exact(world, world * 10_000, torch.int32, seed=6)[rank * 10_000:(rank + 1) * 10_000]
+    assert torch.equal(r.double(), want), "multi-host int32 reduce-scatter"
+
+
+# --- collectives other than all_reduce (issue 25) --------------------------------------------------------------------
+
+COLLECTIVE_DTYPES = (torch.float32, torch.bfloat16, torch.float16, torch.int32)
+COLLECTIVE_OPS = ("SUM", "AVG", "MIN", "MAX")
+
+
+def _case(rank: int, name: str, check) -> bool:
+    """Runs one case; prints ``RANK r CASE name OK`` or its failure and goes on with the next."""
+    try:
+        check()
+    except Exception as ex:  # noqa: BLE001 - reported by name, the scenario fails at its end
+        print(f"RANK {rank} CASE {name} FAILED: {type(ex).__name__}: {ex}", flush=True)
+        return False
+    print(f"RANK {rank} CASE {name} OK", flush=True)
+    return True
+
+
+def _on_gloo_with_avg(gloo, op_name: str, call) -> None:
+    """Runs ``call(op)`` on gloo; AVG as SUM (gloo has none): the caller divides."""
+    call(dist.ReduceOp.SUM if op_name == "AVG" else getattr(dist.ReduceOp, op_name))
+
+
+def _divide(t: torch.Tensor, world: int) -> torch.Tensor:
+    if t.dtype == torch.int32:
+        return torch.div(t, world, rounding_mode="trunc")
+    return (t.double() / world).to(t.dtype)
+
+
+def scenario_tensor_collectives(rank: int, world: int, gloo) -> None:
+    """Each collective x dtype (x op) against gloo's answer (against the exact sum where gloo lacks the dtype)."""
+    ok = True
+    n = 3000  # several agent rounds of the tests' 16 Ki-element slot once gathered
+    for dtype in COLLECTIVE_DTYPES + (torch.float64, torch.int64, torch.bool):
+        def gather(dtype=dtype):
+            x = inputs(rank, n, torch.int32, seed=5).to(dtype)
+            got = torch.full((world * n,), 7, dtype=dtype)
+            dist.all_gather_into_tensor(got, x)
+            want = torch.zeros(world * n, dtype=dtype)
+            dist.all_gather_into_tensor(want, x, group=gloo)
+            assert torch.equal(got, want), f"all_gather_into_tensor {dtype} differs"
+            parts = [torch.zeros(n, dtype=dtype) for _ in range(world)]
+            dist.all_gather(parts, x)
+            assert torch.equal(torch.cat(parts), want), f"all_gather {dtype} differs"
+
+        def broadcast(dtype=dtype):
+            x = inputs(rank, n, torch.int32, seed=6).to(dtype).reshape(30, -1)
+            y = x.clone()
+            dist.broadcast(x, src=world - 1)
+            dist.broadcast(y, src=world - 1, group=gloo)
+            assert torch.equal(x, y), f"broadcast {dtype} differs"
+
+        ok &= _case(rank, f"all_gather-{dtype}", gather)
+        ok &= _case(rank, f"broadcast-{dtype}", broadcast)
+    for dtype in COLLECTIVE_DTYPES:
+        for op_name in COLLECTIVE_OPS:
+            def reduce_scatter(dtype=dtype, op_name=op_name):
+                op = getattr(dist.ReduceOp, op_name)
+                x = inputs(rank, world * n, dtype, seed=7)
+                before = x.clone()
+                got = torch.zeros(n, dtype=dtype)
+                dist.reduce_scatter_tensor(got, x, op=op)
+                assert torch.equal(x, before), "the input changed"
+                # gloo: float32 (and int32) against its reduce-scatter; 16-bit types against its float32 sum, rounded
+                # once like inagg rounds (gloo's own 16-bit sum rounds at every addition).
+                wide = dtype in (torch.bfloat16, torch.float16)
+                want = torch.zeros(n, dtype=torch.float32 if wide else dtype)
+                _on_gloo_with_avg(gloo, op_name, lambda o: dist.reduce_scatter_tensor(
+                    want, x.float() if wide else x, op=o, group=gloo))
+                if op_name == "AVG":
+                    want = _divide(want, world)
+                want = want.to(dtype)
+                if op_name in ("MIN", "MAX"):
+                    assert torch.equal(got, want), f"{op_name} differs"
+                else:
+                    check_close(f"reduce_scatter {dtype} {op_name}", got, want, dtype, scale=4.0)
+
+            ok &= _case(rank, f"reduce_scatter-{dtype}-{op_name}", reduce_scatter)
+
+    def coalesced():
+        pg = dist.distributed_c10d._get_default_group()
+        xs = [inputs(rank, 10 + i, d, seed=i) for i, d in enumerate(COLLECTIVE_DTYPES)]
+        outs = [torch.zeros(world * x.numel(), dtype=x.dtype) for x in xs]
+        pg.allgather_into_tensor_coalesced(outs, xs).wait()
+        for x, o in zip(xs, outs):
+            want = torch.zeros_like(o)
+            dist.all_gather_into_tensor(want, x, group=gloo)
+            assert torch.equal(o, want), f"coalesced all-gather {x.dtype}"
+        ys = [inputs(rank, world * (5 + i), d, seed=i) for i, d in enumerate(COLLECTIVE_DTYPES)]
+        got = [torch.zeros(y.numel() // world, dtype=y.dtype) for y in ys]
+        opts = dist.distributed_c10d.ReduceScatterOptions()
+        opts.reduceOp = dist.ReduceOp.SUM
+        pg.reduce_scatter_tensor_coalesced(got, ys, opts).wait()
+        highest = [torch.zeros_like(g) for g in got]
+        opts.reduceOp = dist.ReduceOp.MAX  # on gloo, composed (its binding has no coalesced reduce-scatter)
+        pg.reduce_scatter_tensor_coalesced(highest, ys, opts).wait()
+        for y, h in zip(ys, highest):
+            m = h.numel()
+            parts = [torch.zeros_like(y) for _ in range(world)]
+            dist.all_gather(parts, y, group=gloo)
+            assert torch.equal(h, torch.stack(parts).amax(0)[rank * m:(rank + 1) * m]), f"coalesced MAX {y.dtype}"
+        with dist._coalescing_manager(async_ops=True) as cm:  # what FSDP-like callers use: the *_single_coalesced form
+            again = [torch.zeros_like(g) for g in got]
+            for a, y in zip(again, ys):
+                dist.reduce_scatter_tensor(a, y)
+        cm.wait()
+        for y, g, a in zip(ys, got, again):
+            want = exact(world, y.numel(), y.dtype, seed=COLLECTIVE_DTYPES.index(y.dtype))
+            m = g.numel()
+            check_close(f"coalesced reduce-scatter {y.dtype}", g, want[rank * m:(rank + 1) * m], y.dtype)
+            assert torch.equal(a, g), f"coalescing manager {y.dtype}"
+        rs = torch.zeros(4)
+        dist.reduce_scatter(rs, [torch.full((4,), float(rank + r)) for r in range(world)])
+        assert torch.equal(rs, torch.full((4,), float(sum(q + rank for q in range(world)))))
+
+    ok &= _case(rank, "coalesced", coalesced)
+
+    def functional():
+        """torch's functional collectives (what torch.compile and DTensor call) enter from C++: they reach this class's
+        overrides too, and run on the agent (its rounds count them), not on the registered gloo backend."""
+        import torch.distributed._functional_collectives as fc
+
+        pg = dist.distributed_c10d._get_default_group()
+        x = inputs(rank, 6, torch.float32, seed=8)
+        for name, call, want in (
+                ("all_reduce", lambda: fc.all_reduce(x, "sum", pg), exact(world, 6, torch.float32, seed=8)),
+                ("all_gather", lambda: fc.all_gather_single(x, 0, pg),
+                 torch.cat([inputs(r, 6, torch.float32, seed=8) for r in range(world)])),
+                ("reduce_scatter", lambda: fc.reduce_scatter_single(x.repeat(world), "sum", 0, pg),
+                 exact(world, 6, torch.float32, seed=8)),
+                ("broadcast", lambda: fc.broadcast(x, 0, pg), inputs(0, 6, torch.float32, seed=8))):
+            before = pg._client.sequence
+            got = fc.wait_tensor(call())
+            assert pg._client.sequence > before, f"functional {name} did not run on the agent"
+            check_close(f"functional {name}", got, want, torch.float32)
+
+    ok &= _case(rank, "functional", functional)
+
+    def wait_timeout():
+        t = torch.ones(10)
+        if rank == world - 1:
+            time.sleep(1.5)
+        work = dist.all_reduce(t, async_op=True)
+        if rank != world - 1:
+            start = time.monotonic()
+            try:
+                work.wait(timeout=timedelta(seconds=0.3))
+                raise AssertionError("wait(timeout) returned before the last rank called")
+            except inagg_torch.WaitTimeoutError as ex:
+                assert "allreduce" in str(ex) and "0.3 s" in str(ex), ex
+            assert time.monotonic() - start < 1.2
+        work.wait()
+        assert torch.equal(t, torch.full((10,), float(world)))
+
+    ok &= _case(rank, "wait_timeout", wait_timeout)
+    assert ok, "a case failed (see above)"
+
+
+def scenario_strict(rank: int, world: int, gloo) -> None:
+    """INAGG_STRICT=1: what inagg carries works; what would fall back raises, naming the collective, before sending."""
+    assert os.environ.get("INAGG_STRICT") == "1"
+    x = torch.full((5,), float(rank))
+    out = torch.zeros(5 * world)
+    dist.all_gather_into_tensor(out, x)
+    dist.broadcast(x, src=0)
+    dist.barrier()
+    rs = torch.zeros(5)
+    dist.reduce_scatter_tensor(rs, out)
+    assert torch.equal(rs, torch.full((5,), float(rank * world))), rs  # every rank gathered the same
+    for name, call in (("allreduce", lambda: dist.all_reduce(torch.ones(3), op=dist.ReduceOp.MAX)),
+                       ("reduce_scatter_single", lambda: dist.reduce_scatter_tensor(
+                           torch.zeros(2), torch.ones(2 * world), op=dist.ReduceOp.MIN)),
+                       ("all_to_all_single", lambda: dist.all_to_all_single(torch.zeros(world), torch.ones(world)))):
+        try:
+            call()
+            raise AssertionError(f"{name} fell back under INAGG_STRICT=1")
+        except inagg_torch.UnsupportedError as ex:
+            assert f"{name} on rank {rank} would run on gloo" in str(ex) and "INAGG_STRICT=1" in str(ex), ex
+
+
+class MLP(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.layers = nn.Sequential(nn.Linear(24, 40), nn.ReLU(), nn.Linear(40, 33), nn.ReLU(), nn.Linear(33, 10))
+
+    def forward(self, x):
+        return self.layers(x)
+
+
+_ON_GLOO: dict = {}
+
+
+def _fsdp_on_gloo(gloo, rank: int, steps: int, dtype=None):
+    """``_fsdp_train`` on the gloo group, once per process and dtype (the reference of both FSDP scenarios)."""
+    from torch.distributed.device_mesh import DeviceMesh
+
+    if (steps, dtype) not in _ON_GLOO:
+        _ON_GLOO[steps, dtype] = _fsdp_train(DeviceMesh.from_group(gloo, "cpu"), rank, steps, dtype)
+    return _ON_GLOO[steps, dtype]
+
+
+def _fsdp_train(mesh, rank: int, steps: int, dtype=None):
+    """A few steps of FSDP2 on ``mesh``; the full parameters (all-gathered) after them."""
+    from torch.distributed.fsdp import MixedPrecisionPolicy, fully_shard
+
+    torch.manual_seed(0)
+    model = MLP()
+    policy = MixedPrecisionPolicy(param_dtype=dtype, reduce_dtype=dtype) if dtype else MixedPrecisionPolicy()
+    for layer in model.layers:
+        if isinstance(layer, nn.Linear):
+            fully_shard(layer, mesh=mesh, mp_policy=policy)
+    fully_shard(model, mesh=mesh, mp_policy=policy)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    g = torch.Generator().manual_seed(200 + rank)
+    for _ in range(steps):
+        x = torch.randn(16, 24, generator=g)
+        y = torch.randint(0, 10, (16,), generator=g)
+        opt.zero_grad()
+        nn.functional.cross_entropy(model(x), y).backward()
+        opt.step()
+    return [(p.to_local().detach().clone(), p.full_tensor().detach().clone()) for p in model.parameters()]
+
+
+def scenario_fsdp(rank: int, world: int, gloo) -> None:
+    """FSDP2 (fully_shard) on the inagg group and on the gloo group, same seeds and data: the same parameters after a
+    few steps (gradients summed in another order: float32 rounding apart); the all-gathered parameters are exactly
+    the shards of every rank. Under INAGG_STRICT=1 (the test sets it) nothing of FSDP2 falls back to gloo."""
+    from torch.distributed.device_mesh import DeviceMesh
+
+    inagg_mesh = DeviceMesh.from_group(dist.distributed_c10d._get_default_group(), "cpu")
+    for dtype in (None, torch.bfloat16):
+        a = _fsdp_train(inagg_mesh, rank, 3, dtype)
+        b = _fsdp_on_gloo(gloo, rank, 3, dtype)
+        for i, ((shard_a, full_a), (shard_b, full_b)) in enumerate(zip(a, b)):
+            err = (full_a - full_b).abs().max().item()
+            assert err < (1e-5 if dtype is None else 2e-2), f"FSDP2 {dtype} parameter {i}: inagg vs gloo {err}"
+            gathered = [torch.zeros_like(full_a) for _ in range(world)]
+            dist.all_gather(gathered, full_a, group=gloo)
+            assert all(torch.equal(x, full_a) for x in gathered), f"parameter {i}: ranks gathered different values"
+            chunks = torch.chunk(full_a, world, dim=0)  # FSDP2 shards dim 0 as torch.chunk does
+            mine = chunks[rank] if rank < len(chunks) else full_a[:0]
+            assert torch.equal(mine, shard_a), f"parameter {i}: the gathered shard differs from this rank's"
+
+
+def scenario_hsdp(rank: int, world: int, gloo) -> None:
+    """HSDP on a 2-D DeviceMesh (replicate x shard, inagg subgroups made by init_device_mesh): the same parameters
+    as FSDP2 on the gloo group (the same global batch)."""
+    from torch.distributed.device_mesh import init_device_mesh
+
+    mesh = init_device_mesh("cpu", (2, world // 2), mesh_dim_names=("replicate", "shard"))
+    assert dist.get_backend(mesh.get_group("shard")) == dist.get_backend(mesh.get_group("replicate")) == "inagg"
+    a = _fsdp_train(mesh, rank, 3)
+    b = _fsdp_on_gloo(gloo, rank, 3)
+    for i, ((_, full_a), (_, full_b)) in enumerate(zip(a, b)):
+        err = (full_a - full_b).abs().max().item()
+        assert err < 1e-5, f"HSDP parameter {i}: inagg vs gloo {err}"
 
 
 def reserve_fails() -> None:

@@ -15,7 +15,8 @@ def api_run(agent):
 
 @pytest.fixture(scope="module")
 def training_run(agent):
-    return run_ranks("ddp,hook", 2, env={"INAGG_AGENT": str(agent.socket)})
+    # Strict: DDP's broadcast, parameter-shape all-gather and buckets all run on the agent, none falls back.
+    return run_ranks("ddp,hook", 2, env={"INAGG_AGENT": str(agent.socket), "INAGG_STRICT": "1"})
 
 
 def assert_scenario(results, name: str) -> None:

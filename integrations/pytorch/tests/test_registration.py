@@ -47,9 +47,9 @@ def test_rounds_split_tensors_at_the_slot_size_in_order():
 def test_unsupported_op_is_named_and_cuda_absence_is_said_once(agent_env, caplog):
     import logging
 
-    import inagg_torch.process_group as pgmod
+    from inagg_torch import _fallback
 
-    pgmod._said.discard("cuda")
+    _fallback._said.discard("cuda")
     caplog.set_level(logging.WARNING, logger="inagg_torch")
     groups = [inagg_torch.ProcessGroupInagg(dist.HashStore(), 0, 1, timedelta(seconds=30)) for _ in range(2)]
     try:

@@ -20,7 +20,7 @@ import torch
 import torch.distributed as dist
 
 import inagg_torch
-from inagg_torch import process_group
+from inagg_torch import _fallback
 from inagg_torch._staging import DeviceStaging
 
 Event = Tuple[str, str, str]  # (what, thread name, detail)
@@ -180,7 +180,7 @@ def test_device_tensors_are_copied_in_after_the_callers_stream_summed_and_copied
 
 
 def test_no_cuda_is_said_once_per_process_and_not_where_cuda_is(agent_env, monkeypatch, caplog):
-    monkeypatch.setattr(process_group, "_said", set())
+    monkeypatch.setattr(_fallback, "_said", set())
     caplog.set_level(logging.WARNING, logger="inagg_torch")
     for available in (False, False, True):
         pg = inagg_torch.ProcessGroupInagg(dist.HashStore(), 0, 1, timedelta(seconds=30),
@@ -189,7 +189,7 @@ def test_no_cuda_is_said_once_per_process_and_not_where_cuda_is(agent_env, monke
     said = [r.getMessage() for r in caplog.records if "CUDA is not available here" in r.getMessage()]
     assert said == ["inagg: CUDA is not available here: CPU tensors only (CUDA tensors are staged through the shared "
                     "buffer where CUDA exists)"], said
-    monkeypatch.setattr(process_group, "_said", set())
+    monkeypatch.setattr(_fallback, "_said", set())
     caplog.clear()
     pg = inagg_torch.ProcessGroupInagg(dist.HashStore(), 0, 1, timedelta(seconds=30),
                                        staging=DeviceStaging(FakeCuda(True)))

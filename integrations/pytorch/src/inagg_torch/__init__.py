@@ -5,8 +5,9 @@
     dist.init_process_group("inagg")          # under torchrun: rank, world size, store from the environment
     dist.all_reduce(tensor)                   # through the host's inagg agent (shared memory), the switch across hosts
 
-All-reduce SUM and AVG of float32, float16, bfloat16 and int32 tensors run on the agent; other collectives, ops and
-dtypes run on a gloo group made from the same store. See docs/pytorch.md.
+All-reduce and reduce-scatter (SUM, AVG of float32, float16, bfloat16, int32), all-gather, broadcast and barrier run
+on the agent; the rest runs on a gloo group made from the same store, logged once per collective, or raises under
+``INAGG_STRICT=1``. See docs/pytorch.md.
 """
 
 from __future__ import annotations
@@ -15,9 +16,9 @@ import torch
 import torch.distributed as dist
 
 from . import errors, hooks
-from .errors import (AgentMismatchError, AgentProtocolError, AgentUnavailableError, InaggError, NonFiniteError,
-                     RankFailedError, SharedMemoryFullError, SwitchStageError, TensorMismatchError, UnsupportedError,
-                     UntrustedAgentError, WorldMismatchError)
+from .errors import (AgentMismatchError, AgentProtocolError, AgentUnavailableError, BadInputError, InaggError,
+                     NonFiniteError, RankFailedError, SharedMemoryFullError, SwitchStageError, TensorMismatchError,
+                     UnsupportedError, UntrustedAgentError, WaitTimeoutError, WorldMismatchError)
 from .process_group import ProcessGroupInagg, create
 
 __all__ = [
@@ -38,6 +39,8 @@ __all__ = [
     "SwitchStageError",
     "AgentProtocolError",
     "UnsupportedError",
+    "BadInputError",
+    "WaitTimeoutError",
 ]
 
 BACKEND = "inagg"

@@ -15,6 +15,8 @@ __all__ = [
     "SwitchStageError",
     "AgentProtocolError",
     "UnsupportedError",
+    "BadInputError",
+    "WaitTimeoutError",
 ]
 
 
@@ -65,3 +67,12 @@ class AgentProtocolError(InaggError):
 
 class UnsupportedError(InaggError, TypeError):
     """An op or element type the backend cannot run and cannot hand to gloo with the same result."""
+
+
+class BadInputError(InaggError, ValueError):
+    """A collective was called with tensors that cannot go together on this rank (sizes, element types) or a root
+    rank outside the group; raised before anything is sent, with the tensors untouched."""
+
+
+class WaitTimeoutError(InaggError, TimeoutError):
+    """``Work.wait(timeout)`` returned before the collective finished (the collective itself goes on)."""

@@ -1,4 +1,5 @@
-"""The ``inagg`` process group: all-reduce through the host's agent; every other collective through gloo."""
+"""The ``inagg`` process group: all-reduce, reduce-scatter, all-gather, broadcast and barrier through the host's agent;
+the rest through gloo, by one path (:mod:`._fallback`)."""
 
 from __future__ import annotations
 
@@ -13,12 +14,14 @@ from typing import Callable, Iterator, List, Optional
 
 import torch
 import torch.distributed as dist
-from torch._C._distributed_c10d import _create_work_from_future
+from torch._C._distributed_c10d import AllgatherOptions, BroadcastOptions, ReduceScatterOptions
 from torch.futures import Future
 
 from . import _protocol as p
 from . import errors
 from ._agent import AgentClient
+from ._bytes import ALIGN, Region, bytes_reason, copy_into, nbytes, raw_bytes
+from ._fallback import GlooFallback, say_once, timeout_seconds
 from ._staging import DeviceStaging
 
 log = logging.getLogger("inagg_torch")
@@ -40,16 +43,6 @@ INAGG_DTYPES = {
 }
 _GLOO_SAME = (dist.ReduceOp.MIN, dist.ReduceOp.MAX, dist.ReduceOp.PRODUCT, dist.ReduceOp.BAND, dist.ReduceOp.BOR,
               dist.ReduceOp.BXOR)
-_said = set()
-_said_lock = threading.Lock()
-
-
-def _say_once(key: str, message: str, *args) -> None:
-    with _said_lock:
-        if key in _said:
-            return
-        _said.add(key)
-    log.warning(message, *args)
 
 
 def _seconds(variable: str, default: float) -> float:
@@ -98,7 +91,9 @@ class ProcessGroupInagg(dist.ProcessGroup):
         agent_wait = _seconds(ENV_TIMEOUT, self.collective_timeout + AGENT_GRACE_SECONDS)
         self._gloo = dist.ProcessGroupGloo(dist.PrefixStore("inagg/gloo/", store), rank, size,
                                            timedelta(seconds=seconds))
-        # Collectives this class does not override (torch adds new ones: all_gather_single, ...) reach gloo too.
+        self._fallback = GlooFallback(self._gloo, rank, size)
+        # torch asks the group for its backend (FSDP2: for its allocator); every collective is overridden below, so that
+        # what inagg does not carry reaches gloo only through self._fallback (test_collectives checks the list).
         for device in ("cpu", "cuda") if torch.cuda.is_available() else ("cpu",):
             self._register_backend(torch.device(device), dist.ProcessGroup.BackendType.CUSTOM, self._gloo)
         host = os.environ.get(ENV_HOST_ID) or socket.gethostname()
@@ -130,8 +125,8 @@ class ProcessGroupInagg(dist.ProcessGroup):
         self._thread = threading.Thread(target=self._run, name=f"inagg-rank{rank}", daemon=True)
         self._thread.start()
         if not self._staging.available() and self.local_rank == 0:
-            _say_once("cuda", "inagg: CUDA is not available here: CPU tensors only (CUDA tensors are staged through "
-                              "the shared buffer where CUDA exists)")
+            say_once("cuda", "inagg: CUDA is not available here: CPU tensors only (CUDA tensors are staged through "
+                             "the shared buffer where CUDA exists)")
         log.info("inagg: rank %d/%d joined job %s as local rank %d/%d of host %d/%d via %s", rank, size,
                  self.job_key, self.local_rank, self.local_world_size, self.host_index, self.hosts,
                  self._client.socket_path)
@@ -177,13 +172,13 @@ class ProcessGroupInagg(dist.ProcessGroup):
         else:
             task.future.set_result(task.result)
 
-    def _submit(self, body: Callable[[], None], result, inline: bool = True) -> dist.Work:
+    def _submit(self, body: Callable[[], None], result, inline: bool = True, name: str = "allreduce") -> dist.Work:
         with self._claim:
             self._submitted += 1
             task = _Task(self._submitted, body, Future(), result)
         self._queue.put(task)
         return InaggWork(task.future, (lambda: self._take(task, inline=True) and self._execute_task(task))
-                         if inline else None)
+                         if inline else None, name)
 
     def shutdown(self) -> None:
         self._queue.put(None)
@@ -208,11 +203,12 @@ class ProcessGroupInagg(dist.ProcessGroup):
         return self._allreduce(list(tensors), op, coalesced=True)
 
     def _allreduce(self, tensors: List[torch.Tensor], op, coalesced: bool) -> dist.Work:
+        name = "allreduce_coalesced" if coalesced else "allreduce"
         code = _op_code(op)
         dtypes = {t.dtype for t in tensors}
         if code is not None and all(d in INAGG_DTYPES for d in dtypes):
             if not any(t.device.type != "cpu" for t in tensors):
-                return self._submit(lambda: self._reduce_all(tensors, code), tensors)
+                return self._submit(lambda: self._reduce_all(tensors, code), tensors, name=name)
             marks = self._staging.mark(tensors)  # on the caller's thread: after what its streams queued so far
 
             def staged() -> None:
@@ -220,39 +216,14 @@ class ProcessGroupInagg(dist.ProcessGroup):
                 self._reduce_all(tensors, code)
                 self._staging.finish(tensors)
 
-            return self._submit(staged, tensors, inline=False)  # device copies stay on the group's thread and streams
-        return self._fallback(tensors, op, code, dtypes, coalesced)
-
-    def _fallback(self, tensors, op, code, dtypes, coalesced: bool) -> dist.Work:
+            # device copies stay on the group's thread and streams
+            return self._submit(staged, tensors, inline=False, name=name)
         if code is None and not any(op == same for same in _GLOO_SAME):
-            raise errors.UnsupportedError(f"inagg: all_reduce op {_op_name(op)} is not supported (inagg: SUM, AVG; gloo: MIN, "
-                                          "MAX, PRODUCT, BAND, BOR, BXOR)")
-        if code is None:
-            _say_once(f"op{_op_name(op)}", "inagg: all_reduce %s runs on gloo (same result; inagg sums SUM and AVG)",
-                      _op_name(op))
-        else:
-            other = sorted(str(d) for d in dtypes if d not in INAGG_DTYPES)
-            _say_once(f"dtype{other}", "inagg: all_reduce of %s runs on gloo (same result; inagg sums float32, "
-                                       "float16, bfloat16, int32)", ", ".join(other))
-        if code == p.OP_AVG:
-            if any(not (t.is_floating_point() or t.is_complex()) for t in tensors):
-                raise errors.UnsupportedError("inagg: AVG of integer tensors other than int32 is not supported")
-            work = self._gloo_allreduce(tensors, dist.ReduceOp.SUM, coalesced)
-            size = self._size
-
-            def divide(fut):
-                fut.value()
-                for t in tensors:
-                    t.div_(size)
-                return tensors
-
-            return _create_work_from_future(work.get_future().then(divide))
-        return self._gloo_allreduce(tensors, op if code is None else dist.ReduceOp.SUM, coalesced)
-
-    def _gloo_allreduce(self, tensors, op, coalesced: bool) -> dist.Work:
-        if coalesced:
-            return _chain([self._gloo.allreduce([t], _ar_opts(op)) for t in tensors], tensors)
-        return self._gloo.allreduce(tensors, _ar_opts(op))
+            raise errors.UnsupportedError(f"inagg: {name} op {_op_name(op)} is not supported (inagg: SUM, AVG; gloo: "
+                                          "MIN, MAX, PRODUCT, BAND, BOR, BXOR)")
+        return self._fallback.run(name, _sum_reason(op, code, dtypes),
+                                  lambda: self._fallback.allreduce(tensors, op if code is None else _TORCH_OP[code],
+                                                                   coalesced))
 
     def _reduce_all(self, tensors: List[torch.Tensor], op: int) -> None:
         """Runs on this group's thread: the tensors of one dtype class go together, in the caller's order."""
@@ -277,58 +248,257 @@ class ProcessGroupInagg(dist.ProcessGroup):
         for t, c in staged:
             t.copy_(c)
 
-    # --- everything else: gloo ------------------------------------------------------------------------------------
+    # --- collectives that move bytes: exact int32 all-reduces ------------------------------------------------------
 
-    def broadcast(self, tensors, opts):
-        return self._gloo.broadcast(tensors, opts)
+    def broadcast(self, tensors, opts=None):
+        name = "broadcast"
+        opts = opts or BroadcastOptions()
+        tensors = list(tensors)
+        root = opts.rootRank
+        if not 0 <= root < self._size:
+            raise errors.BadInputError(f"inagg: {name} on rank {self._rank}: root rank {root} is not in "
+                                       f"0..{self._size - 1} (world size {self._size})")
+        if not 0 <= opts.rootTensor < len(tensors):
+            raise errors.BadInputError(f"inagg: {name} on rank {self._rank}: root tensor {opts.rootTensor} of "
+                                       f"{len(tensors)} tensors")
+        reason = bytes_reason(tensors) or ("several tensors in one call" if len(tensors) != 1 else None)
+        if reason is not None:
+            return self._fallback.run(name, reason, lambda: self._gloo.broadcast(tensors, opts))
+        t = tensors[0]
+        mine = raw_bytes(t) if self._rank == root else None
+        return self._exchange(name, [Region(nbytes(t), [(0, mine)] if mine is not None else [],
+                                             None if self._rank == root else copy_into([t]))], tensors)
 
     def allgather(self, output_tensors, input_tensors, opts=None):
-        return self._gloo.allgather(output_tensors, input_tensors, opts or dist.AllgatherOptions())
+        name = "allgather"
+        if len(output_tensors) != 1 or len(input_tensors) != 1:
+            return self._fallback.run(name, "several tensors in one call",
+                                      lambda: self._gloo.allgather(output_tensors, input_tensors, opts or
+                                                                   AllgatherOptions()))
+        outs, t = list(output_tensors[0]), input_tensors[0]
+        if len(outs) != self._size:
+            raise errors.BadInputError(f"inagg: {name} on rank {self._rank}: {len(outs)} output tensors for world "
+                                       f"size {self._size}")
+        for r, o in enumerate(outs):
+            self._check_pair(name, o, t, t.numel(), f"output {r}")
+        reason = bytes_reason(outs + [t])
+        if reason is not None:
+            return self._fallback.run(name, reason, lambda: self._gloo.allgather(output_tensors, input_tensors,
+                                                                                 opts or AllgatherOptions()))
+        n = nbytes(t)
+        return self._exchange(name, [Region(n * self._size, [(self._rank * n, raw_bytes(t))], copy_into(outs))],
+                              output_tensors)
+
+    def all_gather_single(self, output, input, opts=None):
+        return self._all_gather_tensors("all_gather_single", [output], [input], opts)
 
     def _allgather_base(self, output, input, opts=None):
-        return self._gloo._allgather_base(output, input, opts or dist.AllgatherOptions())
+        return self._all_gather_tensors("_allgather_base", [output], [input], opts)
 
     def allgather_into_tensor_coalesced(self, outputs, inputs, opts=None):
-        return self._gloo.allgather_into_tensor_coalesced(outputs, inputs, opts or dist.AllgatherOptions())
+        return self._all_gather_tensors("allgather_into_tensor_coalesced", list(outputs), list(inputs), opts)
 
-    def gather(self, output_tensors, input_tensors, opts):
-        return self._gloo.gather(output_tensors, input_tensors, opts)
+    def all_gather_single_coalesced(self, outputs, inputs, opts=None):
+        return self._all_gather_tensors("all_gather_single_coalesced", list(outputs), list(inputs), opts)
 
-    def scatter(self, output_tensors, input_tensors, opts):
-        return self._gloo.scatter(output_tensors, input_tensors, opts)
-
-    def reduce(self, tensors, opts):
-        return self._gloo.reduce(tensors, opts)
-
-    def reduce_scatter(self, output_tensors, input_tensors, opts):
-        return self._gloo.reduce_scatter(output_tensors, input_tensors, opts)
-
-    def _reduce_scatter_base(self, output, input, opts):
-        return self._gloo._reduce_scatter_base(output, input, opts)
-
-    def reduce_scatter_tensor_coalesced(self, outputs, inputs, opts):
-        return self._gloo.reduce_scatter_tensor_coalesced(outputs, inputs, opts)
-
-    def alltoall(self, output_tensors, input_tensors, opts):
-        return self._gloo.alltoall(output_tensors, input_tensors, opts)
-
-    def alltoall_base(self, output, input, output_split_sizes, input_split_sizes, opts):
-        return self._gloo.alltoall_base(output, input, output_split_sizes, input_split_sizes, opts)
+    def _all_gather_tensors(self, name: str, outputs: List[torch.Tensor], inputs: List[torch.Tensor], opts):
+        """all_gather_into_tensor: this rank's bytes at its place, zeros elsewhere, summed as int32 (exact)."""
+        self._check_count(name, outputs, inputs)
+        for i, (o, t) in enumerate(zip(outputs, inputs)):
+            self._check_pair(name, o, t, t.numel() * self._size, f"output {i}" if len(outputs) > 1 else "output",
+                             "input")
+        reason = bytes_reason(outputs + inputs)
+        if reason is not None:
+            return self._fallback.run(name, reason, lambda: self._fallback.all_gather_tensors(outputs, inputs))
+        regions = []
+        for o, t in zip(outputs, inputs):
+            n = nbytes(t)
+            regions.append(Region(n * self._size, [(self._rank * n, raw_bytes(t))], copy_into([o])))
+        return self._exchange(name, regions, outputs if len(outputs) > 1 else outputs[0])
 
     def barrier(self, opts=None):
-        return self._gloo.barrier(opts or dist.BarrierOptions())
+        """A one-element int32 all-reduce: returns on each rank once every rank called it."""
+        return self._exchange("barrier", [Region(4, [], None)], None)
+
+    def _exchange(self, name: str, regions: List[Region], result) -> dist.Work:
+        """Sums the regions as int32 through the agent (every rank's contributions at their offsets, zeros elsewhere:
+        exact, order-independent) and hands each region's bytes to its copy-out. Contributions are copied now, on the
+        caller's thread; the copies out run when the sum is in."""
+        starts = []
+        total = 0
+        for region in regions:
+            starts.append(total)
+            total += -(-region.nbytes // ALIGN) * ALIGN  # each region aligned for any element type's view
+        buffer = torch.zeros(max(total, 4) // 4, dtype=torch.int32)
+        raw = buffer.view(torch.uint8)
+        for start, region in zip(starts, regions):
+            for offset, data in region.parts:
+                raw[start + offset:start + offset + data.numel()].copy_(data)
+
+        def body() -> None:
+            self._reduce_group([buffer], p.DTYPE_INT32, p.OP_SUM)
+            for start, region in zip(starts, regions):
+                if region.copy_out is not None:
+                    region.copy_out(raw[start:start + region.nbytes])
+
+        return self._submit(body, result, name=name)
+
+    # --- reduce-scatter: an all-reduce of which each rank keeps its part ------------------------------------------
+
+    def reduce_scatter(self, output_tensors, input_tensors, opts=None):
+        name = "reduce_scatter"
+        opts = opts or ReduceScatterOptions()
+        if len(output_tensors) != 1 or len(input_tensors) != 1:
+            return self._fallback.run(name, "several tensors in one call",
+                                      lambda: self._gloo.reduce_scatter(output_tensors, input_tensors, opts))
+        out, ins = output_tensors[0], list(input_tensors[0])
+        if len(ins) != self._size:
+            raise errors.BadInputError(f"inagg: {name} on rank {self._rank}: {len(ins)} input tensors for world "
+                                       f"size {self._size}")
+        for r, t in enumerate(ins):
+            self._check_pair(name, out, t, t.numel(), "output", f"input {r}")
+        code = _op_code(opts.reduceOp)
+        reason = self._sum_here(code, opts.reduceOp, [out] + ins)
+        if reason is not None:
+            if code == p.OP_AVG:
+                return self._fallback.run(name, reason, lambda: self._fallback.reduce_scatter_tensors(
+                    [out], [torch.cat([t.reshape(-1) for t in ins])], opts.reduceOp))
+            return self._fallback.run(name, reason, lambda: self._gloo.reduce_scatter(output_tensors, input_tensors,
+                                                                                      opts))
+        return self._reduce_scatter_here(name, [out], [torch.cat([t.reshape(-1) for t in ins])], code, output_tensors)
+
+    def reduce_scatter_single(self, output, input, opts=None):
+        return self._reduce_scatter_tensors("reduce_scatter_single", [output], [input], opts)
+
+    def _reduce_scatter_base(self, output, input, opts=None):
+        return self._reduce_scatter_tensors("_reduce_scatter_base", [output], [input], opts)
+
+    def reduce_scatter_tensor_coalesced(self, outputs, inputs, opts=None):
+        return self._reduce_scatter_tensors("reduce_scatter_tensor_coalesced", list(outputs), list(inputs), opts)
+
+    def reduce_scatter_single_coalesced(self, outputs, inputs, opts=None):
+        return self._reduce_scatter_tensors("reduce_scatter_single_coalesced", list(outputs), list(inputs), opts)
+
+    def _reduce_scatter_tensors(self, name: str, outputs: List[torch.Tensor], inputs: List[torch.Tensor], opts):
+        opts = opts or ReduceScatterOptions()
+        self._check_count(name, outputs, inputs)
+        for i, (o, t) in enumerate(zip(outputs, inputs)):
+            self._check_pair(name, o, t, t.numel(), f"output {i}" if len(outputs) > 1 else "output", "input",
+                             scatter=True)
+        code = _op_code(opts.reduceOp)
+        reason = self._sum_here(code, opts.reduceOp, outputs + inputs)
+        if reason is not None:
+            return self._fallback.run(name, reason,
+                                      lambda: self._fallback.reduce_scatter_tensors(outputs, inputs, opts.reduceOp))
+        flats = [t.reshape(-1) for t in inputs]
+        return self._reduce_scatter_here(name, outputs, flats, code, outputs if len(outputs) > 1 else outputs[0])
+
+    def _reduce_scatter_here(self, name, outputs, flats, code: int, result) -> dist.Work:
+        """The whole input all-reduced through the agent (SUM/AVG as all_reduce does them); each rank keeps its part.
+        The switch carries the whole tensor: a reduce-scatter in the network, where a host receives only its part,
+        needs packet kinds the protocol does not have."""
+        copies = [torch.empty(f.numel(), dtype=f.dtype) for f in flats]
+        for c, f in zip(copies, flats):
+            c.copy_(f)  # now, on the caller's thread: the inputs are never written
+        rank = self._rank
+
+        def body() -> None:
+            self._reduce_all(copies, code)
+            for o, c in zip(outputs, copies):
+                m = o.numel()
+                o.copy_(c[rank * m:(rank + 1) * m].view(o.shape))
+
+        return self._submit(body, result, name=name)
+
+    def _sum_here(self, code, op, tensors) -> Optional[str]:
+        """Why the agent cannot sum these (None: it can)."""
+        if code is None:
+            if not any(op == same for same in _GLOO_SAME):
+                raise errors.UnsupportedError(f"inagg: op {_op_name(op)} is not supported (inagg: SUM, AVG; gloo: "
+                                              "MIN, MAX, PRODUCT, BAND, BOR, BXOR)")
+            return f"op {_op_name(op)}: inagg sums SUM and AVG"
+        other = sorted({str(t.dtype) for t in tensors if t.dtype not in INAGG_DTYPES})
+        if other:
+            return f"dtype {', '.join(other)}: inagg sums float32, float16, bfloat16, int32"
+        return bytes_reason(tensors)
+
+    # --- checks before anything is sent ---------------------------------------------------------------------------
+
+    def _check_count(self, name: str, outputs, inputs) -> None:
+        if len(outputs) != len(inputs):
+            raise errors.BadInputError(f"inagg: {name} on rank {self._rank}: {len(outputs)} outputs for "
+                                       f"{len(inputs)} inputs")
+
+    def _check_pair(self, name: str, output: torch.Tensor, input: torch.Tensor, want: int, out_name: str,
+                    in_name: str = "input", scatter: bool = False) -> None:
+        if output.dtype != input.dtype:
+            raise errors.BadInputError(f"inagg: {name} on rank {self._rank}: {out_name} is {output.dtype}, {in_name} "
+                                       f"{input.dtype} (they must be the same)")
+        if output.device != input.device:
+            raise errors.BadInputError(f"inagg: {name} on rank {self._rank}: {out_name} is on {output.device}, "
+                                       f"{in_name} on {input.device}")
+        if scatter:
+            if input.numel() != output.numel() * self._size:
+                raise errors.BadInputError(
+                    f"inagg: {name} on rank {self._rank}: {in_name} has {input.numel()} elements {tuple(input.shape)}, "
+                    f"{out_name} {output.numel()} {tuple(output.shape)} x world size {self._size} = "
+                    f"{output.numel() * self._size}")
+        elif output.numel() != want:
+            what = (f"{in_name} {input.numel()} {tuple(input.shape)} x world size {self._size} = {want}"
+                    if want != input.numel() else f"{in_name} {input.numel()} {tuple(input.shape)}")
+            raise errors.BadInputError(f"inagg: {name} on rank {self._rank}: {out_name} has {output.numel()} elements "
+                                       f"{tuple(output.shape)}, {what}")
+
+    # --- everything else: gloo ------------------------------------------------------------------------------------
+
+    def _to_gloo(self, name: str, call: Callable[[], dist.Work]) -> dist.Work:
+        return self._fallback.run(name, "no inagg form", call)
+
+    def allgather_coalesced(self, output_lists, input_list, opts=None):
+        return self._to_gloo("allgather_coalesced", lambda: self._gloo.allgather_coalesced(
+            output_lists, input_list, opts or AllgatherOptions()))
+
+    def gather(self, output_tensors, input_tensors, opts):
+        return self._to_gloo("gather", lambda: self._gloo.gather(output_tensors, input_tensors, opts))
+
+    def scatter(self, output_tensors, input_tensors, opts):
+        return self._to_gloo("scatter", lambda: self._gloo.scatter(output_tensors, input_tensors, opts))
+
+    def reduce(self, tensors, opts):
+        return self._to_gloo("reduce", lambda: self._gloo.reduce(tensors, opts))
+
+    def alltoall(self, output_tensors, input_tensors, opts):
+        return self._to_gloo("alltoall", lambda: self._gloo.alltoall(output_tensors, input_tensors, opts))
+
+    def alltoall_base(self, output, input, output_split_sizes, input_split_sizes, opts):
+        return self._to_gloo("alltoall_base", lambda: self._gloo.alltoall_base(
+            output, input, output_split_sizes, input_split_sizes, opts))
+
+    def all_to_all_single(self, output, input, output_split_sizes, input_split_sizes, opts):
+        return self._to_gloo("all_to_all_single", lambda: self._gloo.alltoall_base(
+            output, input, output_split_sizes, input_split_sizes, opts))
 
     def monitored_barrier(self, timeout=None, wait_all_ranks=False):
-        return self._gloo.monitored_barrier(timeout, wait_all_ranks)
+        return self._to_gloo("monitored_barrier", lambda: self._gloo.monitored_barrier(timeout, wait_all_ranks))
 
     def send(self, tensors, dst_rank, tag):
-        return self._gloo.send(tensors, dst_rank, tag)
+        return self._to_gloo("send", lambda: self._gloo.send(tensors, dst_rank, tag))
 
     def recv(self, tensors, src_rank, tag):
-        return self._gloo.recv(tensors, src_rank, tag)
+        return self._to_gloo("recv", lambda: self._gloo.recv(tensors, src_rank, tag))
 
     def recv_anysource(self, tensors, tag):
-        return self._gloo.recv_anysource(tensors, tag)
+        return self._to_gloo("recv_anysource", lambda: self._gloo.recv_anysource(tensors, tag))
+
+
+def _sum_reason(op, code, dtypes) -> str:
+    if code is None:
+        return f"op {_op_name(op)}: inagg sums SUM and AVG"
+    other = sorted(str(d) for d in dtypes if d not in INAGG_DTYPES)
+    return f"dtype {', '.join(other)}: inagg sums float32, float16, bfloat16, int32"
+
+
+_TORCH_OP = {p.OP_SUM: dist.ReduceOp.SUM, p.OP_AVG: dist.ReduceOp.AVG}
 
 
 class _Task:
@@ -349,14 +519,26 @@ class InaggWork(dist._Work):
     (Works made by ``_create_work_from_future`` swallow it). A ``wait()`` on a collective that nothing started yet, with
     every earlier one finished, runs it on the waiting thread (what a synchronous ``all_reduce`` does)."""
 
-    def __init__(self, future: Future, run_here: Optional[Callable[[], object]] = None) -> None:
+    def __init__(self, future: Future, run_here: Optional[Callable[[], object]] = None,
+                 name: str = "collective") -> None:
         super().__init__()
         self._future = future
         self._run_here = run_here
+        self._name = name
 
     def wait(self, timeout: Optional[timedelta] = None) -> bool:
-        if self._run_here is not None and not self._future.done():
-            self._run_here()
+        """Waits for the result; with a ``timeout`` (0: none), raises :class:`errors.WaitTimeoutError` past it (the
+        collective goes on, on the group's thread)."""
+        seconds = timeout_seconds(timeout)
+        if seconds is None:
+            if self._run_here is not None and not self._future.done():
+                self._run_here()
+        elif not self._future.done():
+            done = threading.Event()
+            self._future.add_done_callback(lambda _: done.set())
+            if not done.wait(seconds):
+                raise errors.WaitTimeoutError(f"inagg: {self._name} did not finish within the wait timeout of "
+                                              f"{seconds:g} s")
         self._future.wait()  # raises the collective's exception
         return True
 
@@ -384,23 +566,6 @@ class InaggWork(dist._Work):
 
     def get_future(self) -> Future:
         return self._future
-
-
-def _ar_opts(op) -> dist.AllreduceOptions:
-    o = dist.AllreduceOptions()
-    o.reduceOp = op
-    return o
-
-
-def _chain(works: List[dist.Work], result) -> dist.Work:
-    future = torch.futures.collect_all([w.get_future() for w in works])
-
-    def done(f):
-        for each in f.value():
-            each.value()
-        return result
-
-    return _create_work_from_future(future.then(done))
 
 
 def _rounds(flats: List[torch.Tensor], elements: int) -> Iterator[list]:
