@@ -87,6 +87,8 @@ def _connect(path: Path) -> Optional[socket.socket]:
 
 
 def start_agent(path: Path, name: str) -> subprocess.Popen:
+    # The private directory first: a directory others may use is refused whether or not an agent could be started.
+    _private.ensure_directory(shm_dir())
     launcher = find_launcher()
     if launcher is None:
         raise errors.AgentUnavailableError(
@@ -100,7 +102,6 @@ def start_agent(path: Path, name: str) -> subprocess.Popen:
     if os.environ.get(_private.ENV_AGENT_GROUP):
         args += ["--allow-group", os.environ[_private.ENV_AGENT_GROUP]]
     args += os.environ.get(ENV_AGENT_ARGS, "").split()
-    _private.ensure_directory(shm_dir())
     log_path = shm_dir() / f"inagg-agent-{name}.log"
     # The agent caps its own log (moved to .log.1 past the cap); its standard output (and a crash's) goes there too.
     args += ["--log", str(log_path), "--log-max-bytes", str(LOG_MAX_BYTES)]
