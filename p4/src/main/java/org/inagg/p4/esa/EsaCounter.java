@@ -27,9 +27,7 @@ public enum EsaCounter implements CounterDescriptor
     DROP_BAD_SIZE(320, "dropped: lane count wrong for the job or the block"),
     TX_FULL(321, "messages lost: transport full"),
     JOINS(322, "joins accepted"),
-    REJECTS(323, "joins rejected"),
-    DROP_STALE_SESSION(324, "dropped: packet of another session than the job's (answered with REJECT)"),
-    SESSIONS_STARTED(325, "sessions started by a rejoin");
+    REJECTS(323, "joins rejected");
 
     private final int typeId;
     private final String label;

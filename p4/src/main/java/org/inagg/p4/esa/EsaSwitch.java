@@ -8,7 +8,6 @@ import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
 import org.agrona.concurrent.status.AtomicCounter;
 import org.inagg.agent.CounterRegistry;
 import org.inagg.p4.membership.JobMembership;
-import org.inagg.p4.membership.SessionMessages;
 import org.inagg.p4.softswitch.JoinLog;
 import org.inagg.transport.MessageHandler;
 import org.inagg.transport.Transport;
@@ -52,7 +51,7 @@ public final class EsaSwitch implements Agent, MessageHandler
     private final boolean preemptive;
     private final EsaJobConfig[] jobs = new EsaJobConfig[JOBS];
     private final int[][] workerPeers = new int[JOBS][];
-    /** Who may JOIN each job, and its session (docs/sessions.md). */
+    /** Who may JOIN each job (sessions: always 0 on the ESA switch; docs/sessions.md). */
     private final JobMembership[] memberships = new JobMembership[JOBS];
     private final long[] remainingBytes = new long[JOBS];
     private final int[] tablePriority = new int[JOBS];
@@ -203,7 +202,7 @@ public final class EsaSwitch implements Agent, MessageHandler
                 jobs[config.jobId()] = config;
                 workerPeers[config.jobId()] = config.workerPeers();
                 memberships[config.jobId()] = new JobMembership(config.jobId(), config.workers(),
-                    config.workerPeers(), 0);
+                    config.workerPeers(), 0, false);
                 remainingBytes[config.jobId()] = config.totalBytes();
                 tablePriority[config.jobId()] = settings.policy() == PriorityPolicy.SHORTEST_REMAINING_FIRST
                     ? srfPriority(config.totalBytes()) : config.priority();
@@ -276,17 +275,6 @@ public final class EsaSwitch implements Agent, MessageHandler
         if (worker >= job.workers() || workerPeers[jobId][worker] != peer)
         {
             increment(EsaCounter.DROP_UNKNOWN_WORKER);
-            return;
-        }
-        final JobMembership membership = memberships[jobId];
-        if (!membership.isCurrent(InaggHeader.session(m, o)))
-        {
-            // Of an earlier (or later) run of the job: never aggregated nor forwarded; its sender learns who restarted it.
-            increment(EsaCounter.DROP_STALE_SESSION);
-            if (!SessionMessages.replyStaleSession(transport, peer, membership, m, o, worker))
-            {
-                increment(EsaCounter.TX_FULL);
-            }
             return;
         }
         final int laneCount = InaggHeader.elementCount(m, o);
@@ -390,14 +378,6 @@ public final class EsaSwitch implements Agent, MessageHandler
             joinLog.spoofed(jobId, worker, peer);
             return;
         }
-        if (decision == JobMembership.ACCEPT && membership.sessionStarted())
-        {
-            // A restarted worker: the run is over. The job's aggregators (and tombstones) are freed, unsent: the
-            // server forgets its blocks when it hears of the session (below).
-            pool.releaseJob(jobId);
-            increment(EsaCounter.SESSIONS_STARTED);
-            joinLog.sessionStarted(jobId, membership.session(), worker, peer);
-        }
         final long offset = transport.claim(peer, InaggHeader.LENGTH);
         if (offset == Transport.CLAIM_FAILED)
         {
@@ -421,13 +401,6 @@ public final class EsaSwitch implements Agent, MessageHandler
         if (decision == JobMembership.ACCEPT)
         {
             joinLog.joined(jobId, worker, job.workers(), peer);
-            // In a session a rejoin started here, the server (which finishes what the switch could not) is told,
-            // with every JOIN (liveness probes too, so a lost notice is repaired).
-            if (membership.sessionCause() != InaggHeader.SESSION_CAUSE_CONTROL_PLANE
-                && !SessionMessages.noticeSession(transport, job.parameterServerPeer(), membership, m, o))
-            {
-                increment(EsaCounter.TX_FULL);
-            }
         }
         else
         {

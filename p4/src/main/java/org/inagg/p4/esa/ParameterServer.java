@@ -8,13 +8,11 @@ import java.util.Arrays;
 import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.VectorSpecies;
 
-import org.agrona.collections.Int2IntHashMap;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
 import org.agrona.concurrent.status.AtomicCounter;
 import org.inagg.agent.CounterRegistry;
 import org.inagg.p4.membership.JobMembership;
-import org.inagg.p4.membership.SessionMessages;
 import org.inagg.p4.softswitch.JoinLog;
 import org.inagg.transport.MessageHandler;
 import org.inagg.transport.Transport;
@@ -123,10 +121,8 @@ public final class ParameterServer implements Agent, MessageHandler
     {
         final ServerJobConfig config;
         final int[] peers;
-        /** Who may JOIN the job, and its session (docs/sessions.md). */
+        /** Who may JOIN the job (sessions: always 0 on the parameter server; docs/sessions.md). */
         final JobMembership membership;
-        /** The session each switch below (first-level or ESA, by peer) last said it is in; -1 if it said none. */
-        final Int2IntHashMap switchSessions = new Int2IntHashMap(-1);
         Block[] table;
         int open;
 
@@ -134,45 +130,8 @@ public final class ParameterServer implements Agent, MessageHandler
         {
             this.config = config;
             this.peers = config.workerPeers();
-            this.membership = new JobMembership(config.jobId(), config.workers(), peers, 0);
+            this.membership = new JobMembership(config.jobId(), config.workers(), peers, 0, false);
             this.table = new Block[capacity];
-        }
-
-        /** Whether {@code peer} is some worker's registered source (so not a first-level switch). */
-        boolean isWorkerPeer(final int peer)
-        {
-            for (final int p : peers)
-            {
-                if (p == peer)
-                {
-                    return true;
-                }
-            }
-            return false;
-        }
-
-        /**
-         * Whether a first-level switch's partials belong to the current session: always in a session the control
-         * plane issued (switch and server start in it), else once the switch said it is in it. A PARTIAL has no
-         * Session field (its 16 bits count the bitmap words), so the switch's word is all the server has.
-         */
-        boolean switchInSession(final int peer)
-        {
-            return membership.sessionCause() == InaggHeader.SESSION_CAUSE_CONTROL_PLANE
-                || switchSessions.get(peer) == membership.session();
-        }
-
-        /** A new session: every block is forgotten (the table's entries are kept for reuse). */
-        void reset()
-        {
-            for (final Block block : table)
-            {
-                if (block != null)
-                {
-                    block.state = FREE;
-                }
-            }
-            open = 0;
         }
 
         /** The entry of the message's slot and shadow copy, allocated on first use. */
@@ -304,7 +263,7 @@ public final class ParameterServer implements Agent, MessageHandler
         }
         else if (type == EsaWire.TYPE_PARTIAL)
         {
-            partial(job, m, o, peer);
+            partial(job, m, o);
         }
         else
         {
@@ -323,12 +282,6 @@ public final class ParameterServer implements Agent, MessageHandler
         final int jobId = InaggHeader.jobId(m, o);
         final int worker = InaggHeader.workerId(m, o);
         final int claimedWorkers = InaggHeader.sequence(m, o);
-        if (job != null && worker < job.config.workers() && InaggHeader.session(m, o) != InaggHeader.ANY_SESSION
-            && !job.isWorkerPeer(peer))
-        {
-            sessionNotice(job, m, o, worker, peer);
-            return;
-        }
         if (job != null && !job.config.answersJoins())
         {
             increment(ServerCounter.DROP_MALFORMED);
@@ -343,14 +296,6 @@ public final class ParameterServer implements Agent, MessageHandler
             increment(ServerCounter.DROP_MALFORMED);
             joinLog.spoofed(jobId, worker, peer);
             return;
-        }
-        if (decision == JobMembership.ACCEPT && job.membership.sessionStarted())
-        {
-            // A worker that sends here directly was restarted: the run is over, here and (once they hear of it, from
-            // their own restarted workers) at the first-level switches, whose partials wait for their word.
-            job.reset();
-            increment(ServerCounter.SESSIONS_STARTED);
-            joinLog.sessionStarted(jobId, job.membership.session(), worker, peer);
         }
         final long offset = transport.claim(peer, InaggHeader.LENGTH);
         if (offset == Transport.CLAIM_FAILED)
@@ -382,33 +327,6 @@ public final class ParameterServer implements Agent, MessageHandler
         }
     }
 
-    /**
-     * A switch's JOIN notice (from a first-level switch of two-level aggregation, or the ESA switch: a JOIN from a
-     * source that is no worker's, with its Session field set): worker {@code worker} joined that switch in the session
-     * the switch names, which a rejoin there started. A newer session than the server's starts here too (every block forgotten, the workers that send
-     * here directly join it afresh); the current one marks the switch as in it, so its partials count again. An older
-     * one changes nothing. Never answered: the switch answered its worker.
-     * <p>
-     * As with PARTIALs, the server does not check who sends a notice (it knows no switch's address).
-     */
-    private void sessionNotice(final ServerJob job, final MemorySegment m, final long o, final int worker,
-        final int peer)
-    {
-        final int session = InaggHeader.session(m, o);
-        final int age = JobMembership.compareSessions(session, job.membership.session());
-        if (age > 0)
-        {
-            job.membership.startSession(session, worker);
-            job.reset();
-            increment(ServerCounter.SESSIONS_STARTED);
-            joinLog.sessionStarted(job.config.jobId(), session, worker, peer);
-        }
-        if (age >= 0)
-        {
-            job.switchSessions.put(peer, session);
-        }
-    }
-
     private void raw(final ServerJob job, final MemorySegment m, final long o)
     {
         final int worker = InaggHeader.workerId(m, o);
@@ -416,16 +334,6 @@ public final class ParameterServer implements Agent, MessageHandler
         if (worker >= job.config.workers())
         {
             increment(ServerCounter.DROP_MALFORMED);
-            return;
-        }
-        if (!job.membership.isCurrent(InaggHeader.session(m, o)))
-        {
-            // Of an earlier (or later) run: never merged; the worker learns the job moved on, and who restarted it.
-            increment(ServerCounter.DROP_STALE_SESSION);
-            if (!SessionMessages.replyStaleSession(transport, job.peers[worker], job.membership, m, o, worker))
-            {
-                increment(ServerCounter.TX_FULL);
-            }
             return;
         }
         final int lanes = InaggHeader.elementCount(m, o);
@@ -462,7 +370,7 @@ public final class ParameterServer implements Agent, MessageHandler
         }
     }
 
-    private void partial(final ServerJob job, final MemorySegment m, final long o, final int peer)
+    private void partial(final ServerJob job, final MemorySegment m, final long o)
     {
         final int words = EsaWire.partialBitmapWords(m, o);
         final int lanes = EsaWire.partialLanes(m, o);
@@ -473,12 +381,6 @@ public final class ParameterServer implements Agent, MessageHandler
         {
             // A bit past the job's workers would count a worker it does not have (and complete the block early).
             increment(ServerCounter.DROP_MALFORMED);
-            return;
-        }
-        if (!job.switchInSession(peer))
-        {
-            // A switch that has not said it is in the current session may still hold sums of the previous run.
-            increment(ServerCounter.DROP_STALE_SESSION);
             return;
         }
         final Block block = blockFor(job, sequence, m, o, lanes);
@@ -637,7 +539,6 @@ public final class ParameterServer implements Agent, MessageHandler
         InaggHeader.write(m, o, MessageType.AGGREGATE, block.flags | InaggHeader.FLAG_RESULT, job.config.jobId(), 0,
             block.slotField, block.slotField >>> 15, block.sequence, block.laneCount, block.blockExponent,
             block.nextExponent, 0);
-        InaggHeader.setSession(m, o, job.membership.session());
         final int[] lanes = block.lanes;
         final int n = block.laneCount;
         final long payload = o + InaggHeader.PAYLOAD_OFFSET;

@@ -19,9 +19,7 @@ public enum ServerCounter implements CounterDescriptor
     TX_FULL(412, "results lost: transport full"),
     JOINS(413, "joins accepted (workers sending to the server directly)"),
     REJECTS(414, "joins rejected"),
-    EVICTED(415, "open blocks evicted by a newer round of their slot copy (completed elsewhere)"),
-    DROP_STALE_SESSION(416, "dropped: raw of another session (answered with REJECT), or partial of a switch not in it"),
-    SESSIONS_STARTED(417, "sessions started by a rejoin (here, or at a first-level switch that said so)");
+    EVICTED(415, "open blocks evicted by a newer round of their slot copy (completed elsewhere)");
 
     private final int typeId;
     private final String label;

@@ -41,6 +41,7 @@ public final class JobMembership
     private final int jobId;
     private final int workers;
     private final boolean registered;
+    private final boolean newSessionOnRejoin;
     private final int[] peers;
     private final long[] incarnations;
     private final boolean[] inSession;
@@ -57,6 +58,17 @@ public final class JobMembership
      */
     public JobMembership(final int jobId, final int workers, final int[] peers, final int session)
     {
+        this(jobId, workers, peers, session, true);
+    }
+
+    /**
+     * @param newSessionOnRejoin whether a rejoin with another incarnation starts a new session (the slot switch); a
+     *                           node whose state a session cannot yet reset (the ESA switch and the parameter server:
+     *                           the job's blocks live on both) accepts it in the current session, as before sessions.
+     */
+    public JobMembership(final int jobId, final int workers, final int[] peers, final int session,
+        final boolean newSessionOnRejoin)
+    {
         if (peers != null && peers.length != workers)
         {
             throw new IllegalArgumentException("job " + jobId + ": " + peers.length + " registered sources for "
@@ -64,6 +76,7 @@ public final class JobMembership
         }
         this.jobId = jobId;
         this.workers = workers;
+        this.newSessionOnRejoin = newSessionOnRejoin;
         this.registered = peers != null;
         this.peers = registered ? peers.clone() : new int[workers];
         if (!registered)
@@ -169,12 +182,12 @@ public final class JobMembership
             return reject(RejectReason.WORKER_COUNT_MISMATCH);
         }
         if (requestedSession != InaggHeader.ANY_SESSION && requestedSession != session
-            || !inSession[worker] && incarnation != 0 && incarnations[worker] == incarnation)
+            || newSessionOnRejoin && !inSession[worker] && incarnation != 0 && incarnations[worker] == incarnation)
         {
             // Asks for another session, or is a process of an earlier run of the job (it never joins a later one).
             return reject(RejectReason.STALE_SESSION);
         }
-        if (inSession[worker] && incarnation != 0 && incarnations[worker] != 0
+        if (newSessionOnRejoin && inSession[worker] && incarnation != 0 && incarnations[worker] != 0
             && incarnations[worker] != incarnation)
         {
             // A restarted worker: the run it belonged to is over. Everyone joins the next session afresh.
@@ -201,28 +214,9 @@ public final class JobMembership
      */
     public void startSession(final int next)
     {
-        startSession(next, InaggHeader.SESSION_CAUSE_CONTROL_PLANE);
-    }
-
-    /**
-     * Starts {@code next} as the job's session, started by worker {@code cause}'s rejoin at another node of the job's
-     * tree (a first-level switch told its parameter server): every worker joins it afresh; the caller resets the job's
-     * aggregation state.
-     */
-    public void startSession(final int next, final int cause)
-    {
         session = requireSession(jobId, next);
-        sessionCause = cause;
+        sessionCause = InaggHeader.SESSION_CAUSE_CONTROL_PLANE;
         Arrays.fill(inSession, false);
-    }
-
-    /**
-     * Orders sessions as 16-bit serial numbers (RFC 1982): positive if {@code a} is newer than {@code b}, 0 if equal,
-     * negative if older.
-     */
-    public static int compareSessions(final int a, final int b)
-    {
-        return (short)(a - b);
     }
 
     private int reject(final int reason)

@@ -12,7 +12,6 @@ import org.agrona.concurrent.status.AtomicCounter;
 import org.inagg.agent.CounterRegistry;
 import org.inagg.p4.esa.EsaWire;
 import org.inagg.p4.membership.JobMembership;
-import org.inagg.p4.membership.SessionMessages;
 import org.inagg.transport.MessageHandler;
 import org.inagg.transport.Transport;
 import org.inagg.wire.InaggHeader;
@@ -356,10 +355,7 @@ public final class SoftwareSwitch implements Agent, MessageHandler
         if (!job.membership.isCurrent(InaggHeader.session(m, o)))
         {
             increment(SwitchCounter.DROP_STALE_SESSION);
-            if (!SessionMessages.replyStaleSession(transport, peer, job.membership, m, o, worker))
-            {
-                increment(SwitchCounter.TX_FULL);
-            }
+            replyStaleSession(job, m, o, worker, peer);
             return;
         }
         // Slot check
@@ -523,6 +519,20 @@ public final class SoftwareSwitch implements Agent, MessageHandler
         job.pool.readLanes(copyIndex, tx, offset + InaggHeader.PAYLOAD_OFFSET);
     }
 
+    private void replyStaleSession(
+        final SwitchJob job, final MemorySegment m, final long o, final int worker, final int peer)
+    {
+        final long offset = transport.claim(peer, InaggHeader.LENGTH);
+        if (offset == Transport.CLAIM_FAILED)
+        {
+            increment(SwitchCounter.TX_FULL);
+            return;
+        }
+        InaggHeader.writeReject(transport.txMemory(), offset, InaggHeader.jobId(m, o), worker,
+            RejectReason.STALE_SESSION, job.membership.session(), job.membership.sessionCause());
+        transport.commit();
+    }
+
     private void join(final MemorySegment m, final long o, final int peer)
     {
         final int jobId = InaggHeader.jobId(m, o);
@@ -579,16 +589,6 @@ public final class SoftwareSwitch implements Agent, MessageHandler
         if (decision == JobMembership.ACCEPT)
         {
             joinLog.joined(jobId, worker, job.config.workers(), peer);
-            // Two-level aggregation in a session a rejoin started here: the parameter server finishes the job's rounds,
-            // so it must start the same session. Every accepted JOIN (liveness probes too, so a lost notice is
-            // repaired) goes up as a notice. None in a session the control plane issued (nor from the P4 programs,
-            // which start no session on a rejoin), so the conformance vectors are unchanged.
-            if (job.upstreamPeer != NO_PEER
-                && job.membership.sessionCause() != InaggHeader.SESSION_CAUSE_CONTROL_PLANE
-                && !SessionMessages.noticeSession(transport, job.upstreamPeer, job.membership, m, o))
-            {
-                increment(SwitchCounter.TX_FULL);
-            }
         }
         else
         {
