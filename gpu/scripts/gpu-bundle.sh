@@ -37,9 +37,11 @@ done
 # libjvm.so's symbol table (not needed to run, only for native stack traces in hs_err files): about 5 MB.
 if command -v strip > /dev/null; then strip --strip-unneeded "$out/runtime/lib/server/libjvm.so"; fi
 opts='--add-modules jdk.incubator.vector --enable-native-access=ALL-UNNAMED --add-exports java.base/jdk.internal.misc=ALL-UNNAMED'
+# junit-platform.properties keeps jqwik's database under target/, which the bundle lacks: without it the jqwik
+# engine fails as a container after its properties pass.
 cat > "$out/run-gpu-tests.sh" <<SH
 #!/usr/bin/env bash
-cd "\$(dirname "\$0")" && exec ./runtime/bin/java $opts -Dinagg.gpu.tests.require=true -cp 'lib/*' org.inagg.gpu.GpuTestMain "\$@"
+cd "\$(dirname "\$0")" && mkdir -p target && exec ./runtime/bin/java $opts -Dinagg.gpu.tests.require=true -cp 'lib/*' org.inagg.gpu.GpuTestMain "\$@"
 SH
 cat > "$out/run-gpu-bench.sh" <<SH
 #!/usr/bin/env bash
