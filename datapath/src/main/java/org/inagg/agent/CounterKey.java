@@ -89,8 +89,28 @@ public final class CounterKey
         }
         final byte[] name = new byte[nameLength];
         key.getBytes(offset + NAME_OFFSET, name);
+        if (!isMetricName(name))
+        {
+            // Not written by write() (a damaged or foreign counters file): never exported as it is.
+            return new CounterKey(NONE, NONE, false, "inagg_counter_" + typeId);
+        }
         return new CounterKey(key.getInt(offset + JOB_ID_OFFSET), key.getInt(offset + WORKER_ID_OFFSET),
             (key.getShort(offset + FLAGS_OFFSET) & FLAG_GAUGE) != 0, new String(name, StandardCharsets.US_ASCII));
+    }
+
+    /** True if {@code name} matches {@code [a-z_][a-z0-9_]*} (without a regular expression: read per sample). */
+    private static boolean isMetricName(final byte[] name)
+    {
+        for (int i = 0; i < name.length; i++)
+        {
+            final byte c = name[i];
+            final boolean letter = (c >= 'a' && c <= 'z') || c == '_';
+            if (!letter && (i == 0 || c < '0' || c > '9'))
+            {
+                return false;
+            }
+        }
+        return name.length > 0;
     }
 
     /** The job id, or {@link #NONE}. */
