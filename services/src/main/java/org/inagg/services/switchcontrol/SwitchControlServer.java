@@ -3,9 +3,7 @@ package org.inagg.services.switchcontrol;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -41,7 +39,8 @@ import org.inagg.wire.InaggHeader;
  * <pre>
  * GET    /v1/jobs        {"data": "127.0.0.1:9000", "jobs": [{"jobId": 3, "workers": 2, ...}]}
  * PUT    /v1/jobs/{id}   {"workers": 2, "slots": 16, "lanes": 256, "slotBase": 0, "session": 1,
- *                         "sources": ["127.0.0.1:40001", "127.0.0.1:40002"]}          (200: the job as installed)
+ *                         "sources": ["127.0.0.1:40001", "127.0.0.1:40002"]}          (200: the job as installed;
+ *                         the body is checked by {@link JobRequest})
  * DELETE /v1/jobs/{id}   (200 {"jobId": 3, "removed": true}; 404 if not installed)
  * </pre>
  */
@@ -51,7 +50,6 @@ public final class SwitchControlServer implements Agent, AutoCloseable
     private static final System.Logger LOGGER = System.getLogger(SwitchControlServer.class.getName());
     /** Threads serving the control port: one controller calls it, rarely; the rest is slack for idle connections. */
     static final int HTTP_THREADS = 4;
-    private static final Set<String> JOB_FIELDS = Set.of("workers", "slots", "lanes", "slotBase", "session", "sources");
 
     /** Settings: the switch, its UDP transport, where to listen. */
     public static final class Context
@@ -203,30 +201,8 @@ public final class SwitchControlServer implements Agent, AutoCloseable
         {
             case "PUT" ->
             {
-                final ObjectNode body = JsonHttp.parseObject(JsonHttp.body(exchange));
-                JsonHttp.onlyFields(body, JOB_FIELDS);
-                final int workers = (int)JsonHttp.integer(body, "workers", 1, 1 << 16);
-                final int slots = (int)JsonHttp.integer(body, "slots", 1, InaggHeader.MAX_SLOTS - 1);
-                final int lanes = (int)JsonHttp.integer(body, "lanes", 1, InaggHeader.MAX_ELEMENT_COUNT);
-                final int slotBase = (int)JsonHttp.integer(body, "slotBase", -1, Integer.MAX_VALUE, -1);
-                final int session = (int)JsonHttp.integer(body, "session", 0, 0xFFFF);
-                final JsonNode sourcesNode = body.get("sources");
-                if (!(sourcesNode instanceof ArrayNode sources) || sources.size() != workers)
-                {
-                    throw HttpFailure.badRequest("field 'sources' must be an array of " + workers
-                        + " \"ip:port\" strings, one per worker id");
-                }
-                final List<InetSocketAddress> addresses = new ArrayList<>();
-                for (final JsonNode source : sources)
-                {
-                    if (!source.isTextual())
-                    {
-                        throw HttpFailure.badRequest("field 'sources' must hold \"ip:port\" strings, got " + source);
-                    }
-                    addresses.add(JsonHttp.address("sources", source.asText()));
-                }
-                JsonHttp.answer(exchange, 200, onAgent(() -> install(jobId, workers, slots, lanes, slotBase, session,
-                    addresses)));
+                final JobRequest job = JobRequest.parse(JsonHttp.body(exchange));
+                JsonHttp.answer(exchange, 200, onAgent(() -> install(jobId, job)));
             }
             case "DELETE" ->
             {
@@ -261,9 +237,10 @@ public final class SwitchControlServer implements Agent, AutoCloseable
     }
 
     /** On the agent thread. */
-    private JsonNode install(final int jobId, final int workers, final int slots, final int lanes, final int slotBase,
-        final int session, final List<InetSocketAddress> sources)
+    private JsonNode install(final int jobId, final JobRequest job)
     {
+        final int workers = job.workers();
+        final List<InetSocketAddress> sources = job.sources();
         final int[] peers = new int[workers];
         java.util.Arrays.fill(peers, -1);
         for (int w = 0; w < workers; w++)
@@ -280,8 +257,7 @@ public final class SwitchControlServer implements Agent, AutoCloseable
         final SwitchJobConfig config;
         try
         {
-            config = new SwitchJobConfig(jobId, workers, slots, lanes, slotBase, SwitchJobConfig.NO_MULTICAST_GROUP,
-                peers, session);
+            config = job.config(jobId, peers);
             ctx.softwareSwitch.addJob(config);
         }
         catch (final IllegalArgumentException ex)
@@ -291,9 +267,9 @@ public final class SwitchControlServer implements Agent, AutoCloseable
         }
         // A new session may come with a restarted rank's new port: the old one is nobody's source any more.
         releasePeers(previous);
-        LOGGER.log(System.Logger.Level.INFO, () -> "switch control: job " + jobId + " installed in session " + session
-            + " (" + workers + " workers, slots " + slotBase + "+" + slots + " of " + lanes + " lanes, sources "
-            + sources.stream().map(JsonHttp::format).toList() + ")");
+        LOGGER.log(System.Logger.Level.INFO, () -> "switch control: job " + jobId + " installed in session "
+            + job.session() + " (" + workers + " workers, slots " + job.slotBase() + "+" + job.slots() + " of "
+            + job.lanes() + " lanes, sources " + sources.stream().map(JsonHttp::format).toList() + ")");
         return describe(config);
     }
 
