@@ -153,7 +153,8 @@ class CountersFileTest
     /**
      * Regression test of a fuzzing finding (docs/fuzzing.md, CountersFileReaderFuzzTest): a record whose label length
      * was 6.6 million made {@code CountersSnapshot.take} (Agrona's forEach) throw IndexOutOfBoundsException, which
-     * ended {@code inagg stat}; a metric name of any bytes went into the Prometheus text as it was.
+     * ended {@code inagg stat}; a metric name of any bytes went into the Prometheus text as it was, and a counter of a
+     * negative type id without a name was exported as {@code inagg_counter_-1}, which is not a Prometheus name.
      */
     @Test
     void shouldReportADamagedRecordWithoutAnExceptionAndNeverExportAForeignName() throws IOException
@@ -164,6 +165,7 @@ class CountersFileTest
                 .getAndAddRelease(42);
             file.registry().newCounter(WorkerCounter.SLOTS_IN_USE, "job 7 worker 0: slots in use", 7, 0);
             file.registry().newCounter(WorkerCounter.RETRANSMISSIONS, "job 7 worker 0: retransmissions", 7, 0);
+            file.registry().newCounter("negative type", -1);
             final int record0 = CountersLayout.HEADER_LENGTH;
             final int record1 = record0 + CountersReader.METADATA_LENGTH;
             final int record2 = record1 + CountersReader.METADATA_LENGTH;
@@ -175,7 +177,7 @@ class CountersFileTest
             try (CountersFileReader reader = CountersFileReader.open(file.path()))
             {
                 final List<CountersSnapshot.Sample> samples = CountersSnapshot.take(reader.counters()).samples();
-                assertThat(samples).hasSize(3);
+                assertThat(samples).hasSize(4);
                 assertThat(samples.get(0).label()).isEqualTo("(counter 0: bad label length 6619136)");
                 assertThat(samples.get(0).value()).isEqualTo(42);
                 assertThat(samples.get(0).key().metricName()).isEqualTo("inagg_worker_packets_sent");
@@ -183,6 +185,7 @@ class CountersFileTest
                 assertThat(samples.get(2).label()).isEqualTo("job 7 worker 0: retransmissions");
                 assertThat(samples.get(2).key().metricName()).isEqualTo("inagg_counter_"
                     + WorkerCounter.RETRANSMISSIONS.typeId());
+                assertThat(samples.get(3).key().metricName()).isEqualTo("inagg_counter_4294967295");
             }
         }
     }
