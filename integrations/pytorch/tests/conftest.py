@@ -24,6 +24,15 @@ SHM.mkdir(mode=0o700, exist_ok=True)
 SLOT_BYTES = 65536
 
 
+def require_root(why: str) -> None:
+    """Skips the calling test unless it runs as root; fails instead with INAGG_REQUIRE_ROOT=1 (CI, which runs as
+    root), as the Java tests do with -Dinagg.root.tests.require=true."""
+    if os.geteuid() != 0:
+        if os.environ.get("INAGG_REQUIRE_ROOT") == "1":
+            pytest.fail(f"INAGG_REQUIRE_ROOT=1 but this test {why} and runs as uid {os.geteuid()}")
+        pytest.skip(why)
+
+
 def free_port(kind=socket.SOCK_STREAM) -> int:
     with socket.socket(socket.AF_INET, kind) as s:
         s.bind(("127.0.0.1", 0))
