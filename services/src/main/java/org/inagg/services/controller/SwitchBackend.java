@@ -5,7 +5,7 @@ import java.util.Map;
 
 /**
  * A switch the controller programs: the software switch's control port ({@link SoftwareSwitchBackend}) or bmv2
- * through {@code Bmv2Switch} ({@link Bmv2Backend}). Called under the controller's lock, never per packet.
+ * through {@code Bmv2Switch} ({@link Bmv2Backend}). Called outside the controller's lock (one call at a time per job), never per packet.
  * Failures are {@link SwitchUnreachableException} (the switch did not answer) or {@link IllegalStateException} (it
  * refused, with its reason).
  */
