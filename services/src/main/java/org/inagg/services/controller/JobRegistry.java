@@ -790,10 +790,20 @@ final class JobRegistry implements AutoCloseable
         }
     }
 
-    /** The job a journal left, or null (logged) if its slots are taken. */
+    /**
+     * The job a journal left, or null (logged) if its slots are taken.
+     *
+     * @throws IllegalArgumentException naming the field of a header out of range (the job is dropped).
+     */
     private ControlledJob rebuild(final JournalRecords.Recovered recovered, final long now)
     {
         final ObjectNode record = recovered.header();
+        requireField(record, "jobId", 1, InaggHeader.MAX_JOB_ID);
+        requireField(record, "session", 1, 0xFFFF);
+        requireField(record, "slots", 1, slots.poolSlots());
+        requireField(record, "slotBase", 0, slots.poolSlots() - 1);
+        requireField(record, "lanes", 1, InaggHeader.MAX_ELEMENTS_FOR_1500_MTU);
+        requireField(record, "elements", 1, Integer.MAX_VALUE);
         final ControlledJob job = new ControlledJob(record.path("name").asText(), record.path("jobId").asInt(),
             record.path("world").asInt(), record.path("dtype").asText(), record.path("elements").asLong(),
             record.path("slotBase").asInt(), record.path("slots").asInt(), record.path("lanes").asInt(),
@@ -820,6 +830,10 @@ final class JobRegistry implements AutoCloseable
                     job.lastSource[rank] = source;
                 }
             }
+        }
+        for (int rank = 0; rank < job.world && job.running; rank++)
+        {
+            job.running = job.lastSource[rank] != null; // a running job knows every rank's source; else it waits
         }
         if (!slots.reserve(job.slotBase, job.slots, job.name))
         {
@@ -880,6 +894,16 @@ final class JobRegistry implements AutoCloseable
             }
             LOGGER.log(System.Logger.Level.INFO, () -> "controller: job " + other.jobId() + " on " + backend.describe()
                 + " was not installed by this controller; its id and slots are left alone");
+        }
+    }
+
+    private static void requireField(final ObjectNode record, final String field, final long min, final long max)
+    {
+        final JsonNode value = record.path(field);
+        if (!value.canConvertToLong() || value.asLong() < min || value.asLong() > max)
+        {
+            throw new IllegalArgumentException("field '" + field + "' must be in " + min + ".." + max + ", got "
+                + value);
         }
     }
 
