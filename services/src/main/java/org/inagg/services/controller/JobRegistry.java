@@ -304,9 +304,16 @@ final class JobRegistry implements AutoCloseable
                     continue; // its job was freed by an earlier one
                 }
                 final ControlledJob job = jobs.get(registration.jobName);
-                if (endRegistration(job, registration, "lost (no lease renewal for " + leaseMs + " ms)"))
+                try
                 {
-                    freed.add(job);
+                    if (endRegistration(job, registration, "lost (no lease renewal for " + leaseMs + " ms)"))
+                    {
+                        freed.add(job);
+                    }
+                }
+                catch (final HttpFailure ex) // the journal: the rank is lost all the same, and the others go on
+                {
+                    LOGGER.log(System.Logger.Level.WARNING, () -> "controller: lease sweep: " + ex.getMessage());
                 }
             }
             lost = expired.size();
@@ -587,7 +594,17 @@ final class JobRegistry implements AutoCloseable
                 slots.free(job.slotBase);
                 LOGGER.log(System.Logger.Level.INFO, () -> "controller: " + job.describe() + " freed: " + why + "; "
                     + how + "; slots " + job.slotBase + ".." + (job.slotBase + job.slots - 1) + " returned");
-                journal(JournalRecords.freed(job.name, job.jobId, nextSession));
+                try
+                {
+                    journal(JournalRecords.freed(job.name, job.jobId, nextSession));
+                }
+                catch (final HttpFailure ex)
+                {
+                    // the job is gone all the same; if the controller restarts first, its registrations come back
+                    // from the journal and expire
+                    LOGGER.log(System.Logger.Level.WARNING, () -> "controller: " + job.describe() + ": "
+                        + ex.getMessage());
+                }
             }
         }
         finally

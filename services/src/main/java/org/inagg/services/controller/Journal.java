@@ -26,7 +26,8 @@ import org.inagg.services.http.JsonHttp;
  * journal) once the lines appended since the last compaction outnumber twice what it wrote plus 256, so the file stays
  * within a constant factor of the live state and each change costs amortised O(1). A compaction that fails (a full or
  * read-only disk) is logged and retried later; the journal it leaves is whole and appends go on. Lease renewals are
- * not journaled: after a restart every lease starts afresh.
+ * not journaled: after a restart every lease starts afresh. Not thread-safe: {@link JobRegistry} calls it under its
+ * lock.
  */
 final class Journal implements AutoCloseable
 {
@@ -44,6 +45,7 @@ final class Journal implements AutoCloseable
     /** {@link #lines} at which {@link #compactIfDue} compacts next. */
     private long compactAt = COMPACTION_SLACK;
     private int failedCompactions;
+    private boolean closed;
 
     private Journal(final Path path)
     {
@@ -177,6 +179,10 @@ final class Journal implements AutoCloseable
     {
         try
         {
+            if (closed)
+            {
+                throw new IOException("closed");
+            }
             if (channel == null || !channel.isOpen())
             {
                 channel = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
@@ -322,6 +328,7 @@ final class Journal implements AutoCloseable
     @Override
     public void close()
     {
+        closed = true;
         closeQuietly(channel);
         channel = null;
     }
