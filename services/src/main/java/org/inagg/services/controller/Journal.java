@@ -33,8 +33,11 @@ final class Journal implements AutoCloseable
 {
     private static final System.Logger LOGGER = System.getLogger(Journal.class.getName());
 
-    /** Longer lines are not the controller's (its longest is a job header, under 1 KiB): skipped unread. */
-    static final int MAX_LINE_BYTES = 64 * 1024;
+    /**
+     * Longer lines are not the controller's, skipped unread: this version's longest is a job header, under 1 KiB; an
+     * earlier version's line held a whole job, about 100 bytes per rank, 6.5 MB at 65,535 ranks.
+     */
+    static final int MAX_LINE_BYTES = 16 << 20;
     /** Appended lines tolerated above twice the last compaction's before the next. */
     static final int COMPACTION_SLACK = 256;
 
@@ -99,7 +102,7 @@ final class Journal implements AutoCloseable
         long read = 0;
         try (InputStream in = new BufferedInputStream(Files.newInputStream(path), 1 << 16))
         {
-            final byte[] line = new byte[MAX_LINE_BYTES];
+            byte[] line = new byte[4096]; // grows to the longest line read, at most MAX_LINE_BYTES
             int length = 0;
             boolean overLong = false;
             int b;
@@ -108,6 +111,10 @@ final class Journal implements AutoCloseable
                 b = in.read();
                 if (b != '\n' && b != -1)
                 {
+                    if (length == line.length && length < MAX_LINE_BYTES)
+                    {
+                        line = java.util.Arrays.copyOf(line, Math.min(MAX_LINE_BYTES, 2 * length));
+                    }
                     if (length < line.length)
                     {
                         line[length++] = (byte)b;
