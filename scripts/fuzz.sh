@@ -41,6 +41,7 @@ targets=(
   "services org.inagg.services.agent.RequestDecoderFuzzTest shouldRejectMalformedInputWithAMessageAndAcceptOnlyWhatFits"
   "services org.inagg.services.controller.RegisterRequestFuzzTest shouldRejectABadRegistrationWithA400AndRoundTripAGoodOne"
   "services org.inagg.services.switchcontrol.JobRequestFuzzTest shouldRejectABadJobBodyWithA400AndRoundTripAGoodOne"
+  "services org.inagg.services.controller.JournalFuzzTest shouldRecoverFromAnyJournalOnlyJobsWithinBoundsAndTheSameAfterCompaction"
 )
 
 if [ -z "${JAVA_HOME:-}" ] && [ -x /usr/lib/jvm/temurin-25-jdk-amd64/bin/java ]; then
