@@ -28,6 +28,8 @@ import org.inagg.perf.peers.PeerBench;
 import org.inagg.perf.peers.PeerChart;
 import org.inagg.perf.peers.PeerResult;
 import org.inagg.perf.peers.PeerTable;
+import org.inagg.perf.profile.AsyncProfilerAgent;
+import org.inagg.perf.profile.ProfileReport;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -97,6 +99,13 @@ final class BenchPeersCommand implements Callable<Integer>
         + "recording.")
     List<String> jvmOptions = new ArrayList<>();
 
+    @Option(names = "--profile", paramLabel = "DIR",
+        description = "Profile every inagg process with async-profiler (CPU, kernel frames included): DIR gets one "
+            + "flame graph per process (ROLE-PID.html), its collapsed stacks and summary.md, where each role's CPU "
+            + "went (quantize, dequantize, aggregate, send, receive, wait, the rest); best with one peer and one world "
+            + "size, e.g. --peers inagg-udp -w 4.")
+    Path profile;
+
     @Option(names = "--link-rate", split = ",", paramLabel = "RATE",
         description = "Run on an emulated cluster instead of this machine's loopback: one host per rank in a network "
             + "namespace, every link limited to RATE both ways (tbf), one cluster per world size and rate, e.g. "
@@ -150,12 +159,16 @@ final class BenchPeersCommand implements Callable<Integer>
             throw new IllegalArgumentException("--uplink-rate needs --leaves");
         }
         final LinkRate uplink = uplinkRate == null ? null : LinkRate.parse(uplinkRate);
+        if (profile != null)
+        {
+            jvmOptions.add(AsyncProfilerAgent.jvmOption(createProfileDir()));
+        }
         final List<Peer> peers = peers(peerNames, python != null ? python
             : System.getenv().getOrDefault("INAGG_PYTHON", "python3"), jvmOptions, workerOptions);
         final Path dir = workDir();
         if (!rates.isEmpty())
         {
-            return onCluster(out, peers, rates, uplink, dir);
+            return profiled(out, onCluster(out, peers, rates, uplink, dir));
         }
         out.printf(Locale.ROOT, "bench-peers: %,d float32 x %d all-reduces (warmup %d) at %s ranks; logs in %s%n",
             elements, iterations, warmup, worldSizes, dir);
@@ -182,7 +195,42 @@ final class BenchPeersCommand implements Callable<Integer>
             out.println("chart: " + png.toAbsolutePath());
         }
         out.flush();
-        return results.stream().anyMatch(r -> r.status() == PeerResult.Status.FAILED) ? 2 : 0;
+        return profiled(out, results.stream().anyMatch(r -> r.status() == PeerResult.Status.FAILED) ? 2 : 0);
+    }
+
+    private Path createProfileDir()
+    {
+        try
+        {
+            final Path dir = Files.createDirectories(profile);
+            try (var old = Files.list(dir))
+            {
+                if (old.anyMatch(f -> f.getFileName().toString().endsWith(AsyncProfilerAgent.COLLAPSED)))
+                {
+                    throw new IllegalArgumentException("--profile " + dir + " already holds profiles (*"
+                        + AsyncProfilerAgent.COLLAPSED + "); give an empty or new folder");
+                }
+            }
+            return dir;
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException("--profile " + profile + ": cannot create the folder: " + ex.getMessage(),
+                ex);
+        }
+    }
+
+    /** Writes the profiles' flame graphs and summary (with --profile), and passes the exit code on. */
+    private int profiled(final PrintWriter out, final int exitCode)
+    {
+        if (profile != null)
+        {
+            out.println();
+            out.print(ProfileReport.write(profile));
+            out.println("flame graphs: " + profile.toAbsolutePath() + "/*.html");
+            out.flush();
+        }
+        return exitCode;
     }
 
     private Path workDir()

@@ -21,6 +21,9 @@ import java.util.regex.Pattern;
  */
 final class ChildProcesses implements AutoCloseable
 {
+    /** How long children get to exit on SIGTERM before SIGKILL. */
+    static final long TERM_GRACE_MS = 5_000;
+
     private static final Pattern P50_MS = Pattern.compile("(?m)^p50 ms ([0-9.]+)$");
     private static final Pattern ELEMENTS_PER_SECOND = Pattern.compile("elements/s(?: \\(tensor\\))?\\s+([0-9.eE+-]+)");
 
@@ -218,9 +221,23 @@ final class ChildProcesses implements AutoCloseable
         return new java.io.File("/dev/null");
     }
 
+    /**
+     * Stops what still runs: SIGTERM first, so a JVM exits through its shutdown (a profile is written at exit:
+     * {@code bench-peers --profile}), then SIGKILL to whatever is left after {@link #TERM_GRACE_MS}.
+     */
     @Override
     public void close() throws InterruptedException
     {
+        for (final Process process : processes)
+        {
+            process.descendants().forEach(ProcessHandle::destroy);
+            process.destroy();
+        }
+        final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(TERM_GRACE_MS);
+        for (final Process process : processes)
+        {
+            process.waitFor(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        }
         for (final Process process : processes)
         {
             process.descendants().forEach(ProcessHandle::destroyForcibly);

@@ -43,6 +43,54 @@ class BenchPeersCommandTest
     }
 
     @Test
+    @Timeout(300)
+    void shouldProfileEveryInaggProcessIntoAFlameGraphAndASummary() throws java.io.IOException
+    {
+        final StringWriter out = new StringWriter();
+        final CommandLine commandLine = new CommandLine(new InaggCli());
+        commandLine.setOut(new PrintWriter(out));
+        final Path profiles = dir.resolve("profiles");
+
+        final int exit = commandLine.execute("bench-peers", "-w", "2", "-n", "65536", "-i", "3", "--warmup", "1",
+            "--peers", "inagg-udp", "--chart", "none", "--profile", profiles.toString(),
+            "--work-dir", dir.resolve("logs").toString(), "--timeout-s", "200");
+
+        final String text = out.toString();
+        assertThat(exit).as(text).isZero();
+        // Every process of the run wrote its stacks at exit, the switch too (stopped with SIGTERM, not SIGKILL).
+        try (var files = java.nio.file.Files.list(profiles))
+        {
+            assertThat(files.map(f -> f.getFileName().toString()).toList())
+                .filteredOn(name -> name.endsWith(".html"))
+                .hasSize(3)
+                .anyMatch(name -> name.matches("switch-\\d+\\.html"))
+                .filteredOn(name -> name.startsWith("worker-")).hasSize(2);
+        }
+        assertThat(profiles.resolve("summary.md")).exists();
+        assertThat(text).contains("| where | switch x1: CPU ms |").contains("worker x2: CPU ms")
+            .contains("| quantize |").contains("| send (system call) |").contains("flame graphs: ");
+    }
+
+    @Test
+    void shouldRefuseAProfileFolderThatHoldsProfiles() throws java.io.IOException
+    {
+        final Path profiles = java.nio.file.Files.createDirectories(dir.resolve("old"));
+        java.nio.file.Files.writeString(profiles.resolve("worker-1.collapsed"), "");
+        final StringWriter err = new StringWriter();
+        final CommandLine commandLine = new CommandLine(new InaggCli());
+        commandLine.setErr(new PrintWriter(err));
+        commandLine.setExecutionExceptionHandler((ex, cmd, parsed) ->
+        {
+            cmd.getErr().println(ex.getMessage());
+            return 1;
+        });
+
+        assertThat(commandLine.execute("bench-peers", "--peers", "inagg-udp", "--chart", "none", "--profile",
+            profiles.toString())).isEqualTo(1);
+        assertThat(err.toString()).contains("--profile " + profiles + " already holds profiles");
+    }
+
+    @Test
     void shouldRefuseAnUnknownPeer()
     {
         final StringWriter err = new StringWriter();
