@@ -16,6 +16,9 @@ public interface FixedPointConverter
      */
     int blockExponent(MemorySegment floats, long offset, int count);
 
+    /** {@link #blockExponent(MemorySegment, long, int)} of {@code floats[index..index+count)}. */
+    int blockExponent(float[] floats, int index, int count);
+
     /** Writes {@code round_half_away(x * 2^shift)} of {@code count} floats as big-endian int32 lanes. */
     void quantize(MemorySegment floats, long offset, int count, int shift, MemorySegment lanes, long lanesOffset);
 

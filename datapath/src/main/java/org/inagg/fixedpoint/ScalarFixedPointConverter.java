@@ -17,6 +17,22 @@ public final class ScalarFixedPointConverter implements FixedPointConverter
         return FixedPoint.exponentOfMaxMagnitudeBits(maxMagnitudeBits(floats, offset, 0, count, 0));
     }
 
+    @Override
+    public int blockExponent(final float[] floats, final int index, final int count)
+    {
+        return FixedPoint.exponentOfMaxMagnitudeBits(maxMagnitudeBits(floats, index, 0, count, 0));
+    }
+
+    static int maxMagnitudeBits(final float[] floats, final int index, final int from, final int to, final int initial)
+    {
+        int max = initial;
+        for (int i = from; i < to; i++)
+        {
+            max = Math.max(max, Float.floatToRawIntBits(floats[index + i]) & 0x7FFF_FFFF);
+        }
+        return max;
+    }
+
     static int maxMagnitudeBits(
         final MemorySegment floats, final long offset, final int from, final int to, final int initial)
     {

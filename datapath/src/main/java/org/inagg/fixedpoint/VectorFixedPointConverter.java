@@ -41,6 +41,21 @@ public final class VectorFixedPointConverter implements FixedPointConverter
     }
 
     @Override
+    public int blockExponent(final float[] floats, final int index, final int count)
+    {
+        final int bound = FLOATS.loopBound(count);
+        IntVector max = IntVector.zero(INTS);
+        for (int i = 0; i < bound; i += FLOATS.length())
+        {
+            final IntVector bits = FloatVector.fromArray(FLOATS, floats, index + i).reinterpretAsInts();
+            max = max.max(bits.and(0x7FFF_FFFF));
+        }
+        final int vectorMax = max.reduceLanes(VectorOperators.MAX);
+        return FixedPoint.exponentOfMaxMagnitudeBits(
+            ScalarFixedPointConverter.maxMagnitudeBits(floats, index, bound, count, vectorMax));
+    }
+
+    @Override
     public void quantize(
         final MemorySegment floats,
         final long offset,

@@ -464,7 +464,9 @@ public final class WorkerAgent implements Agent, MessageHandler, DeadlineTimerWh
         {
             final int count = blockLength(b, next.elements());
             final long offset = (long)b * elementsPerPacket * Float.BYTES;
-            final int exponent = converter.blockExponent(source, offset, count);
+            final int exponent = next.sourceArray() != null
+                ? converter.blockExponent(next.sourceArray(), next.sourceIndex() + b * elementsPerPacket, count)
+                : converter.blockExponent(source, offset, count);
             if (exponent == FixedPoint.NON_FINITE)
             {
                 final long index = (long)b * elementsPerPacket

@@ -99,6 +99,8 @@ class FixedPointConverterTest
 
         for (final FixedPointConverter converter : List.of(scalar, vector))
         {
+            assertThat(converter.blockExponent(backing, lead, n)).as("%s block exponent", converter)
+                .isEqualTo(scalar.blockExponent(native_, 0, n));
             final MemorySegment lanes = Arena.ofAuto().allocate(n * 4L);
             converter.quantize(backing, lead, n, shift, lanes, 0);
             assertThat(lanes.toArray(ValueLayout.JAVA_BYTE)).as("%s quantize", converter)

@@ -60,6 +60,8 @@ public class FixedPointBenchmark
     private MemorySegment lanes;
     private MemorySegment out;
     private int shift;
+    private float[] array;
+    private float[] outArray;
 
     @Setup
     public void setup()
@@ -75,6 +77,8 @@ public class FixedPointBenchmark
         {
             floats.setAtIndex(ValueLayout.JAVA_FLOAT, i, (float)random.nextGaussian());
         }
+        array = floats.toArray(ValueLayout.JAVA_FLOAT);
+        outArray = new float[elements];
         shift = FixedPoint.shift(impl.blockExponent(floats, 0, elements), 4);
         impl.quantize(floats, 0, elements, shift, lanes, 0);
     }
@@ -132,6 +136,38 @@ public class FixedPointBenchmark
             max = Math.max(max, impl.blockExponent(floats, (long)b * Float.BYTES, LANES));
         }
         return max;
+    }
+
+    /** The worker's path for a {@code float[]} tensor: the array entry points (the {@code tensor} parameter is moot). */
+    @Benchmark
+    public int blockExponentsArray()
+    {
+        int max = 0;
+        for (int b = 0; b < elements; b += LANES)
+        {
+            max = Math.max(max, impl.blockExponent(array, b, LANES));
+        }
+        return max;
+    }
+
+    @Benchmark
+    public MemorySegment quantizeArray()
+    {
+        for (int b = 0; b < elements; b += LANES)
+        {
+            impl.quantize(array, b, LANES, shift, lanes, (long)b * Integer.BYTES);
+        }
+        return lanes;
+    }
+
+    @Benchmark
+    public float[] dequantizeArray()
+    {
+        for (int b = 0; b < elements; b += LANES)
+        {
+            impl.dequantize(lanes, (long)b * Integer.BYTES, LANES, shift, outArray, b);
+        }
+        return outArray;
     }
 
     /** Unused by the benchmarks; keeps the header length in view: a packet is 20 bytes plus 4 per lane. */
