@@ -28,6 +28,12 @@ public final class VectorFixedPointConverter implements FixedPointConverter
     @Override
     public int blockExponent(final MemorySegment floats, final long offset, final int count)
     {
+        final float[] array = floatArray(floats, offset, count);
+        if (array != null)
+        {
+            // A heap segment read through IntVector.fromMemorySegment ran 30x slower than the array (JMH).
+            return blockExponent(array, (int)((floats.address() + offset) >>> 2), count);
+        }
         final int bound = INTS.loopBound(count);
         IntVector max = IntVector.zero(INTS);
         for (int i = 0; i < bound; i += INTS.length())
