@@ -347,7 +347,7 @@ final class JobRegistry implements AutoCloseable
         }
         while (registrations.containsKey(id));
         final Registration registration = new Registration(id, job.name, request.rank(), request.source(),
-            request.incarnation(), job.session, clockMs.getAsLong() + leaseMs);
+            request.incarnation(), job.session, clockMs.getAsLong() + leaseMs, JobSecret.joinCredential());
         registrations.put(id, registration);
         job.put(registration);
         return registration;
@@ -508,7 +508,9 @@ final class JobRegistry implements AutoCloseable
             .put("leaseMs", leaseMs);
         if (job.running && registration.session == job.session)
         {
+            // the rank's own JOIN credential: only this registration's answer carries it (docs/security.md)
             body.put("state", "ready").put("workerId", registration.rank)
+                .put("joinCredential", JobSecret.formatCredential(registration.joinCredential))
                 .put("switch", JsonHttp.format(backend.dataAddress())).put("slots", job.slots)
                 .put("slotBase", job.slotBase).put("lanes", job.lanes).put("dtype", job.dtype)
                 .put("elements", job.elements);
@@ -584,9 +586,13 @@ final class JobRegistry implements AutoCloseable
             .put("slotBase", job.slotBase).put("slots", job.slots).put("lanes", job.lanes)
             .put("session", job.session).put("running", job.running).put("secretSha256", job.secretHash);
         final ArrayNode sources = record.putArray("sources");
+        // each rank's JOIN credential as installed on the switch: the journal is the controller's own (secrets, as
+        // the switch holds them; docs/security.md)
+        final ArrayNode credentials = record.putArray("joinCredentials");
         final ArrayNode ranks = record.putArray("ranks");
         for (int rank = 0; rank < job.world; rank++)
         {
+            credentials.add(JobSecret.formatCredential(job.lastCredential[rank]));
             if (job.lastSource[rank] == null)
             {
                 sources.addNull();
@@ -603,7 +609,8 @@ final class JobRegistry implements AutoCloseable
             else
             {
                 final ObjectNode r = ranks.addObject().put("id", registration.id)
-                    .put("source", JsonHttp.format(registration.source)).put("session", registration.session);
+                    .put("source", JsonHttp.format(registration.source)).put("session", registration.session)
+                    .put("joinCredential", JobSecret.formatCredential(registration.joinCredential));
                 if (registration.incarnation != null)
                 {
                     r.put("incarnation", registration.incarnation);
@@ -654,8 +661,13 @@ final class JobRegistry implements AutoCloseable
             }
             final Iterator<JsonNode> sources = record.path("sources").iterator();
             final Iterator<JsonNode> ranks = record.path("ranks").iterator();
+            final Iterator<JsonNode> credentials = record.path("joinCredentials").iterator();
             for (int rank = 0; rank < job.world && sources.hasNext() && ranks.hasNext(); rank++)
             {
+                // a journal of before JOIN credentials: a fresh one, which no process knows yet (safe: not "none")
+                job.lastCredential[rank] = credentials.hasNext()
+                    ? JobSecret.parseCredential("joinCredentials", credentials.next().asText())
+                    : JobSecret.joinCredential();
                 final JsonNode source = sources.next();
                 if (!source.isNull())
                 {
@@ -664,11 +676,15 @@ final class JobRegistry implements AutoCloseable
                 final JsonNode r = ranks.next();
                 if (!r.isNull())
                 {
+                    // a journal of before JOIN credentials: a fresh one (the rank learns it at its next poll)
                     final Registration registration = new Registration(r.path("id").asText(), job.name, rank,
                         JsonHttp.address("source", r.path("source").asText()),
                         r.hasNonNull("incarnation") ? r.path("incarnation").asText() : null,
-                        r.path("session").asInt(), now + leaseMs);
+                        r.path("session").asInt(), now + leaseMs, r.hasNonNull("joinCredential")
+                        ? JobSecret.parseCredential("joinCredential", r.path("joinCredential").asText())
+                        : JobSecret.joinCredential());
                     job.ranks[rank] = registration;
+                    job.lastCredential[rank] = registration.joinCredential;
                     registrations.put(registration.id, registration);
                 }
             }

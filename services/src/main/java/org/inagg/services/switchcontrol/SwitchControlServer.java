@@ -41,9 +41,12 @@ import org.inagg.wire.InaggHeader;
  * <pre>
  * GET    /v1/jobs        {"data": "127.0.0.1:9000", "jobs": [{"jobId": 3, "workers": 2, ...}]}
  * PUT    /v1/jobs/{id}   {"workers": 2, "slots": 16, "lanes": 256, "slotBase": 0, "session": 1,
- *                         "sources": ["127.0.0.1:40001", "127.0.0.1:40002"]}          (200: the job as installed)
+ *                         "sources": ["127.0.0.1:40001", "127.0.0.1:40002"],
+ *                         "joinCredentials": ["0123456789abcdef", "fedcba9876543210"]}  (200: the job as installed)
  * DELETE /v1/jobs/{id}   (200 {"jobId": 3, "removed": true}; 404 if not installed)
  * </pre>
+ * {@code joinCredentials} (optional; the controller always sends them): each worker id's JOIN credential, 16 hex
+ * digits, which that worker's JOINs must show (docs/security.md); never answered back.
  */
 public final class SwitchControlServer implements Agent, AutoCloseable
 {
@@ -51,7 +54,8 @@ public final class SwitchControlServer implements Agent, AutoCloseable
     private static final System.Logger LOGGER = System.getLogger(SwitchControlServer.class.getName());
     /** Threads serving the control port: one controller calls it, rarely; the rest is slack for idle connections. */
     static final int HTTP_THREADS = 4;
-    private static final Set<String> JOB_FIELDS = Set.of("workers", "slots", "lanes", "slotBase", "session", "sources");
+    private static final Set<String> JOB_FIELDS =
+        Set.of("workers", "slots", "lanes", "slotBase", "session", "sources", "joinCredentials");
 
     /** Settings: the switch, its UDP transport, where to listen. */
     public static final class Context
@@ -225,8 +229,9 @@ public final class SwitchControlServer implements Agent, AutoCloseable
                     }
                     addresses.add(JsonHttp.address("sources", source.asText()));
                 }
+                final long[] credentials = joinCredentials(body.get("joinCredentials"), workers);
                 JsonHttp.answer(exchange, 200, onAgent(() -> install(jobId, workers, slots, lanes, slotBase, session,
-                    addresses)));
+                    addresses, credentials)));
             }
             case "DELETE" ->
             {
@@ -260,9 +265,36 @@ public final class SwitchControlServer implements Agent, AutoCloseable
         }
     }
 
+    /** The optional {@code joinCredentials} field: null when absent, else W credentials of 16 hex digits each. */
+    static long[] joinCredentials(final JsonNode field, final int workers)
+    {
+        if (field == null || field.isNull())
+        {
+            return null;
+        }
+        if (!(field instanceof ArrayNode array) || array.size() != workers)
+        {
+            throw HttpFailure.badRequest("field 'joinCredentials' must be an array of " + workers
+                + " strings of 16 hex digits, one per worker id");
+        }
+        final long[] credentials = new long[workers];
+        for (int w = 0; w < workers; w++)
+        {
+            final JsonNode credential = array.get(w);
+            if (!credential.isTextual() || !credential.asText().matches("[0-9a-fA-F]{16}"))
+            {
+                throw HttpFailure.badRequest("field 'joinCredentials' must hold strings of 16 hex digits (worker " + w
+                    + ")");
+            }
+            credentials[w] = Long.parseUnsignedLong(credential.asText(), 16);
+        }
+        return credentials;
+    }
+
     /** On the agent thread. */
+    @SuppressWarnings("checkstyle:ParameterNumber")
     private JsonNode install(final int jobId, final int workers, final int slots, final int lanes, final int slotBase,
-        final int session, final List<InetSocketAddress> sources)
+        final int session, final List<InetSocketAddress> sources, final long[] credentials)
     {
         final int[] peers = new int[workers];
         java.util.Arrays.fill(peers, -1);
@@ -281,7 +313,7 @@ public final class SwitchControlServer implements Agent, AutoCloseable
         try
         {
             config = new SwitchJobConfig(jobId, workers, slots, lanes, slotBase, SwitchJobConfig.NO_MULTICAST_GROUP,
-                peers, session);
+                peers, session, credentials);
             ctx.softwareSwitch.addJob(config);
         }
         catch (final IllegalArgumentException ex)
@@ -293,7 +325,8 @@ public final class SwitchControlServer implements Agent, AutoCloseable
         releasePeers(previous);
         LOGGER.log(System.Logger.Level.INFO, () -> "switch control: job " + jobId + " installed in session " + session
             + " (" + workers + " workers, slots " + slotBase + "+" + slots + " of " + lanes + " lanes, sources "
-            + sources.stream().map(JsonHttp::format).toList() + ")");
+            + sources.stream().map(JsonHttp::format).toList()
+            + (config.credentialsRequired() ? ", JOIN credentials required" : ", no JOIN credentials") + ")");
         return describe(config);
     }
 
