@@ -38,6 +38,7 @@ targets=(
   "services org.inagg.services.cli.JobOptionFuzzTest shouldRejectABadJobWithAMessageAndRoundTripAGoodOne"
   "services org.inagg.services.agent.RequestDecoderFuzzTest shouldRejectMalformedInputWithAMessageAndAcceptOnlyWhatFits"
   "services org.inagg.services.controller.RegisterRequestFuzzTest shouldRejectABadRegistrationWithA400AndRoundTripAGoodOne"
+  "services org.inagg.services.switchcontrol.SwitchControlBodyFuzzTest shouldRejectABadJobBodyWithA400AndRoundTripAGoodOne"
 )
 
 if [ -z "${JAVA_HOME:-}" ] && [ -x /usr/lib/jvm/temurin-25-jdk-amd64/bin/java ]; then

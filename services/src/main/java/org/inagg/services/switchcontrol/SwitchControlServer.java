@@ -207,31 +207,9 @@ public final class SwitchControlServer implements Agent, AutoCloseable
         {
             case "PUT" ->
             {
-                final ObjectNode body = JsonHttp.parseObject(JsonHttp.body(exchange));
-                JsonHttp.onlyFields(body, JOB_FIELDS);
-                final int workers = (int)JsonHttp.integer(body, "workers", 1, 1 << 16);
-                final int slots = (int)JsonHttp.integer(body, "slots", 1, InaggHeader.MAX_SLOTS - 1);
-                final int lanes = (int)JsonHttp.integer(body, "lanes", 1, InaggHeader.MAX_ELEMENT_COUNT);
-                final int slotBase = (int)JsonHttp.integer(body, "slotBase", -1, Integer.MAX_VALUE, -1);
-                final int session = (int)JsonHttp.integer(body, "session", 0, 0xFFFF);
-                final JsonNode sourcesNode = body.get("sources");
-                if (!(sourcesNode instanceof ArrayNode sources) || sources.size() != workers)
-                {
-                    throw HttpFailure.badRequest("field 'sources' must be an array of " + workers
-                        + " \"ip:port\" strings, one per worker id");
-                }
-                final List<InetSocketAddress> addresses = new ArrayList<>();
-                for (final JsonNode source : sources)
-                {
-                    if (!source.isTextual())
-                    {
-                        throw HttpFailure.badRequest("field 'sources' must hold \"ip:port\" strings, got " + source);
-                    }
-                    addresses.add(JsonHttp.address("sources", source.asText()));
-                }
-                final long[] credentials = joinCredentials(body.get("joinCredentials"), workers);
-                JsonHttp.answer(exchange, 200, onAgent(() -> install(jobId, workers, slots, lanes, slotBase, session,
-                    addresses, credentials)));
+                final JobBody job = JobBody.parse(JsonHttp.body(exchange));
+                JsonHttp.answer(exchange, 200, onAgent(() -> install(jobId, job.workers(), job.slots(), job.lanes(),
+                    job.slotBase(), job.session(), job.sources(), job.joinCredentials())));
             }
             case "DELETE" ->
             {
@@ -262,6 +240,45 @@ public final class SwitchControlServer implements Agent, AutoCloseable
                 JsonHttp.answer(exchange, 200, answer);
             }
             default -> throw new HttpFailure(405, method + " " + path + ": only GET, PUT and DELETE");
+        }
+    }
+
+    /**
+     * A {@code PUT /v1/jobs/{id}} body, checked: what any host that reaches the control port can send (with the token,
+     * if one is set), fuzzed by {@code SwitchControlBodyFuzzTest}.
+     *
+     * @param joinCredentials null when the body gives none.
+     */
+    record JobBody(int workers, int slots, int lanes, int slotBase, int session, List<InetSocketAddress> sources,
+        long[] joinCredentials)
+    {
+        /** @throws HttpFailure 400 naming the field that is wrong. */
+        static JobBody parse(final byte[] bytes)
+        {
+            final ObjectNode body = JsonHttp.parseObject(bytes);
+            JsonHttp.onlyFields(body, JOB_FIELDS);
+            final int workers = (int)JsonHttp.integer(body, "workers", 1, 1 << 16);
+            final int slots = (int)JsonHttp.integer(body, "slots", 1, InaggHeader.MAX_SLOTS - 1);
+            final int lanes = (int)JsonHttp.integer(body, "lanes", 1, InaggHeader.MAX_ELEMENT_COUNT);
+            final int slotBase = (int)JsonHttp.integer(body, "slotBase", -1, Integer.MAX_VALUE, -1);
+            final int session = (int)JsonHttp.integer(body, "session", 0, 0xFFFF);
+            final JsonNode sourcesNode = body.get("sources");
+            if (!(sourcesNode instanceof ArrayNode sources) || sources.size() != workers)
+            {
+                throw HttpFailure.badRequest("field 'sources' must be an array of " + workers
+                    + " \"ip:port\" strings, one per worker id");
+            }
+            final List<InetSocketAddress> addresses = new ArrayList<>();
+            for (final JsonNode source : sources)
+            {
+                if (!source.isTextual())
+                {
+                    throw HttpFailure.badRequest("field 'sources' must hold \"ip:port\" strings, got " + source);
+                }
+                addresses.add(JsonHttp.address("sources", source.asText()));
+            }
+            return new JobBody(workers, slots, lanes, slotBase, session, addresses,
+                SwitchControlServer.joinCredentials(body.get("joinCredentials"), workers));
         }
     }
 
