@@ -9,6 +9,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFileAttributeView;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -21,7 +23,8 @@ import org.inagg.services.http.JsonHttp;
  * answered or reaches a switch. A line is a job's whole state after a change ({@code "type": "job"}) or its end
  * ({@code "type": "freed"}); replay keeps the last line per job name. {@link #compact} rewrites the file with the live
  * jobs only (a temporary file, fsync'd, renamed over the journal). A torn last line (a crash mid-write) is skipped.
- * Lease renewals are not journaled: after a restart every lease starts afresh.
+ * Lease renewals are not journaled: after a restart every lease starts afresh. The journal holds the ranks' JOIN
+ * credentials (docs/security.md), so it is the controller's user's alone (mode 0600, where the file system has modes).
  */
 final class Journal implements AutoCloseable
 {
@@ -48,12 +51,22 @@ final class Journal implements AutoCloseable
             }
             journal.channel = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
                 StandardOpenOption.APPEND);
+            restrict(path);
         }
         catch (final IOException ex)
         {
             throw new UncheckedIOException("controller journal " + path + ": " + ex.getMessage(), ex);
         }
         return journal;
+    }
+
+    /** Readable and writable by the controller's user only: the lines hold the ranks' JOIN credentials. */
+    private static void restrict(final Path file) throws IOException
+    {
+        if (Files.getFileStore(file).supportsFileAttributeView(PosixFileAttributeView.class))
+        {
+            Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
+        }
     }
 
     Path path()
@@ -137,6 +150,7 @@ final class Journal implements AutoCloseable
             try (FileChannel out = FileChannel.open(temporary, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
                 StandardOpenOption.TRUNCATE_EXISTING))
             {
+                restrict(temporary);
                 for (final ObjectNode record : records)
                 {
                     final ByteBuffer bytes = ByteBuffer.wrap((JsonHttp.MAPPER.writeValueAsString(record) + "\n")
