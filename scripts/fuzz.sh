@@ -28,6 +28,8 @@ mvn=${MVN:-./mvnw}
 # module  class  method
 targets=(
   "datapath org.inagg.wire.InaggHeaderFuzzTest shouldCheckAnyBytesAndDecodeWhatItAcceptsWithinBounds"
+  "datapath org.inagg.agent.counters.CountersFileReaderFuzzTest shouldRefuseABadCountersFileWithAnIOExceptionAndReportWhatAGoodOneHolds"
+  "datapath org.inagg.transport.capture.PcapReaderFuzzTest shouldRefuseABadCaptureWithAnIOExceptionAndReadAGoodOneWhole"
   "p4 org.inagg.p4.softswitch.SoftwareSwitchFuzzTest shouldCountJunkAndStillAggregateTheRoundExactly"
   "p4 org.inagg.p4.esa.EsaSwitchFuzzTest shouldCountJunkAndKeepTheBlockExact"
   "p4 org.inagg.p4.esa.ParameterServerFuzzTest shouldCountJunkAndKeepTheBlockExact"
@@ -38,7 +40,8 @@ targets=(
   "services org.inagg.services.cli.JobOptionFuzzTest shouldRejectABadJobWithAMessageAndRoundTripAGoodOne"
   "services org.inagg.services.agent.RequestDecoderFuzzTest shouldRejectMalformedInputWithAMessageAndAcceptOnlyWhatFits"
   "services org.inagg.services.controller.RegisterRequestFuzzTest shouldRejectABadRegistrationWithA400AndRoundTripAGoodOne"
-  "services org.inagg.services.switchcontrol.SwitchControlBodyFuzzTest shouldRejectABadJobBodyWithA400AndRoundTripAGoodOne"
+  "services org.inagg.services.switchcontrol.JobRequestFuzzTest shouldRejectABadJobBodyWithA400AndRoundTripAGoodOne"
+  "services org.inagg.services.controller.JournalFuzzTest shouldRecoverFromAnyJournalOnlyJobsWithinBoundsAndTheSameAfterCompaction"
 )
 
 if [ -z "${JAVA_HOME:-}" ] && [ -x /usr/lib/jvm/temurin-25-jdk-amd64/bin/java ]; then

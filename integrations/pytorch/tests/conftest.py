@@ -24,6 +24,15 @@ SHM.mkdir(mode=0o700, exist_ok=True)
 SLOT_BYTES = 65536
 
 
+def require_root(why: str) -> None:
+    """Skips the calling test unless it runs as root; fails instead with INAGG_REQUIRE_ROOT=1 (CI, which runs as
+    root), as the Java tests do with -Dinagg.root.tests.require=true."""
+    if os.geteuid() != 0:
+        if os.environ.get("INAGG_REQUIRE_ROOT") == "1":
+            pytest.fail(f"INAGG_REQUIRE_ROOT=1 but this test {why} and runs as uid {os.geteuid()}")
+        pytest.skip(why)
+
+
 def free_port(kind=socket.SOCK_STREAM) -> int:
     with socket.socket(socket.AF_INET, kind) as s:
         s.bind(("127.0.0.1", 0))
@@ -49,16 +58,19 @@ def wait_for_socket(path: Path, process: subprocess.Popen, timeout: float = 60) 
 class Agent:
     """A `bin/inagg agent` process of the tests; stopped and its files removed at the end."""
 
-    def __init__(self, name: str, *extra: str) -> None:
+    def __init__(self, name: str, *extra: str, directory: Optional[Path] = None) -> None:
+        """``directory``: the agent's private directory (``--dir``: its socket, lock and job files) instead of SHM."""
         if not (REPO / "perf" / "target" / "inagg.jar").is_file():
             pytest.skip("perf/target/inagg.jar is not built (./mvnw -q install -DskipTests)")
         self.name = f"{name}-{os.getpid()}"
-        self.socket = SHM / f"inagg-agent-{self.name}.sock"
+        self.dir = directory if directory is not None else SHM
+        self.socket = self.dir / f"inagg-agent-{self.name}.sock"
         self.log = SHM / f"inagg-agent-{self.name}.log"
         with open(self.log, "wb") as out:
             self.process = subprocess.Popen(
                 [str(LAUNCHER), "agent", "--name", self.name, "--counters-dir",
                  str(SHM / f"inagg-test-counters-{os.getpid()}"), *extra]
+                + ([] if directory is None else ["--dir", str(directory)])
                 + ([] if "--slot-bytes" in extra else ["--slot-bytes", str(SLOT_BYTES)]),
                 stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
         wait_for_socket(self.socket, self.process)
@@ -77,10 +89,10 @@ class Agent:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait(5)
-        for f in SHM.glob(f"inagg-{self.name}+*.shm"):
+        for f in self.dir.glob(f"inagg-{self.name}+*.shm"):
             f.unlink(missing_ok=True)
         self.socket.unlink(missing_ok=True)
-        (SHM / f"inagg-agent-{self.name}.lock").unlink(missing_ok=True)
+        (self.dir / f"inagg-agent-{self.name}.lock").unlink(missing_ok=True)
         self.log.unlink(missing_ok=True)
         counters = SHM / f"inagg-test-counters-{os.getpid()}"
         for f in counters.glob("*"):

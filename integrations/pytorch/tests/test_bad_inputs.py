@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import os
 import re
+import subprocess
+import tempfile
 import time
 from datetime import timedelta
+from pathlib import Path
+from typing import Iterator, Optional
 
 import pytest
 import torch
@@ -77,9 +81,46 @@ def test_world_size_mismatch_and_duplicate_rank_are_refused(agent_env):
 
 @pytest.fixture(scope="module")
 def pinned_agent():
-    # Serves one job only, and asks for more shared memory than there is (2 x 16 GiB).
-    a = Agent("pinned", "--job-key", "the-other-job", "--slot-bytes", str(1 << 34))
+    # Serves one job only.
+    a = Agent("pinned", "--job-key", "the-other-job")
     yield a
+    a.stop()
+
+
+@pytest.fixture(scope="module")
+def small_shm() -> Iterator[Optional[Path]]:
+    """A 1 MiB tmpfs, private to this user, for an agent's directory: no job file of 1 MiB slots fits in it, however
+    much room /dev/shm has. Mounting needs root (CI); elsewhere None."""
+    if os.geteuid() != 0:
+        yield None
+        return
+    d = Path(tempfile.mkdtemp(prefix="inagg-small-shm-"))
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m,mode=0700", "inagg-test-shm", str(d)],
+                             capture_output=True, text=True)
+    if mounted.returncode != 0:  # root without CAP_SYS_ADMIN (a container): the test takes the other way
+        d.rmdir()
+        yield None
+        return
+    try:
+        yield d
+    finally:
+        subprocess.run(["umount", str(d)], check=True)
+        d.rmdir()
+
+
+@pytest.fixture(scope="module")
+def full_agent(small_shm):
+    """(agent, local ranks): a job of that many local ranks does not fit in the agent's directory. On the 1 MiB tmpfs
+    one rank of 1 MiB slots (1 MiB + 1 MiB result + 8 KiB); without root 256 local ranks of the largest slot, 16 GiB
+    (257 x 16 GiB + 132 KiB, about 4 TiB) in /dev/shm."""
+    if small_shm is not None:
+        a, ranks = Agent("full", "--slot-bytes", str(1 << 20), directory=small_shm), 1
+    else:
+        free = os.statvfs(SHM).f_bavail * os.statvfs(SHM).f_frsize
+        if free >= 257 << 34:
+            pytest.skip(f"{SHM} has {free} bytes free and no tmpfs can be mounted here (not root)")
+        a, ranks = Agent("full", "--slot-bytes", str(1 << 34)), 256
+    yield a, ranks
     a.stop()
 
 
@@ -89,14 +130,13 @@ def test_agent_of_another_job_on_the_name_is_refused(monkeypatch, pinned_agent):
         inagg_torch.ProcessGroupInagg(dist.HashStore(), 0, 1, timedelta(seconds=10))
 
 
-def test_shared_memory_full_is_named(monkeypatch, pinned_agent):
-    monkeypatch.setenv("INAGG_AGENT", str(pinned_agent.socket))
-    free = os.statvfs(SHM).f_bavail * os.statvfs(SHM).f_frsize
-    if free >= 2 << 34:
-        pytest.skip(f"{SHM} has {free} bytes free: cannot make it too small")
-    with pytest.raises(inagg_torch.SharedMemoryFullError, match="shared memory full"):
-        client(job_key="the-other-job")
-    assert pinned_agent.alive()
+def test_shared_memory_full_is_named(monkeypatch, full_agent):
+    agent, ranks = full_agent
+    monkeypatch.setenv("INAGG_AGENT", str(agent.socket))
+    with pytest.raises(inagg_torch.SharedMemoryFullError, match=r"shared memory full: .* bytes free, the job needs"):
+        client(world_size=ranks, local_world_size=ranks, job_key=f"full-{os.getpid()}")
+    assert agent.alive()
+    assert list(agent.dir.glob(f"inagg-{agent.name}+*.shm")) == [], "the refused job's file was left"
 
 
 @pytest.fixture(scope="module")

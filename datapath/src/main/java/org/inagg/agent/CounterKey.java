@@ -24,7 +24,8 @@ import org.agrona.concurrent.status.CountersReader;
  *  |        metric name, n bytes of ASCII [a-z0-9_], n &lt;= 100  ...  | 12
  *  +---------------------------------------------------------------+
  * </pre>
- * A counter allocated without a descriptor has n = 0: readers name it {@code inagg_counter_<type id>}.
+ * A counter allocated without a descriptor has n = 0: readers name it {@code inagg_counter_<type id>} (the type id
+ * unsigned, so that the name stays a Prometheus name).
  */
 public final class CounterKey
 {
@@ -85,12 +86,32 @@ public final class CounterKey
         final int nameLength = key.getShort(offset + NAME_LENGTH_OFFSET);
         if (nameLength <= 0 || nameLength > MAX_NAME_LENGTH)
         {
-            return new CounterKey(NONE, NONE, false, "inagg_counter_" + typeId);
+            return new CounterKey(NONE, NONE, false, "inagg_counter_" + Integer.toUnsignedString(typeId));
         }
         final byte[] name = new byte[nameLength];
         key.getBytes(offset + NAME_OFFSET, name);
+        if (!isMetricName(name))
+        {
+            // Not written by write() (a damaged or foreign counters file): never exported as it is.
+            return new CounterKey(NONE, NONE, false, "inagg_counter_" + Integer.toUnsignedString(typeId));
+        }
         return new CounterKey(key.getInt(offset + JOB_ID_OFFSET), key.getInt(offset + WORKER_ID_OFFSET),
             (key.getShort(offset + FLAGS_OFFSET) & FLAG_GAUGE) != 0, new String(name, StandardCharsets.US_ASCII));
+    }
+
+    /** True if {@code name} matches {@code [a-z_][a-z0-9_]*} (without a regular expression: read per sample). */
+    private static boolean isMetricName(final byte[] name)
+    {
+        for (int i = 0; i < name.length; i++)
+        {
+            final byte c = name[i];
+            final boolean letter = (c >= 'a' && c <= 'z') || c == '_';
+            if (!letter && (i == 0 || c < '0' || c > '9'))
+            {
+                return false;
+            }
+        }
+        return name.length > 0;
     }
 
     /** The job id, or {@link #NONE}. */

@@ -22,6 +22,17 @@ public interface FixedPointConverter
     /** Writes {@code (float)lane * 2^-shift} of {@code count} big-endian lanes as native-order floats. */
     void dequantize(MemorySegment lanes, long lanesOffset, int count, int shift, MemorySegment floats, long offset);
 
+    /**
+     * {@link #quantize(MemorySegment, long, int, int, MemorySegment, long)} of {@code floats[index..index+count)}: the
+     * same bits, for a tensor known to be a {@code float[]}. A worker resolves the array once per all-reduce on the
+     * caller's thread ({@code AllReduceOperation}); asking each packet's segment for it ({@code heapBase()}) makes an
+     * {@code Optional} that the JIT removes only while the caller is compiled as it likes.
+     */
+    void quantize(float[] floats, int index, int count, int shift, MemorySegment lanes, long lanesOffset);
+
+    /** {@link #dequantize(MemorySegment, long, int, int, MemorySegment, long)} into {@code floats[index..]}. */
+    void dequantize(MemorySegment lanes, long lanesOffset, int count, int shift, float[] floats, int index);
+
     /** Copies native-order int32 values to big-endian lanes. */
     void encodeInts(MemorySegment ints, long offset, int count, MemorySegment lanes, long lanesOffset);
 

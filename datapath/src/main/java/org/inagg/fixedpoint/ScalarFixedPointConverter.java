@@ -89,6 +89,57 @@ public final class ScalarFixedPointConverter implements FixedPointConverter
     }
 
     @Override
+    public void quantize(
+        final float[] floats, final int index, final int count, final int shift, final MemorySegment lanes,
+        final long lanesOffset)
+    {
+        quantizeRange(floats, index, 0, count, Math.scalb(1.0f, shift), lanes, lanesOffset);
+    }
+
+    @Override
+    public void dequantize(
+        final MemorySegment lanes, final long lanesOffset, final int count, final int shift, final float[] floats,
+        final int index)
+    {
+        dequantizeRange(lanes, lanesOffset, 0, count, Math.scalb(1.0f, -shift), floats, index);
+    }
+
+    /** {@link #quantizeRange(MemorySegment, long, int, int, float, MemorySegment, long)} from a {@code float[]}. */
+    static void quantizeRange(
+        final float[] floats,
+        final int index,
+        final int from,
+        final int to,
+        final float scale,
+        final MemorySegment lanes,
+        final long lanesOffset)
+    {
+        for (int i = from; i < to; i++)
+        {
+            final float y = floats[index + i] * scale;
+            final int truncated = (int)y;
+            final float fraction = y - (float)truncated;
+            lanes.set(LANE, lanesOffset + (long)i * Integer.BYTES, truncated + (int)(fraction + fraction));
+        }
+    }
+
+    /** {@link #dequantizeRange(MemorySegment, long, int, int, float, MemorySegment, long)} into a {@code float[]}. */
+    static void dequantizeRange(
+        final MemorySegment lanes,
+        final long lanesOffset,
+        final int from,
+        final int to,
+        final float inverseScale,
+        final float[] floats,
+        final int index)
+    {
+        for (int i = from; i < to; i++)
+        {
+            floats[index + i] = (float)lanes.get(LANE, lanesOffset + (long)i * Integer.BYTES) * inverseScale;
+        }
+    }
+
+    @Override
     public void encodeInts(
         final MemorySegment ints, final long offset, final int count, final MemorySegment lanes, final long lanesOffset)
     {

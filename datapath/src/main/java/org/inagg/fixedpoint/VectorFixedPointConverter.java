@@ -54,22 +54,30 @@ public final class VectorFixedPointConverter implements FixedPointConverter
         final float[] array = floatArray(floats, offset, count);
         if (array != null)
         {
-            final int base = (int)((floats.address() + offset) >>> 2);
-            for (int i = 0; i < bound; i += FLOATS.length())
-            {
-                quantizeLanes(FloatVector.fromArray(FLOATS, array, base + i).mul(scale), lanes,
-                    lanesOffset + (long)i * Integer.BYTES);
-            }
+            quantize(array, (int)((floats.address() + offset) >>> 2), count, shift, lanes, lanesOffset);
+            return;
         }
-        else
+        for (int i = 0; i < bound; i += FLOATS.length())
         {
-            for (int i = 0; i < bound; i += FLOATS.length())
-            {
-                quantizeLanes(FloatVector.fromMemorySegment(FLOATS, floats, offset + (long)i * Float.BYTES, NATIVE)
-                    .mul(scale), lanes, lanesOffset + (long)i * Integer.BYTES);
-            }
+            quantizeLanes(FloatVector.fromMemorySegment(FLOATS, floats, offset + (long)i * Float.BYTES, NATIVE)
+                .mul(scale), lanes, lanesOffset + (long)i * Integer.BYTES);
         }
         ScalarFixedPointConverter.quantizeRange(floats, offset, bound, count, scale, lanes, lanesOffset);
+    }
+
+    @Override
+    public void quantize(
+        final float[] floats, final int index, final int count, final int shift, final MemorySegment lanes,
+        final long lanesOffset)
+    {
+        final float scale = Math.scalb(1.0f, shift);
+        final int bound = FLOATS.loopBound(count);
+        for (int i = 0; i < bound; i += FLOATS.length())
+        {
+            quantizeLanes(FloatVector.fromArray(FLOATS, floats, index + i).mul(scale), lanes,
+                lanesOffset + (long)i * Integer.BYTES);
+        }
+        ScalarFixedPointConverter.quantizeRange(floats, index, bound, count, scale, lanes, lanesOffset);
     }
 
     /** Rounds half away from zero and stores big-endian: the scalar code's operations, lane for lane. */
@@ -111,21 +119,29 @@ public final class VectorFixedPointConverter implements FixedPointConverter
         final float[] array = floatArray(floats, offset, count);
         if (array != null)
         {
-            final int base = (int)((floats.address() + offset) >>> 2);
-            for (int i = 0; i < bound; i += INTS.length())
-            {
-                dequantizeLanes(lanes, lanesOffset + (long)i * Integer.BYTES, inverseScale).intoArray(array, base + i);
-            }
+            dequantize(lanes, lanesOffset, count, shift, array, (int)((floats.address() + offset) >>> 2));
+            return;
         }
-        else
+        for (int i = 0; i < bound; i += INTS.length())
         {
-            for (int i = 0; i < bound; i += INTS.length())
-            {
-                dequantizeLanes(lanes, lanesOffset + (long)i * Integer.BYTES, inverseScale)
-                    .intoMemorySegment(floats, offset + (long)i * Float.BYTES, NATIVE);
-            }
+            dequantizeLanes(lanes, lanesOffset + (long)i * Integer.BYTES, inverseScale)
+                .intoMemorySegment(floats, offset + (long)i * Float.BYTES, NATIVE);
         }
         ScalarFixedPointConverter.dequantizeRange(lanes, lanesOffset, bound, count, inverseScale, floats, offset);
+    }
+
+    @Override
+    public void dequantize(
+        final MemorySegment lanes, final long lanesOffset, final int count, final int shift, final float[] floats,
+        final int index)
+    {
+        final float inverseScale = Math.scalb(1.0f, -shift);
+        final int bound = INTS.loopBound(count);
+        for (int i = 0; i < bound; i += INTS.length())
+        {
+            dequantizeLanes(lanes, lanesOffset + (long)i * Integer.BYTES, inverseScale).intoArray(floats, index + i);
+        }
+        ScalarFixedPointConverter.dequantizeRange(lanes, lanesOffset, bound, count, inverseScale, floats, index);
     }
 
     private static FloatVector dequantizeLanes(final MemorySegment lanes, final long lanesOffset, final float inverseScale)

@@ -525,7 +525,12 @@ public final class WorkerAgent implements Agent, MessageHandler, DeadlineTimerWh
         {
             final long sourceOffset = (long)block * elementsPerPacket * Integer.BYTES;
             final long lanes = offset + InaggHeader.PAYLOAD_OFFSET;
-            if (floats)
+            if (floats && op.sourceArray() != null)
+            {
+                converter.quantize(op.sourceArray(), op.sourceIndex() + block * elementsPerPacket, count,
+                    FixedPoint.shift(blockExponent, settings.workers()), m, lanes);
+            }
+            else if (floats)
             {
                 converter.quantize(op.source(), sourceOffset, count, FixedPoint.shift(blockExponent, settings.workers()),
                     m, lanes);
@@ -809,7 +814,12 @@ public final class WorkerAgent implements Agent, MessageHandler, DeadlineTimerWh
         {
             final long destinationOffset = (long)block * elementsPerPacket * Integer.BYTES;
             final long lanes = o + InaggHeader.PAYLOAD_OFFSET;
-            if (op.floats())
+            if (op.floats() && op.destinationArray() != null)
+            {
+                converter.dequantize(m, lanes, count, FixedPoint.shift(agreedExponent[block], settings.workers()),
+                    op.destinationArray(), op.destinationIndex() + block * elementsPerPacket);
+            }
+            else if (op.floats())
             {
                 converter.dequantize(m, lanes, count, FixedPoint.shift(agreedExponent[block], settings.workers()),
                     op.destination(), destinationOffset);

@@ -272,9 +272,13 @@ final class UdpBatchIo
     void prepareSend(final int index, final int peer, final int firstIovec, final int count, final int segment)
     {
         final long h = (long)index * MMSGHDR_BYTES;
-        txHeaders.set(ValueLayout.ADDRESS, h, peerNames.asSlice((long)peer * SOCKADDR_BYTES, SOCKADDR_BYTES));
+        // Addresses as plain longs (64-bit Linux only, as above), not asSlice(...): a slice is an object, which C2's
+        // escape analysis removes only while the method is compiled as it likes; after a recompilation the UDP agent
+        // threads allocated a few hundred bytes now and then in steady state (found by PerPacketAllocationTest
+        // requiring every window, and a JFR trace of the agent threads).
+        txHeaders.set(ValueLayout.JAVA_LONG, h, peerNames.address() + (long)peer * SOCKADDR_BYTES);
         txHeaders.set(ValueLayout.JAVA_INT, h + 8, SOCKADDR_BYTES);
-        txHeaders.set(ValueLayout.ADDRESS, h + 16, txIovecs.asSlice((long)firstIovec * IOVEC_BYTES));
+        txHeaders.set(ValueLayout.JAVA_LONG, h + 16, txIovecs.address() + (long)firstIovec * IOVEC_BYTES);
         txHeaders.set(ValueLayout.JAVA_LONG, h + 24, count);
         if (count > 1)
         {
@@ -283,7 +287,7 @@ final class UdpBatchIo
             txControls.set(ValueLayout.JAVA_INT, c + 8, SOL_UDP);
             txControls.set(ValueLayout.JAVA_INT, c + 12, UDP_SEGMENT);
             txControls.set(ValueLayout.JAVA_SHORT, c + 16, (short)segment);
-            txHeaders.set(ValueLayout.ADDRESS, h + 32, txControls.asSlice(c));
+            txHeaders.set(ValueLayout.JAVA_LONG, h + 32, txControls.address() + c);
             txHeaders.set(ValueLayout.JAVA_LONG, h + 40, CMSG_SPACE_BYTES);
         }
         else

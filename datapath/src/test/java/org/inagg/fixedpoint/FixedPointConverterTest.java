@@ -4,6 +4,8 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
+import java.util.Arrays;
+import java.util.List;
 
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
@@ -77,6 +79,40 @@ class FixedPointConverterTest
         {
             assertThat(tensor.asSlice(0, offset).toArray(ValueLayout.JAVA_BYTE)).as("nothing written before the offset")
                 .containsOnly((byte)0x33);
+        }
+    }
+
+    @Property(tries = 300)
+    void shouldGiveTheSegmentBitsFromTheArrayEntryPoints(
+        @ForAll("blocks") final float[] block, @ForAll @IntRange(min = 0, max = 9) final int lead)
+    {
+        final int n = block.length;
+        final float[] backing = new float[lead + n + 3];
+        System.arraycopy(block, 0, backing, lead, n);
+        final MemorySegment native_ = Arena.ofAuto().allocate((long)n * Float.BYTES, 64)
+            .copyFrom(MemorySegment.ofArray(block));
+        final int shift = FixedPoint.shift(scalar.blockExponent(native_, 0, n), 4);
+        final MemorySegment expectedLanes = Arena.ofAuto().allocate(n * 4L);
+        scalar.quantize(native_, 0, n, shift, expectedLanes, 0);
+        final float[] expectedBack = new float[n];
+        scalar.dequantize(expectedLanes, 0, n, shift, MemorySegment.ofArray(expectedBack), 0);
+
+        for (final FixedPointConverter converter : List.of(scalar, vector))
+        {
+            final MemorySegment lanes = Arena.ofAuto().allocate(n * 4L);
+            converter.quantize(backing, lead, n, shift, lanes, 0);
+            assertThat(lanes.toArray(ValueLayout.JAVA_BYTE)).as("%s quantize", converter)
+                .containsExactly(expectedLanes.toArray(ValueLayout.JAVA_BYTE));
+            final float[] back = new float[lead + n + 3];
+            Arrays.fill(back, 7.0f);
+            converter.dequantize(expectedLanes, 0, n, shift, back, lead);
+            assertThat(Arrays.copyOfRange(back, lead, lead + n)).as("%s dequantize", converter)
+                .containsExactly(expectedBack);
+            for (int i = 0; i < lead; i++)
+            {
+                assertThat(back[i]).as("nothing written before index %d", lead).isEqualTo(7.0f);
+            }
+            assertThat(Arrays.copyOfRange(back, lead + n, back.length)).as("nothing written after").containsOnly(7.0f);
         }
     }
 

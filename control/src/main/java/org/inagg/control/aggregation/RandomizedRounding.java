@@ -25,6 +25,10 @@ public final class RandomizedRounding {
         IntegralRouting best = null;
         double[] drawRates = new double[draws];
         for (int draw = 0; draw < draws; draw++) {
+            if (Thread.currentThread().isInterrupted()) { // a caller's time limit (the controller's POST /v1/plans)
+                throw new java.util.concurrent.CancellationException("rounding interrupted at draw " + draw + " of "
+                    + draws);
+            }
             int[][] choices = new int[workers.length][problem.parameterServerCount()];
             for (int i = 0; i < workers.length; i++) {
                 int classId = problem.classOf(workers[i]);

@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import org.agrona.concurrent.status.AtomicCounter;
+import org.agrona.concurrent.status.CountersReader;
 import org.inagg.agent.CounterKey;
 import org.inagg.protocol.WorkerCounter;
 import org.junit.jupiter.api.Test;
@@ -149,6 +150,46 @@ class CountersFileTest
             .isInstanceOf(IllegalArgumentException.class);
     }
 
+    /**
+     * Regression test of a fuzzing finding (docs/fuzzing.md, CountersFileReaderFuzzTest): a record whose label length
+     * was 6.6 million made {@code CountersSnapshot.take} (Agrona's forEach) throw IndexOutOfBoundsException, which
+     * ended {@code inagg stat}; a metric name of any bytes went into the Prometheus text as it was, and a counter of a
+     * negative type id without a name was exported as {@code inagg_counter_-1}, which is not a Prometheus name.
+     */
+    @Test
+    void shouldReportADamagedRecordWithoutAnExceptionAndNeverExportAForeignName() throws IOException
+    {
+        try (CountersFile file = CountersFile.create(dir, "worker", "damaged", 4))
+        {
+            file.registry().newCounter(WorkerCounter.PACKETS_SENT, "job 7 worker 0: packets sent", 7, 0)
+                .getAndAddRelease(42);
+            file.registry().newCounter(WorkerCounter.SLOTS_IN_USE, "job 7 worker 0: slots in use", 7, 0);
+            file.registry().newCounter(WorkerCounter.RETRANSMISSIONS, "job 7 worker 0: retransmissions", 7, 0);
+            file.registry().newCounter("negative type", -1);
+            final int record0 = CountersLayout.HEADER_LENGTH;
+            final int record1 = record0 + CountersReader.METADATA_LENGTH;
+            final int record2 = record1 + CountersReader.METADATA_LENGTH;
+            patchInt(file.path(), record0 + CountersReader.LABEL_OFFSET, 6_619_136);
+            patchInt(file.path(), record1 + CountersReader.LABEL_OFFSET, -1);
+            patchLong(file.path(), record2 + CountersReader.KEY_OFFSET + CounterKey.NAME_OFFSET,
+                ByteBuffer.wrap("x} 1\n#ab".getBytes(java.nio.charset.StandardCharsets.US_ASCII))
+                    .order(ByteOrder.nativeOrder()).getLong());
+            try (CountersFileReader reader = CountersFileReader.open(file.path()))
+            {
+                final List<CountersSnapshot.Sample> samples = CountersSnapshot.take(reader.counters()).samples();
+                assertThat(samples).hasSize(4);
+                assertThat(samples.get(0).label()).isEqualTo("(counter 0: bad label length 6619136)");
+                assertThat(samples.get(0).value()).isEqualTo(42);
+                assertThat(samples.get(0).key().metricName()).isEqualTo("inagg_worker_packets_sent");
+                assertThat(samples.get(1).label()).isEqualTo("(counter 1: bad label length -1)");
+                assertThat(samples.get(2).label()).isEqualTo("job 7 worker 0: retransmissions");
+                assertThat(samples.get(2).key().metricName()).isEqualTo("inagg_counter_"
+                    + WorkerCounter.RETRANSMISSIONS.typeId());
+                assertThat(samples.get(3).key().metricName()).isEqualTo("inagg_counter_4294967295");
+            }
+        }
+    }
+
     @Test
     void shouldResolveTheDirectoryFromTheOptionFirst()
     {
@@ -168,6 +209,14 @@ class CountersFileTest
         final Process process = new ProcessBuilder("true").start();
         assertThat(process.waitFor(10, TimeUnit.SECONDS)).isTrue();
         return process.pid();
+    }
+
+    static void patchInt(final Path file, final int offset, final int value) throws IOException
+    {
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE))
+        {
+            channel.write(ByteBuffer.allocate(Integer.BYTES).order(ByteOrder.nativeOrder()).putInt(0, value), offset);
+        }
     }
 
     static void patchLong(final Path file, final int offset, final long value) throws IOException

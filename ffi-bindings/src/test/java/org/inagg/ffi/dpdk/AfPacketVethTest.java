@@ -12,7 +12,6 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -20,7 +19,8 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * net_af_packet on both ends of a veth pair, hot-plugged into the shared EAL with {@link Eal#probe(String)}: frames sent
- * on one end arrive intact on the other. Needs iproute2 and CAP_NET_ADMIN to create the pair; skips, saying so, without.
+ * on one end arrive intact on the other. Needs iproute2 and CAP_NET_ADMIN to create the pair; skips, saying so, without (fails instead with
+ * {@code -Dinagg.root.tests.require=true}, as in CI).
  * Frames carry the IEEE local experimental EtherType 0x88B5 so that the kernel's own traffic on the link is ignored.
  */
 @Timeout(60)
@@ -73,8 +73,7 @@ class AfPacketVethTest
     void assumeEnvironment()
     {
         DpdkTestEnvironment.assumeDpdk();
-        Assumptions.assumeTrue(vethFailure == null,
-            () -> "cannot create a veth pair (needs iproute2 and CAP_NET_ADMIN): " + vethFailure);
+        DpdkTestEnvironment.assumeSetUp("a veth pair", vethFailure);
     }
 
     @AfterAll

@@ -15,12 +15,15 @@ import org.junit.jupiter.api.Assumptions;
  * with its own virtual device. Multi-process and init/shutdown tests start child JVMs with {@link #runJava}.
  *
  * <p>Without DPDK the tests skip with the loader's reason, unless {@code -Dinagg.dpdk.tests.require=true} (CI), where
- * they fail.
+ * they fail. Tests that also need root (veth pairs, network namespaces) skip without it, unless
+ * {@code -Dinagg.root.tests.require=true} (CI, which runs as root), where they fail too.
  */
 final class DpdkTestEnvironment
 {
     static final String RING_DEVICE = "net_ring0";
     static final String NULL_DEVICE = "net_null0";
+    /** True in CI: a test that needs root (veth pairs, network namespaces) fails instead of skipping without it. */
+    static final String ROOT_REQUIRE_PROP_NAME = "inagg.root.tests.require";
 
     private static Eal eal;
 
@@ -40,6 +43,24 @@ final class DpdkTestEnvironment
             }
             System.err.println("[inagg-ffi-bindings] skipping a DPDK test: " + reason);
             Assumptions.abort("DPDK not available: " + reason);
+        }
+    }
+
+    /**
+     * Skips (or, when {@value #ROOT_REQUIRE_PROP_NAME} is true, fails) the calling test when {@code failure}, what went
+     * wrong setting up {@code what}, is not null.
+     */
+    static void assumeSetUp(final String what, final String failure)
+    {
+        if (failure != null)
+        {
+            final String reason = "cannot set up " + what + " (needs root or CAP_NET_ADMIN, and iproute2): " + failure;
+            if (Boolean.getBoolean(ROOT_REQUIRE_PROP_NAME))
+            {
+                Assertions.fail("root tests are required here (-D" + ROOT_REQUIRE_PROP_NAME + "=true) but " + reason);
+            }
+            System.err.println("[inagg-ffi-bindings] skipping: " + reason);
+            Assumptions.abort(reason);
         }
     }
 

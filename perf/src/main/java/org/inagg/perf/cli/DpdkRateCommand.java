@@ -12,6 +12,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import org.inagg.services.cli.CliNumbers;
+import org.inagg.wire.InaggHeader;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -22,6 +24,8 @@ import picocli.CommandLine.Model.CommandSpec;
  * the raw Java-vs-testpmd burst rates of {@code RawRateHarness} (a child JVM), inagg packets built and sent per second
  * with the time per stage ({@link PacketBuildRate}, this process), and the end-to-end all-reduce rate of a switch
  * process and worker processes over memif (child JVMs running {@code inagg switch|worker --transport dpdk}).
+ * Every option is checked before a child starts; no child is waited for longer than {@code --child-timeout-s}, and
+ * one that outlives it, or the command, is killed.
  */
 @Command(
     name = "dpdk-rate",
@@ -35,6 +39,9 @@ final class DpdkRateCommand implements Callable<Integer>
     private static final String SWITCH_IP = "10.0.0.1";
     private static final Pattern WORKER_TIME = Pattern.compile("time\\s+([0-9.]+) s for (\\d+) all-reduces of ([0-9,]+)");
     private static final Pattern RETRANSMISSIONS = Pattern.compile("retransmissions\\s+([0-9,]+)");
+    private static final List<String> PARTS = List.of("raw", "build", "memif");
+    private static final long MAX_SECONDS = 3600;
+    private static final int MAX_WORKERS = 64;
     private static final Pattern CRC = Pattern.compile("result crc32\\s+([0-9a-f]+)");
 
     @Spec
@@ -78,10 +85,68 @@ final class DpdkRateCommand implements Callable<Integer>
         + "(default ${DEFAULT-VALUE}).")
     private String idle;
 
+    @Option(names = "--child-timeout-s", defaultValue = "600", description = "Seconds any child process (raw harness,"
+        + " memif switch or worker) may run before it is killed (default ${DEFAULT-VALUE}).")
+    private long childTimeoutS;
+
+    private void validate()
+    {
+        CliNumbers.require("--seconds", seconds, 1, MAX_SECONDS);
+        CliNumbers.require("--warmup", warmUpSeconds, 0, MAX_SECONDS);
+        CliNumbers.require("--cpu", cpu, -1, Runtime.getRuntime().availableProcessors() - 1);
+        CliNumbers.require("--rounds", rounds, 1, 1000);
+        CliNumbers.require("--lanes", lanes, 1, InaggHeader.MAX_ELEMENTS_FOR_1500_MTU);
+        CliNumbers.require("-w/--workers", workers, 1, MAX_WORKERS);
+        CliNumbers.require("-n/--elements", elements, 1, Integer.MAX_VALUE - 8);
+        CliNumbers.require("-i/--iterations", iterations, 1, Integer.MAX_VALUE);
+        CliNumbers.require("--child-timeout-s", childTimeoutS, 1, 24 * MAX_SECONDS);
+        for (final String part : skip)
+        {
+            if (!PARTS.contains(part))
+            {
+                throw new IllegalArgumentException("--skip: unknown part '" + part + "' (the parts are "
+                    + String.join(", ", PARTS) + ")");
+            }
+        }
+        if (idle.isBlank())
+        {
+            throw new IllegalArgumentException("--idle must name an idle strategy, e.g. backoff");
+        }
+    }
+
+    /**
+     * Waits for {@code process} at most {@code timeoutS}; past it kills it (and its descendants).
+     *
+     * @return its exit code.
+     * @throws IllegalStateException naming {@code what} and the limit if it had to be killed.
+     */
+    static int awaitOrKill(final Process process, final long timeoutS, final String what) throws InterruptedException
+    {
+        if (process.waitFor(timeoutS, TimeUnit.SECONDS))
+        {
+            return process.exitValue();
+        }
+        kill(process);
+        throw new IllegalStateException(what + " did not end within " + timeoutS + " s (--child-timeout-s); killed");
+    }
+
+    /** Kills {@code process} and its descendants if alive, and waits for it a little. */
+    static void kill(final Process process) throws InterruptedException
+    {
+        if (process == null || !process.isAlive())
+        {
+            return;
+        }
+        process.descendants().forEach(ProcessHandle::destroyForcibly);
+        process.destroyForcibly();
+        process.waitFor(10, TimeUnit.SECONDS);
+    }
+
     @Override
     public Integer call() throws Exception
     {
         final PrintWriter out = spec.commandLine().getOut();
+        validate();
         final int pollCpu = cpu >= 0 ? cpu : Runtime.getRuntime().availableProcessors() - 1;
         if (!skip.contains("raw"))
         {
@@ -94,9 +159,17 @@ final class DpdkRateCommand implements Callable<Integer>
                 args.add("--no-testpmd");
             }
             final Process raw = new ProcessBuilder(java(args)).inheritIO().start();
-            if (raw.waitFor() != 0)
+            try
             {
-                out.println("raw harness exited with " + raw.exitValue());
+                final int exit = awaitOrKill(raw, childTimeoutS, "the raw harness");
+                if (exit != 0)
+                {
+                    out.println("raw harness exited with " + exit);
+                }
+            }
+            finally
+            {
+                kill(raw);
             }
             out.println();
         }
@@ -133,13 +206,35 @@ final class DpdkRateCommand implements Callable<Integer>
         out.println("switch: inagg " + String.join(" ", quoted(switchArgs)));
         out.flush();
         final Process switchProcess = start(switchArgs, switchLog);
+        final List<Process> workerProcesses = new ArrayList<>();
+        try
+        {
+            runMemif(out, dir, socket, switchProcess, switchLog, workerProcesses);
+        }
+        finally
+        {
+            for (final Process worker : workerProcesses)
+            {
+                kill(worker);
+            }
+            kill(switchProcess);
+        }
+    }
+
+    private void runMemif(final PrintWriter out, final Path dir, final String socket, final Process switchProcess,
+        final Path switchLog, final List<Process> workerProcesses) throws IOException, InterruptedException
+    {
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (switchProcess.isAlive() && System.nanoTime() - deadline < 0
             && !Files.readString(switchLog).contains("inagg switch listening"))
         {
             Thread.sleep(20);
         }
-        final List<Process> workerProcesses = new ArrayList<>();
+        if (!switchProcess.isAlive())
+        {
+            out.println("switch failed (exit " + switchProcess.exitValue() + "):\n" + Files.readString(switchLog));
+            return;
+        }
         for (int w = 0; w < workers; w++)
         {
             final List<String> args = List.of("worker", "--transport", "dpdk", "--eal-args", EAL_ARGS, "--worker-id",
@@ -157,17 +252,23 @@ final class DpdkRateCommand implements Callable<Integer>
         for (int w = 0; w < workers; w++)
         {
             final Process worker = workerProcesses.get(w);
-            if (!worker.waitFor(600, TimeUnit.SECONDS))
+            int exit;
+            try
             {
-                worker.destroyForcibly();
+                exit = awaitOrKill(worker, childTimeoutS, "worker " + w);
+            }
+            catch (final IllegalStateException ex)
+            {
+                out.println(ex.getMessage());
+                exit = -1;
             }
             final String log = Files.readString(dir.resolve("worker" + w + ".log"));
             final Matcher time = WORKER_TIME.matcher(log);
             final Matcher retransmissions = RETRANSMISSIONS.matcher(log);
             final Matcher crc = CRC.matcher(log);
-            if (worker.exitValue() != 0 || !time.find())
+            if (exit != 0 || !time.find())
             {
-                out.println("worker " + w + " failed (exit " + worker.exitValue() + "):\n" + log);
+                out.println("worker " + w + " failed (exit " + exit + "):\n" + log);
                 ok = false;
                 continue;
             }
@@ -181,7 +282,10 @@ final class DpdkRateCommand implements Callable<Integer>
                 line -> out.println("  " + line));
         }
         switchProcess.destroy();
-        switchProcess.waitFor(30, TimeUnit.SECONDS);
+        if (!switchProcess.waitFor(30, TimeUnit.SECONDS))
+        {
+            kill(switchProcess);
+        }
         Files.readString(switchLog).lines().filter(line -> line.startsWith("dpdk: ") && !line.startsWith("dpdk: EAL"))
             .forEach(line -> out.println("switch: " + line));
         if (ok)

@@ -61,7 +61,17 @@ public final class InaggCli implements Runnable
             cmd.getErr().println("inagg: " + (ex.getMessage() == null ? ex.toString() : ex.getMessage()));
             return 1;
         });
-        return commandLine.execute(args);
+        try
+        {
+            return commandLine.execute(args);
+        }
+        catch (final OutOfMemoryError error)
+        {
+            // an allocation the commands' own checks (TensorMemory) did not foresee: the heap, not a stack trace
+            commandLine.getErr().println("inagg: " + org.inagg.services.cli.TensorMemory.outOfMemory(error));
+            commandLine.getErr().flush();
+            return 1;
+        }
     }
 
     @Override

@@ -142,6 +142,8 @@ final class LocalCommand implements Callable<Integer>
         {
             throw new IllegalArgumentException("--elements and --iterations must be positive, --warmup not negative");
         }
+        org.inagg.services.cli.TensorMemory.require("-n/--elements", elements, Float.BYTES, 2L * workers + 2,
+            "a source and a result per worker, and the reference sum in doubles, as two");
         final ClusterOptions options = new ClusterOptions(workers, slots, lanes, kind,
             loss > 0 ? FaultConfig.lossy(loss, seed) : FaultConfig.NONE,
             Duration.ofNanos(TimeUnit.MICROSECONDS.toNanos(retransmitUs)), Duration.ofMillis(peerTimeoutMs), idle,

@@ -20,8 +20,13 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * one of those steps runs; the calling thread's per-call objects (request, future) are not theirs.
  * <p>
  * Until C2 has compiled the vector code, the interpreter and C1 box every vector, and a deoptimization can briefly
- * bring that back; so the test warms up and then looks for a window of several thousand packets with exactly 0 bytes
- * allocated. A real per-packet allocation is in every window, and fails it. It runs in a JVM of its own (perf/pom.xml,
+ * bring that back; so the test warms up and then looks for three windows in a row of several thousand packets each with
+ * exactly 0 bytes allocated, the start of steady state (one clean window was not enough: a late recompilation
+ * allocated 832 B once after it, on both transports). From there each of the next {@link #STEADY_WINDOWS} windows
+ * (about 100,000 worker packets) in which the JIT compiled nothing is counted: all but one must allocate 0 bytes, and
+ * that one no more than {@link #MAX_BLIP_BYTES}. A per-packet allocation is in every window, and one that is only
+ * occasional (a buffer that grows, a slice that escape analysis kept after a recompilation, 64 bytes every 256 duty
+ * cycles: tried, and caught) is in several. It runs in a JVM of its own (perf/pom.xml,
  * execution {@code allocation}): after the other tests' UDP and fault paths, the JIT's profiles of the shared transport
  * code left about 1 B per packet allocated in CI.
  */
@@ -37,6 +42,17 @@ class PerPacketAllocationTest
      * this size on the 2-core build machine; a real per-packet allocation never ends, so the bound can be generous.
      */
     private static final int MAX_WINDOWS = 400;
+    private static final int STEADY_WINDOWS = 10;
+    private static final int CLEAN_TO_SETTLE = 3;
+    private static final int MAX_STEADY_WINDOWS = 5 * STEADY_WINDOWS;
+    /**
+     * One window of the ten may hold one blip of a few hundred bytes: 832 B (in-process) and 232 B (UDP) were seen once
+     * in some runs on the loaded 2-core build machine, in windows without a compilation, not explained (a deoptimized
+     * moment or the JDK's selector); a per-packet allocation puts kilobytes in every window, and an occasional one
+     * (64 bytes every 256 duty cycles, tried: 2 and 3 windows of 10) in more than one. Rarer ones (every 4,096 duty
+     * cycles, about one window in ten) pass: that is the limit of this test.
+     */
+    private static final long MAX_BLIP_BYTES = 1024;
 
     @ParameterizedTest
     @EnumSource(value = TransportKind.class, names = {"INPROC", "UDP"})
@@ -69,22 +85,63 @@ class PerPacketAllocationTest
 
             final int packetsPerWindow = OPS_PER_WINDOW * WORKERS * (ELEMENTS / options.lanesPerPacket());
             final List<Long> windows = new ArrayList<>();
-            while (windows.size() < MAX_WINDOWS && (windows.isEmpty() || windows.getLast() != 0))
+            while (windows.size() < MAX_WINDOWS && !endsClean(windows))
             {
-                final long before = allocated(threads, ids);
-                for (int i = 0; i < OPS_PER_WINDOW; i++)
-                {
-                    cluster.allReduce(sources, results);
-                }
-                windows.add(allocated(threads, ids) - before);
+                windows.add(allocatedIn(cluster, sources, results, threads, ids));
             }
-            assertThat(windows.getLast())
+            assertThat(endsClean(windows))
                 .as("bytes allocated by the agent threads in each window of %d worker packets (%s transport), the last"
                     + " 20 of %d windows: %s", packetsPerWindow, transport, windows.size(),
                     windows.subList(Math.max(0, windows.size() - 20), windows.size()))
-                .isZero();
+                .isTrue();
+            // Every window in which the JIT compiled nothing must be clean; a window with a compilation may carry its
+            // deoptimized, boxing moments (they are listed in the message, not counted).
+            final java.lang.management.CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
+            final List<Long> quiet = new ArrayList<>();
+            final List<Long> compiling = new ArrayList<>();
+            for (int i = 0; i < MAX_STEADY_WINDOWS && quiet.size() < STEADY_WINDOWS; i++)
+            {
+                final long jitBefore = jit.getTotalCompilationTime();
+                final long bytes = allocatedIn(cluster, sources, results, threads, ids);
+                (jit.getTotalCompilationTime() == jitBefore ? quiet : compiling).add(bytes);
+            }
+            final String message = String.format("bytes allocated by the agent threads in each window of %d worker"
+                + " packets (%s transport) in which the JIT compiled nothing, after %d clean windows in a row that end"
+                + " at window %d (windows with a compilation: %s)", packetsPerWindow, transport, CLEAN_TO_SETTLE,
+                windows.size(), compiling);
+            assertThat(quiet).as(message).hasSize(STEADY_WINDOWS);
+            assertThat(quiet.stream().filter(bytes -> bytes != 0).count())
+                .as(message + ": at most one window may hold a blip").isLessThanOrEqualTo(1);
+            assertThat(quiet).as(message + ": a blip of at most %d bytes", MAX_BLIP_BYTES)
+                .allMatch(bytes -> bytes <= MAX_BLIP_BYTES);
             assertThat(results[0]).containsExactly(results[1]);
         }
+    }
+
+    /** Steady state starts after {@link #CLEAN_TO_SETTLE} clean windows in a row (one clean window came too early: a
+     * late C2 recompilation still allocated a few hundred bytes once, in both transports). */
+    private static boolean endsClean(final List<Long> windows)
+    {
+        if (windows.size() < CLEAN_TO_SETTLE)
+        {
+            return false;
+        }
+        return windows.subList(windows.size() - CLEAN_TO_SETTLE, windows.size()).stream().allMatch(w -> w == 0);
+    }
+
+    private static long allocatedIn(
+        final LocalCluster cluster,
+        final float[][] sources,
+        final float[][] results,
+        final com.sun.management.ThreadMXBean threads,
+        final long[] ids)
+    {
+        final long before = allocated(threads, ids);
+        for (int i = 0; i < OPS_PER_WINDOW; i++)
+        {
+            cluster.allReduce(sources, results);
+        }
+        return allocated(threads, ids) - before;
     }
 
     private static long allocated(final com.sun.management.ThreadMXBean threads, final long[] ids)

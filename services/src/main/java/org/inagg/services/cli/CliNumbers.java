@@ -4,14 +4,14 @@ package org.inagg.services.cli;
  * Range checks of numeric options, each failing with a message that names the option and its range: a negative
  * {@code --loss} or {@code -n} must never be ignored, nor an overflowing {@code --esa-pool} accepted.
  */
-final class CliNumbers
+public final class CliNumbers
 {
     private CliNumbers()
     {
     }
 
     /** @throws IllegalArgumentException naming {@code option} unless {@code min <= value <= max}. */
-    static long require(final String option, final long value, final long min, final long max)
+    public static long require(final String option, final long value, final long min, final long max)
     {
         if (value < min || value > max)
         {
@@ -21,7 +21,7 @@ final class CliNumbers
     }
 
     /** @throws IllegalArgumentException naming {@code option} unless {@code min <= value <= max} (NaN never is). */
-    static double require(final String option, final double value, final double min, final double max)
+    public static double require(final String option, final double value, final double min, final double max)
     {
         if (!(value >= min && value <= max))
         {

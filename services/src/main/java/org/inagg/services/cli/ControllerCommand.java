@@ -93,6 +93,10 @@ public final class ControllerCommand implements Callable<Integer>
         description = "A rank that does not renew for this long is lost (default ${DEFAULT-VALUE}).")
     private long leaseMs;
 
+    @Option(names = "--plan-timeout-ms", defaultValue = "" + ControllerContext.PLAN_TIMEOUT_DEFAULT_MS,
+        description = "POST /v1/plans stops a plan that takes longer and answers 503 (default ${DEFAULT-VALUE}).")
+    private long planTimeoutMs;
+
     @Option(names = "--pool-slots", defaultValue = "" + ControllerContext.POOL_SLOTS_DEFAULT,
         description = "Slots of the switch's shared register pool (default ${DEFAULT-VALUE}).")
     private int poolSlots;
@@ -181,6 +185,7 @@ public final class ControllerCommand implements Callable<Integer>
     {
         final PrintWriter out = spec.commandLine().getOut();
         CliNumbers.require("--lease-ms", leaseMs, 100, Long.MAX_VALUE);
+        CliNumbers.require("--plan-timeout-ms", planTimeoutMs, 1, ControllerContext.PLAN_TIMEOUT_MAX_MS);
         CliNumbers.require("--pool-slots", poolSlots, 1, Integer.MAX_VALUE);
         CliNumbers.require("--duration", durationSeconds, 0, Long.MAX_VALUE);
         if ((switchControl == null) == (bmv2Thrift == null))
@@ -194,7 +199,8 @@ public final class ControllerCommand implements Callable<Integer>
             switchControl.contains("://") ? switchControl : "http://" + switchControl), switchData == null ? null
             : Addresses.parse("--switch-data", switchData), Duration.ofSeconds(3), token);
         final ControllerContext ctx = new ControllerContext().bind(Addresses.parse("--bind", bind)).journal(journal)
-            .leaseMs(leaseMs).poolSlots(poolSlots).lanes(lanes).defaultSlots(defaultSlots).switchBackend(backend)
+            .leaseMs(leaseMs).planTimeoutMs(planTimeoutMs)
+            .poolSlots(poolSlots).lanes(lanes).defaultSlots(defaultSlots).switchBackend(backend)
             .token(token).operatorToken(operatorToken()).insecure(insecure).trustSources(trustSources);
         if (esa != null)
         {

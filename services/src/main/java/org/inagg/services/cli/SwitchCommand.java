@@ -113,6 +113,12 @@ public final class SwitchCommand implements Callable<Integer>
         final int maxLanes = Math.max(parsed.stream().mapToInt(SwitchJobConfig::lanesPerPacket).max().orElse(256),
             control == null ? 0 : InaggHeader.MAX_ELEMENTS_FOR_1500_MTU);
         final boolean dpdk = DpdkOptions.isDpdk(transportName);
+        if (control != null && dpdk)
+        {
+            // before DPDK starts: EAL takes ports and hugepages that an error after it would leave held
+            throw new IllegalArgumentException("--control needs the UDP transport (the controller registers sources as"
+                + " ip:port); run the switch with --transport udp, or give its jobs with --job over DPDK");
+        }
         if ((upstream == null) != (localWorkers == null))
         {
             throw new IllegalArgumentException("--upstream and --local-workers go together");
@@ -147,10 +153,6 @@ public final class SwitchCommand implements Callable<Integer>
         for (final SwitchJobConfig config : configs)
         {
             softwareSwitch.addJob(config, upstream == null ? null : new UpstreamAggregation(0, localWorkers));
-        }
-        if (control != null && udp == null)
-        {
-            throw new IllegalArgumentException("--control needs the UDP transport (sources are ip:port)");
         }
         final SwitchControlServer controlServer = control == null ? null
             : SwitchControlServer.launch(

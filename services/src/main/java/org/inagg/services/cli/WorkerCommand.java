@@ -134,6 +134,9 @@ public final class WorkerCommand implements Callable<Integer>
         CliNumbers.require("--retransmit-us", retransmitUs, 1, Long.MAX_VALUE);
         CliNumbers.require("--peer-timeout-ms", peerTimeoutMs, 1, Long.MAX_VALUE);
         CliNumbers.requireLoss(loss);
+        final boolean intTensors = "int32".equals(dtype);
+        TensorMemory.require("-n/--elements", elements, Float.BYTES, intTensors ? 3 : 4, intTensors
+            ? "source, result and the reference sum" : "source, result and the reference sum in doubles, as two");
         final Launch launch = launchOptions.resolve(System.getenv());
         workerId = launch.rank();
         workers = launch.worldSize();

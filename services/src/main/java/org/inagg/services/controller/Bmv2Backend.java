@@ -19,7 +19,7 @@ import org.inagg.wire.InaggHeader;
  * {@code worker_source} admission) and the switch port and MAC behind which that host lives, from {@link #hosts}; the
  * job's multicast group is its job id. A new session with the same sources goes through
  * {@link Bmv2Switch#startSession} (rows out, slot registers cleared, rows in); other changes remove and add the job.
- * Thread-safe through the controller's lock and {@link Bmv2Switch}'s own.
+ * Thread-safe: the controller calls it for several jobs at once, outside its lock; one call at a time goes to bmv2.
  */
 public final class Bmv2Backend implements SwitchBackend
 {
@@ -81,7 +81,7 @@ public final class Bmv2Backend implements SwitchBackend
     }
 
     @Override
-    public void install(final JobProgram program)
+    public synchronized void install(final JobProgram program)
     {
         final JobSpec next = spec(program);
         final JobSpec current = bmv2.jobs().stream().filter(j -> j.jobId() == program.jobId()).findFirst()
@@ -99,7 +99,7 @@ public final class Bmv2Backend implements SwitchBackend
     }
 
     @Override
-    public boolean remove(final int jobId)
+    public synchronized boolean remove(final int jobId)
     {
         if (bmv2.jobs().stream().noneMatch(j -> j.jobId() == jobId))
         {
@@ -110,7 +110,7 @@ public final class Bmv2Backend implements SwitchBackend
     }
 
     @Override
-    public Map<Integer, JobProgram> installed()
+    public synchronized Map<Integer, JobProgram> installed()
     {
         final Map<Integer, JobProgram> jobs = new HashMap<>();
         for (final JobSpec job : bmv2.jobs())

@@ -3,11 +3,14 @@ package org.inagg.services.controller;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
 
 /**
  * A job the controller admitted: its name, id, world size, tensor, slot range, session, and the current registration
  * of each rank (null where the rank has none: not yet registered, finished, or lost). {@link #running} once all ranks of
- * the current session registered and the switch was programmed with their sources. Guarded by the registry's lock.
+ * the current session registered and the switch was programmed with their sources. Guarded by the registry's lock,
+ * except {@link #switchLock}.
  */
 final class ControlledJob
 {
@@ -23,6 +26,13 @@ final class ControlledJob
     final String secretHash;
     int session;
     boolean running;
+    /** A rank restarted: the switch must get the new session (and sources) before the ranks re-register. */
+    boolean reprogram;
+    /**
+     * Held (without the registry's lock) while the switch is called for this job, so that its calls reach the switch
+     * one at a time, in the order of the changes, and its removal comes after any install in flight.
+     */
+    final ReentrantLock switchLock = new ReentrantLock();
     /** Why the switch did not take the job at the last try, or null. */
     String switchError;
     final Registration[] ranks;
@@ -82,6 +92,24 @@ final class ControlledJob
         ranks[registration.rank] = registration;
         lastSource[registration.rank] = registration.source;
         lastCredential[registration.rank] = registration.joinCredential;
+    }
+
+    /** Whether the switch must be programmed: a restart's new session, or every rank of the session registered. */
+    boolean needsInstall()
+    {
+        return reprogram || !running && registered() == world;
+    }
+
+    /** Feeds each registration held (of any session) to {@code sink}. */
+    void ranksAll(final Consumer<Registration> sink)
+    {
+        for (final Registration registration : ranks)
+        {
+            if (registration != null)
+            {
+                sink.accept(registration);
+            }
+        }
     }
 
     boolean hasRegistrations()

@@ -42,6 +42,7 @@ public final class Controller implements AutoCloseable
     private final JobRegistry registry;
     private final HttpServer server;
     private final ScheduledExecutorService sweeper;
+    private final PlanService plans;
 
     private Controller(final ControllerContext ctx)
     {
@@ -55,6 +56,7 @@ public final class Controller implements AutoCloseable
         this.registry = new JobRegistry(ctx.switchBackend(), Journal.open(ctx.journal()), slots, ctx.clockMs(),
             ctx.leaseMs(), ctx.lanes(), ctx.defaultSlots(), ctx.trustSources());
         final int recovered = registry.recover();
+        this.plans = new PlanService(ctx.planTimeoutMs());
         try
         {
             server = HttpServers.create(ctx.bind(), HTTP_THREADS, HTTP_QUEUE, "inagg-controller-http");
@@ -62,6 +64,7 @@ public final class Controller implements AutoCloseable
         catch (final IOException ex)
         {
             registry.close();
+            plans.close();
             throw new UncheckedIOException("controller: cannot listen on " + ctx.bind() + ": " + ex.getMessage(), ex);
         }
         server.createContext("/v1/", exchange -> JsonHttp.handle(exchange, ApiToken.NONE, this::authorizeAndRoute));
@@ -124,6 +127,7 @@ public final class Controller implements AutoCloseable
     {
         HttpServers.stop(server);
         sweeper.shutdownNow();
+        plans.close();
         registry.close();
         LOGGER.log(System.Logger.Level.INFO, () -> "controller stopped (state kept in " + ctx.journal() + ")");
     }
@@ -196,7 +200,7 @@ public final class Controller implements AutoCloseable
         if (parts.length == 2 && parts[1].equals("plans"))
         {
             requireMethod(method, path, "POST");
-            JsonHttp.answer(exchange, 200, PlanService.plan(JsonHttp.body(exchange)));
+            JsonHttp.answer(exchange, 200, plans.plan(JsonHttp.body(exchange)));
             return;
         }
         throw new HttpFailure(HttpFailure.NOT_FOUND, "no such endpoint: " + method + " " + path

@@ -21,12 +21,16 @@ public final class ControllerContext
     public static final String POOL_SLOTS_PROP_NAME = "inagg.controller.pool.slots";
     public static final int POOL_SLOTS_DEFAULT = 1024;
     public static final int LANES_DEFAULT = 256;
+    public static final String PLAN_TIMEOUT_PROP_NAME = "inagg.controller.plan.timeout.ms";
+    public static final long PLAN_TIMEOUT_DEFAULT_MS = 10_000;
+    public static final long PLAN_TIMEOUT_MAX_MS = 600_000;
     public static final int DEFAULT_SLOTS_DEFAULT = 128;
 
     private InetSocketAddress bind;
     private Path journal;
     private long leaseMs = -1;
     private long sweepMs = -1;
+    private long planTimeoutMs = -1;
     private int poolSlots = -1;
     private int esaPoolBase;
     private int esaPoolSlots;
@@ -68,6 +72,16 @@ public final class ControllerContext
     public ControllerContext sweepMs(final long sweepMs)
     {
         this.sweepMs = sweepMs;
+        return this;
+    }
+
+    /**
+     * How long {@code POST /v1/plans} may plan ({@value #PLAN_TIMEOUT_DEFAULT_MS} ms, at most
+     * {@value #PLAN_TIMEOUT_MAX_MS}); a plan that takes longer is stopped and answered 503.
+     */
+    public ControllerContext planTimeoutMs(final long planTimeoutMs)
+    {
+        this.planTimeoutMs = planTimeoutMs;
         return this;
     }
 
@@ -188,6 +202,15 @@ public final class ControllerContext
         {
             sweepMs = Math.max(20, leaseMs / 10);
         }
+        if (planTimeoutMs < 0)
+        {
+            planTimeoutMs = Long.getLong(PLAN_TIMEOUT_PROP_NAME, PLAN_TIMEOUT_DEFAULT_MS);
+        }
+        if (planTimeoutMs < 1 || planTimeoutMs > PLAN_TIMEOUT_MAX_MS)
+        {
+            throw new IllegalArgumentException("controller: plan timeout must be in 1.." + PLAN_TIMEOUT_MAX_MS
+                + " ms, got " + planTimeoutMs);
+        }
         if (poolSlots < 0)
         {
             poolSlots = Integer.getInteger(POOL_SLOTS_PROP_NAME, POOL_SLOTS_DEFAULT);
@@ -275,6 +298,11 @@ public final class ControllerContext
     public long sweepMs()
     {
         return sweepMs;
+    }
+
+    public long planTimeoutMs()
+    {
+        return planTimeoutMs;
     }
 
     public int poolSlots()

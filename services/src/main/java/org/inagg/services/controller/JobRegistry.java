@@ -1,9 +1,10 @@
 package org.inagg.services.controller;
 
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -21,8 +22,8 @@ import org.inagg.wire.InaggHeader;
  * The controller's state and its rules: admission, slot ranges, sessions, leases, and what goes to the switch.
  * <ul>
  *   <li><b>Admission.</b> The first rank to register a name admits the job: a job id (the lowest free, never one a
- *   switch holds for someone else), a slot range ({@link SlotAllocator}) and a session. Later ranks must agree on the
- *   world size, dtype, element count and slots (409 naming the difference).</li>
+ *   switch holds for someone else or that is still being removed from it), a slot range ({@link SlotAllocator}) and a
+ *   session. Later ranks must agree on the world size, dtype, element count and slots (409 naming the difference).</li>
  *   <li><b>Start.</b> Once every rank registered into the current session, the switch is programmed with the job,
  *   its session and every rank's source, and the registrations are answered with their assignment.</li>
  *   <li><b>Restart.</b> A rank that registers for a running job is a restarted process: the job moves to the next
@@ -30,19 +31,29 @@ import org.inagg.wire.InaggHeader;
  *   and fail with {@code SessionChangedException}; they register again, and the job starts when all W have.</li>
  *   <li><b>Leases.</b> Each registration holds a lease, renewed by the rank; a rank that stops renewing is lost. A
  *   rank that ends deletes its registration. When no rank of a job holds a registration, the job is freed: removed
- *   from the switch, its slots and id returned.</li>
+ *   from the switch, then its slots and id returned.</li>
  *   <li><b>Who may.</b> The first registration of a job sets its secret ({@link JobSecret}); every later registration,
  *   poll, renewal, removal and look at the job must show it, or the operator's token ({@link Caller}); 403 naming the
  *   job otherwise. A registration's stated source must be the IP its HTTP request comes from unless the controller
  *   trusts stated sources.</li>
  * </ul>
- * Every change is journaled before it is answered and logged once with the job's name, id and session. Thread-safe
- * (one lock; the switch is called under it, bounded by the backend's timeout).
+ * Every change is journaled ({@link JournalRecords}: a line per change, not per job) before it is answered and
+ * logged once with the job's name, id and session. Thread-safe: one lock guards the state, and the switch is never
+ * called under it (a call may take the backend's whole timeout, seconds, while other jobs renew leases of a few):
+ * a change takes the lock, decides what the switch must hold, and lets go; the call is made under the job's own
+ * {@link ControlledJob#switchLock}, so one job's calls reach the switch in order; the lock is taken again to record
+ * what the switch answered, and if the job changed meanwhile its latest program is sent. Only {@link #recover()},
+ * before anything is served, calls the switch under the lock.
  */
 final class JobRegistry implements AutoCloseable
 {
     private static final System.Logger LOGGER = System.getLogger(JobRegistry.class.getName());
+    /** {@link #register}'s "the switch's session was not asked". */
+    private static final int NOT_ASKED = -1;
+    /** Installs one call makes at most for a job that keeps changing meanwhile; its next poll goes on. */
+    private static final int MAX_INSTALLS_PER_CALL = 4;
 
+    private final Object lock = new Object();
     private final SwitchBackend backend;
     private final Journal journal;
     private final SlotAllocator slots;
@@ -55,6 +66,8 @@ final class JobRegistry implements AutoCloseable
     private final Map<String, Registration> registrations = new HashMap<>();
     /** Job ids a switch holds for someone else (found there, not installed by this controller). */
     private final Set<Integer> foreignJobIds = new HashSet<>();
+    /** Freed jobs the switch may still hold, by id: their ids and slots are not given out until it no longer does. */
+    private final Map<Integer, ControlledJob> removing = new LinkedHashMap<>();
     private int nextSession = 1;
 
     JobRegistry(final SwitchBackend backend, final Journal journal, final SlotAllocator slots, final LongSupplier clockMs,
@@ -74,18 +87,52 @@ final class JobRegistry implements AutoCloseable
     // Requests
 
     /** {@link #register(RegisterRequest, Caller)} by an operator (embedding code, tests). */
-    synchronized JsonHttp.Answer register(final RegisterRequest request)
+    JsonHttp.Answer register(final RegisterRequest request)
     {
         return register(request, Caller.embedded());
+    }
+
+    /** What a registration did under the lock; {@code askSessionOf} > 0: ask the switch for that job's session first. */
+    private record Joined(ControlledJob job, Registration registration, String newSecret, int askSessionOf)
+    {
     }
 
     /**
      * {@code POST /v1/registrations}: 200 with the assignment once the job runs, 202 while ranks are missing. The first
      * registration of a job sets its secret (the caller's, or a new one in the answer's {@code jobSecret}).
      */
-    synchronized JsonHttp.Answer register(final RegisterRequest request, final Caller caller)
+    JsonHttp.Answer register(final RegisterRequest request, final Caller caller)
     {
         requireOwnSource(request, caller);
+        int switchSession = NOT_ASKED;
+        Joined joined;
+        while (true)
+        {
+            synchronized (lock)
+            {
+                joined = join(request, caller, switchSession);
+            }
+            if (joined.askSessionOf() == 0)
+            {
+                break;
+            }
+            switchSession = switchSession(joined.askSessionOf());
+        }
+        syncSwitch(joined.job(), true);
+        synchronized (lock)
+        {
+            final JsonHttp.Answer answer = answer(joined.job(), joined.registration());
+            if (joined.newSecret() != null)
+            {
+                ((ObjectNode)answer.body()).put("jobSecret", joined.newSecret());
+            }
+            return answer;
+        }
+    }
+
+    /** Under the lock. {@code switchSession}: the switch's session for the job if asked (0: none), else NOT_ASKED. */
+    private Joined join(final RegisterRequest request, final Caller caller, final int switchSession)
+    {
         ControlledJob job = jobs.get(request.name());
         String newSecret = null;
         if (job == null)
@@ -98,22 +145,16 @@ final class JobRegistry implements AutoCloseable
             authorize(job, caller, "register rank " + request.rank() + " of");
             requireSame(job, request);
         }
-        final JsonHttp.Answer answer = join(job, request);
-        if (newSecret != null)
-        {
-            ((ObjectNode)answer.body()).put("jobSecret", newSecret);
-        }
-        return answer;
-    }
-
-    private JsonHttp.Answer join(final ControlledJob job, final RegisterRequest request)
-    {
         final Registration existing = job.ranks[request.rank()];
         if (existing != null && request.incarnation() != null && request.incarnation().equals(existing.incarnation)
             && existing.source.equals(request.source()))
         {
             existing.leaseDeadlineMs = clockMs.getAsLong() + leaseMs;
-            return answer(job, existing); // the same process asking again (a lost answer)
+            return new Joined(job, existing, newSecret, 0); // the same process asking again (a lost answer)
+        }
+        if (job.running && switchSession == NOT_ASKED)
+        {
+            return new Joined(job, null, null, job.jobId);
         }
         if (existing != null)
         {
@@ -122,15 +163,20 @@ final class JobRegistry implements AutoCloseable
         if (job.running)
         {
             job.running = false;
-            job.session = takeSessionAfterSwitch(job.jobId);
+            job.reprogram = true;
+            if (switchSession >= nextSession)
+            {
+                nextSession = switchSession % 0xFFFF + 1;
+            }
+            job.session = takeSession();
             final Registration registration = newRegistration(job, request);
             final ControlledJob restarted = job;
             LOGGER.log(System.Logger.Level.INFO, () -> "controller: " + restarted.describe() + " started: rank "
                 + request.rank() + " registered again from " + JsonHttp.format(request.source())
                 + " (a restarted process); the old session's ranks are refused as stale and must register again");
-            journal(job);
-            program(job, "session " + job.session + " after rank " + request.rank() + " restarted");
-            return answer(job, registration);
+            journal(JournalRecords.job(job, nextSession));
+            journal(JournalRecords.rank(job, request.rank()));
+            return new Joined(job, registration, null, 0);
         }
         final Registration registration = newRegistration(job, request);
         final ControlledJob waiting = job;
@@ -138,105 +184,161 @@ final class JobRegistry implements AutoCloseable
             + waiting.describe() + " from " + JsonHttp.format(request.source()) + (existing != null
             ? " (replacing its earlier registration)" : "") + ": " + waiting.registered() + " of " + waiting.world
             + " ranks registered");
-        journal(job);
-        tryStart(job);
-        return answer(job, registration);
+        journal(JournalRecords.rank(job, request.rank()));
+        return new Joined(job, registration, newSecret, 0);
     }
 
     /** {@code GET /v1/registrations/{id}}: as {@link #register}'s answer now; renews the lease. */
-    synchronized JsonHttp.Answer status(final String id, final Caller caller)
+    JsonHttp.Answer status(final String id, final Caller caller)
     {
-        final Registration registration = live(id, caller);
-        final ControlledJob job = jobs.get(registration.jobName);
-        tryStart(job);
-        return answer(job, registration);
+        final Registration registration;
+        final ControlledJob job;
+        synchronized (lock)
+        {
+            registration = live(id, caller);
+            job = jobs.get(registration.jobName);
+        }
+        syncSwitch(job, false);
+        synchronized (lock)
+        {
+            return answer(job, registration);
+        }
     }
 
     /** {@code PUT /v1/registrations/{id}/lease}. */
-    synchronized JsonHttp.Answer renew(final String id, final Caller caller)
+    JsonHttp.Answer renew(final String id, final Caller caller)
     {
-        final Registration registration = live(id, caller);
-        final ControlledJob job = jobs.get(registration.jobName);
-        return new JsonHttp.Answer(200, JsonHttp.MAPPER.createObjectNode().put("registration", id)
-            .put("name", job.name).put("jobId", job.jobId).put("session", job.session).put("leaseMs", leaseMs));
+        synchronized (lock)
+        {
+            final Registration registration = live(id, caller);
+            final ControlledJob job = jobs.get(registration.jobName);
+            return new JsonHttp.Answer(200, JsonHttp.MAPPER.createObjectNode().put("registration", id)
+                .put("name", job.name).put("jobId", job.jobId).put("session", job.session).put("leaseMs", leaseMs));
+        }
     }
 
     /** {@code DELETE /v1/registrations/{id}}: the rank is done; the last one frees the job. */
-    synchronized JsonHttp.Answer release(final String id, final Caller caller)
+    JsonHttp.Answer release(final String id, final Caller caller)
     {
-        final Registration registration = registrations.get(id);
-        if (registration == null)
+        final ControlledJob job;
+        final boolean freed;
+        synchronized (lock)
         {
-            throw new HttpFailure(HttpFailure.NOT_FOUND, "no registration " + id
-                + " (already deleted, lost, or replaced by a newer registration of its rank)");
+            final Registration registration = registrations.get(id);
+            if (registration == null)
+            {
+                throw new HttpFailure(HttpFailure.NOT_FOUND, "no registration " + id
+                    + " (already deleted, lost, or replaced by a newer registration of its rank)");
+            }
+            job = jobs.get(registration.jobName);
+            authorize(job, caller, "delete the registration of rank " + registration.rank + " of");
+            registrations.remove(id);
+            freed = endRegistration(job, registration, "finished");
         }
-        final ControlledJob job = jobs.get(registration.jobName);
-        authorize(job, caller, "delete the registration of rank " + registration.rank + " of");
-        registrations.remove(id);
-        final boolean freed = endRegistration(job, registration, "finished");
+        if (freed)
+        {
+            removeFromSwitch(job, "all ranks finished");
+        }
         return new JsonHttp.Answer(200, JsonHttp.MAPPER.createObjectNode().put("registration", id)
             .put("name", job.name).put("jobId", job.jobId).put("jobFreed", freed));
     }
 
     /** {@code GET /v1/jobs}: every job for an operator, else the jobs whose secret the caller shows. */
-    synchronized ObjectNode jobs(final Caller caller)
+    ObjectNode jobs(final Caller caller)
     {
-        final ObjectNode answer = JsonHttp.MAPPER.createObjectNode();
-        final ArrayNode list = answer.putArray("jobs");
-        jobs.values().stream().filter(job -> allowed(job, caller)).forEach(job -> list.add(describe(job)));
-        answer.put("poolSlots", slots.poolSlots()).put("freeSlots", slots.freeSlots());
-        return answer;
+        synchronized (lock)
+        {
+            final ObjectNode answer = JsonHttp.MAPPER.createObjectNode();
+            final ArrayNode list = answer.putArray("jobs");
+            jobs.values().stream().filter(job -> allowed(job, caller)).forEach(job -> list.add(describe(job)));
+            answer.put("poolSlots", slots.poolSlots()).put("freeSlots", slots.freeSlots());
+            return answer;
+        }
     }
 
     /** {@code GET /v1/jobs/{name}}. */
-    synchronized ObjectNode job(final String name, final Caller caller)
+    ObjectNode job(final String name, final Caller caller)
     {
-        final ControlledJob job = known(name);
-        authorize(job, caller, "see");
-        return describe(job);
+        synchronized (lock)
+        {
+            final ControlledJob job = known(name);
+            authorize(job, caller, "see");
+            return describe(job);
+        }
     }
 
     /** {@code DELETE /v1/jobs/{name}}: an operator frees a job now. */
-    synchronized ObjectNode free(final String name, final Caller caller)
+    ObjectNode free(final String name, final Caller caller)
     {
-        final ControlledJob job = known(name);
-        authorize(job, caller, "free");
-        free(job, caller.operator() ? "freed by an operator" : "freed by a holder of its secret");
+        final ControlledJob job;
+        synchronized (lock)
+        {
+            job = known(name);
+            authorize(job, caller, "free");
+            retire(job);
+        }
+        removeFromSwitch(job, caller.operator() ? "freed by an operator" : "freed by a holder of its secret");
         return JsonHttp.MAPPER.createObjectNode().put("name", name).put("jobId", job.jobId).put("freed", true);
     }
 
     /** Expires the leases past their deadline; returns how many ranks were lost. Run every fraction of a lease. */
-    synchronized int sweep()
+    int sweep()
     {
-        final long now = clockMs.getAsLong();
-        final List<Registration> expired = new ArrayList<>();
-        for (final Registration registration : registrations.values())
+        final List<ControlledJob> freed = new ArrayList<>();
+        final int lost;
+        synchronized (lock)
         {
-            if (now - registration.leaseDeadlineMs > 0)
+            final long now = clockMs.getAsLong();
+            final List<Registration> expired = new ArrayList<>();
+            for (final Registration registration : registrations.values())
             {
-                expired.add(registration);
+                if (now - registration.leaseDeadlineMs > 0)
+                {
+                    expired.add(registration);
+                }
             }
+            for (final Registration registration : expired)
+            {
+                if (registrations.remove(registration.id) == null)
+                {
+                    continue; // its job was freed by an earlier one
+                }
+                final ControlledJob job = jobs.get(registration.jobName);
+                try
+                {
+                    if (endRegistration(job, registration, "lost (no lease renewal for " + leaseMs + " ms)"))
+                    {
+                        freed.add(job);
+                    }
+                }
+                catch (final HttpFailure ex) // the journal: the rank is lost all the same, and the others go on
+                {
+                    LOGGER.log(System.Logger.Level.WARNING, () -> "controller: lease sweep: " + ex.getMessage());
+                }
+            }
+            lost = expired.size();
         }
-        for (final Registration registration : expired)
+        for (final ControlledJob job : freed)
         {
-            if (registrations.remove(registration.id) == null)
-            {
-                continue; // its job was freed by an earlier one
-            }
-            endRegistration(jobs.get(registration.jobName), registration,
-                "lost (no lease renewal for " + leaseMs + " ms)");
+            removeFromSwitch(job, "its ranks vanished (leases expired)");
         }
-        return expired.size();
+        return lost;
     }
 
-    synchronized int jobCount()
+    int jobCount()
     {
-        return jobs.size();
+        synchronized (lock)
+        {
+            return jobs.size();
+        }
     }
 
-    synchronized int freeSlots()
+    int freeSlots()
     {
-        return slots.freeSlots();
+        synchronized (lock)
+        {
+            return slots.freeSlots();
+        }
     }
 
     // ---------------------------------------------------------------------------------------------------------------
@@ -293,6 +395,7 @@ final class JobRegistry implements AutoCloseable
         final ControlledJob job = new ControlledJob(request.name(), jobId, request.world(), request.dtype(),
             request.elements(), base, jobSlots, lanes, takeSession(), secretHash);
         jobs.put(job.name, job);
+        journal(JournalRecords.job(job, nextSession));
         LOGGER.log(System.Logger.Level.INFO, () -> "controller: " + job.describe() + " admitted: " + job.world
             + " ranks, " + job.dtype + ", " + job.elements + " elements, slots " + job.slotBase + ".."
             + (job.slotBase + job.slots - 1) + " of " + job.lanes + " lanes on " + backend.describe());
@@ -302,6 +405,7 @@ final class JobRegistry implements AutoCloseable
     private int freeJobId()
     {
         final Set<Integer> used = new HashSet<>(foreignJobIds);
+        used.addAll(removing.keySet());
         jobs.values().forEach(job -> used.add(job.jobId));
         for (int id = 1; id <= InaggHeader.MAX_JOB_ID; id++)
         {
@@ -354,26 +458,24 @@ final class JobRegistry implements AutoCloseable
     }
 
     /**
-     * The next session for a job the switch may hold: past the switch's own number for it too. A software switch
-     * starts a session by itself when a process rejoins with a new incarnation from a registered source without asking
-     * the controller (a worker restarted by hand on its old port); a number the controller then issued could equal that
-     * session, and the bypassing run's packets would count in the new one. Asking costs one call, on restarts only.
+     * Asks the switch for its session of job {@code jobId} (0: it holds none, or cannot be asked), outside the lock.
+     * A software switch starts a session by itself when a process rejoins with a new incarnation from a registered
+     * source without asking the controller (a worker restarted by hand on its old port); a number the controller then
+     * issued could equal that session, and the bypassing run's packets would count in the new one. Asking costs one
+     * call, on restarts only; an unreachable switch is programmed the same way and retried, the journal's number
+     * stands.
      */
-    private int takeSessionAfterSwitch(final int jobId)
+    private int switchSession(final int jobId)
     {
         try
         {
             final JobProgram onSwitch = backend.installed().get(jobId);
-            if (onSwitch != null && onSwitch.session() >= nextSession)
-            {
-                nextSession = onSwitch.session() % 0xFFFF + 1;
-            }
+            return onSwitch == null ? 0 : onSwitch.session();
         }
         catch (final RuntimeException ex)
         {
-            // Unreachable now: programming it fails the same way and is retried; the journal's number stands.
+            return 0;
         }
-        return takeSession();
     }
 
     private int takeSession()
@@ -383,42 +485,152 @@ final class JobRegistry implements AutoCloseable
         return session;
     }
 
-    /** Programs the switch once every rank of the current session registered. */
-    private void tryStart(final ControlledJob job)
+    // ---------------------------------------------------------------------------------------------------------------
+    // The switch, outside the lock
+
+    /**
+     * Brings the switch to what {@code job} needs now ({@link ControlledJob#needsInstall}): called without the lock,
+     * it takes the job's switch lock ({@code wait}: waiting for another call on the same job; else leaving it to that
+     * call), reads the program under the lock, installs it without, and records the outcome under the lock: running
+     * once every rank registered, or the switch's error for the next poll. If the job changed during the call, its new
+     * program is installed in turn.
+     */
+    private void syncSwitch(final ControlledJob job, final boolean wait)
     {
-        if (job.running || job.registered() < job.world)
+        if (wait)
+        {
+            job.switchLock.lock();
+        }
+        else if (!job.switchLock.tryLock())
         {
             return;
         }
-        if (program(job, "session " + job.session))
-        {
-            job.running = true;
-            journal(job);
-            LOGGER.log(System.Logger.Level.INFO, () -> "controller: " + job.describe() + " running: all "
-                + job.world + " ranks registered; " + backend.describe() + " admits only " + job.program().sources()
-                .stream().map(JsonHttp::format).toList());
-        }
-    }
-
-    /** Installs the job as it stands; false (logged) if the switch did not take it: a later poll tries again. */
-    private boolean program(final ControlledJob job, final String why)
-    {
         try
         {
-            backend.install(job.program());
-            job.switchError = null;
-            return true;
+            for (int call = 0; call < MAX_INSTALLS_PER_CALL; call++)
+            {
+                final JobProgram want;
+                synchronized (lock)
+                {
+                    if (jobs.get(job.name) != job || !job.needsInstall())
+                    {
+                        return;
+                    }
+                    want = job.program();
+                }
+                String error = null;
+                try
+                {
+                    backend.install(want);
+                }
+                catch (final RuntimeException ex)
+                {
+                    error = ex.getMessage() != null ? ex.getMessage() : ex.toString();
+                }
+                synchronized (lock)
+                {
+                    if (jobs.get(job.name) != job)
+                    {
+                        return; // freed meanwhile: its removal waits for this call, under the job's switch lock
+                    }
+                    if (error != null)
+                    {
+                        final String why = error;
+                        job.switchError = error;
+                        LOGGER.log(System.Logger.Level.WARNING, () -> "controller: " + job.describe()
+                            + ": cannot program " + backend.describe() + " for session " + want.session() + ": " + why
+                            + "; the ranks' next poll tries again");
+                        return;
+                    }
+                    if (!want.equals(job.program()))
+                    {
+                        continue; // a rank registered again during the call: install what stands now
+                    }
+                    job.switchError = null;
+                    job.reprogram = false;
+                    if (!job.running && job.registered() == job.world)
+                    {
+                        job.running = true;
+                        journal(JournalRecords.job(job, nextSession));
+                        LOGGER.log(System.Logger.Level.INFO, () -> "controller: " + job.describe() + " running: all "
+                            + job.world + " ranks registered; " + backend.describe() + " admits only "
+                            + want.sources().stream().map(JsonHttp::format).toList());
+                    }
+                    return;
+                }
+            }
         }
-        catch (final RuntimeException ex)
+        finally
         {
-            LOGGER.log(System.Logger.Level.WARNING, () -> "controller: " + job.describe() + ": cannot program "
-                + backend.describe() + " for " + why + ": " + ex.getMessage());
-            job.switchError = ex.getMessage();
-            return false;
+            job.switchLock.unlock();
         }
     }
 
-    /** Ends one registration of {@code job} ({@code how}: finished or lost); frees the job if it was the last. */
+    /**
+     * Removes a {@link #retire retired} job from the switch, without the lock and after any call on it in flight, then
+     * returns its slots and id and journals its end.
+     */
+    private void removeFromSwitch(final ControlledJob job, final String why)
+    {
+        job.switchLock.lock();
+        try
+        {
+            String removal = "removed from " + backend.describe();
+            try
+            {
+                if (!backend.remove(job.jobId))
+                {
+                    removal = "not on " + backend.describe();
+                }
+            }
+            catch (final RuntimeException ex)
+            {
+                removal = "NOT removed from the switch (" + ex.getMessage() + ")";
+            }
+            final String how = removal;
+            synchronized (lock)
+            {
+                removing.remove(job.jobId);
+                slots.free(job.slotBase);
+                LOGGER.log(System.Logger.Level.INFO, () -> "controller: " + job.describe() + " freed: " + why + "; "
+                    + how + "; slots " + job.slotBase + ".." + (job.slotBase + job.slots - 1) + " returned");
+                try
+                {
+                    journal(JournalRecords.freed(job.name, job.jobId, nextSession));
+                }
+                catch (final HttpFailure ex)
+                {
+                    // the job is gone all the same; if the controller restarts first, its registrations come back
+                    // from the journal and expire
+                    LOGGER.log(System.Logger.Level.WARNING, () -> "controller: " + job.describe() + ": "
+                        + ex.getMessage());
+                }
+            }
+        }
+        finally
+        {
+            job.switchLock.unlock();
+        }
+    }
+
+    /** Under the lock: the job is no longer served; its id and slots stay taken until {@link #removeFromSwitch}. */
+    private void retire(final ControlledJob job)
+    {
+        jobs.remove(job.name);
+        for (final Registration registration : job.ranks)
+        {
+            if (registration != null)
+            {
+                registrations.remove(registration.id);
+            }
+        }
+        removing.put(job.jobId, job);
+    }
+
+    /**
+     * Ends one registration of {@code job} ({@code how}: finished or lost); if it was the last, retires the job and
+     * returns true: the caller then calls {@link #removeFromSwitch} outside the lock.
+     */
     private boolean endRegistration(final ControlledJob job, final Registration registration, final String how)
     {
         final boolean current = job.ranks[registration.rank] == registration;
@@ -431,43 +643,14 @@ final class JobRegistry implements AutoCloseable
             + ")" : ""));
         if (!job.hasRegistrations())
         {
-            free(job, how.startsWith("lost") ? "its ranks vanished (leases expired)" : "all ranks finished");
+            retire(job);
             return true;
         }
-        journal(job);
+        if (current)
+        {
+            journal(JournalRecords.rank(job, registration.rank));
+        }
         return false;
-    }
-
-    private void free(final ControlledJob job, final String why)
-    {
-        jobs.remove(job.name);
-        for (final Registration registration : job.ranks)
-        {
-            if (registration != null)
-            {
-                registrations.remove(registration.id);
-            }
-        }
-        slots.free(job.slotBase);
-        String removal = "removed from " + backend.describe();
-        try
-        {
-            if (!backend.remove(job.jobId))
-            {
-                removal = "not on " + backend.describe();
-            }
-        }
-        catch (final RuntimeException ex)
-        {
-            removal = "NOT removed from the switch (" + ex.getMessage() + ")";
-        }
-        final ObjectNode record = JsonHttp.MAPPER.createObjectNode().put("type", "freed").put("name", job.name)
-            .put("nextSession", nextSession);
-        journal.append(record);
-        final String how = removal;
-        LOGGER.log(System.Logger.Level.INFO, () -> "controller: " + job.describe() + " freed: " + why + "; " + how
-            + "; slots " + job.slotBase + ".." + (job.slotBase + job.slots - 1) + " returned");
-        compactIfLong();
     }
 
     private Registration live(final String id, final Caller caller)
@@ -552,150 +735,143 @@ final class JobRegistry implements AutoCloseable
     // ---------------------------------------------------------------------------------------------------------------
     // Journal and recovery
 
-    private void journal(final ControlledJob job)
+    /** Under the lock: appends {@code record}; a journal that cannot be written is a 503 naming it. */
+    private void journal(final ObjectNode record)
     {
-        journal.append(record(job));
-        compactIfLong();
-    }
-
-    private void compactIfLong()
-    {
-        if (journal.lines() > 256 + 4 * jobs.size())
+        try
         {
-            journal.compact(snapshot());
+            journal.append(record);
         }
+        catch (final UncheckedIOException ex)
+        {
+            throw new HttpFailure(HttpFailure.UNAVAILABLE, ex.getMessage() + "; the controller cannot record changes"
+                + " until its journal can be written", ex);
+        }
+        journal.compactIfDue(this::snapshot);
     }
 
+    /** Jobs still being removed first: a live job of the same name is replayed after, and wins. */
     private List<ObjectNode> snapshot()
     {
-        final List<ObjectNode> records = new ArrayList<>();
-        jobs.values().forEach(job -> records.add(record(job)));
-        if (records.isEmpty())
-        {
-            records.add(JsonHttp.MAPPER.createObjectNode().put("type", "freed").put("name", "")
-                .put("nextSession", nextSession));
-        }
-        return records;
-    }
-
-    private ObjectNode record(final ControlledJob job)
-    {
-        final ObjectNode record = JsonHttp.MAPPER.createObjectNode();
-        record.put("type", "job").put("nextSession", nextSession).put("name", job.name).put("jobId", job.jobId)
-            .put("world", job.world).put("dtype", job.dtype).put("elements", job.elements)
-            .put("slotBase", job.slotBase).put("slots", job.slots).put("lanes", job.lanes)
-            .put("session", job.session).put("running", job.running).put("secretSha256", job.secretHash);
-        final ArrayNode sources = record.putArray("sources");
-        // each rank's JOIN credential as installed on the switch: the journal is the controller's own (secrets, as
-        // the switch holds them; docs/security.md)
-        final ArrayNode credentials = record.putArray("joinCredentials");
-        final ArrayNode ranks = record.putArray("ranks");
-        for (int rank = 0; rank < job.world; rank++)
-        {
-            credentials.add(JobSecret.formatCredential(job.lastCredential[rank]));
-            if (job.lastSource[rank] == null)
-            {
-                sources.addNull();
-            }
-            else
-            {
-                sources.add(JsonHttp.format(job.lastSource[rank]));
-            }
-            final Registration registration = job.ranks[rank];
-            if (registration == null)
-            {
-                ranks.addNull();
-            }
-            else
-            {
-                final ObjectNode r = ranks.addObject().put("id", registration.id)
-                    .put("source", JsonHttp.format(registration.source)).put("session", registration.session)
-                    .put("joinCredential", JobSecret.formatCredential(registration.joinCredential));
-                if (registration.incarnation != null)
-                {
-                    r.put("incarnation", registration.incarnation);
-                }
-            }
-        }
-        return record;
+        final List<ControlledJob> all = new ArrayList<>(removing.values());
+        all.addAll(jobs.values());
+        return JournalRecords.snapshot(all, nextSession);
     }
 
     /**
      * Rebuilds the state from the journal (every lease starts afresh), compacts it, then checks the switch: a running
      * job it lacks or holds otherwise (another session, other sources) is installed again; jobs it holds that the
-     * controller did not install keep their ids and slot ranges (reserved).
+     * controller did not install keep their ids and slot ranges (reserved). Runs before anything is served, so it
+     * calls the switch under the lock.
      *
      * @return the number of jobs recovered.
      */
-    synchronized int recover()
+    int recover()
     {
-        final Map<String, ObjectNode> last = new LinkedHashMap<>();
-        for (final ObjectNode record : journal.replay())
+        synchronized (lock)
         {
-            nextSession = Math.max(nextSession, record.path("nextSession").asInt(1));
-            final String name = record.path("name").asText();
-            if ("freed".equals(record.path("type").asText()))
+            final JournalRecords.Replay replay = new JournalRecords.Replay();
+            journal.replay(replay::accept);
+            nextSession = Math.max(nextSession, replay.nextSession());
+            if (replay.skipped() > 0)
             {
-                last.remove(name);
+                LOGGER.log(System.Logger.Level.WARNING, () -> "controller: journal " + journal.path() + ": "
+                    + replay.skipped() + " lines that fit no job skipped");
             }
-            else
+            final long now = clockMs.getAsLong();
+            for (final JournalRecords.Recovered recovered : replay.jobs())
             {
-                last.remove(name);
-                last.put(name, record);
+                final ControlledJob job;
+                try
+                {
+                    job = rebuild(recovered, now);
+                }
+                catch (final RuntimeException ex)
+                {
+                    LOGGER.log(System.Logger.Level.WARNING, () -> "controller: journal: job '"
+                        + recovered.header().path("name").asText() + "' cannot be rebuilt (" + ex.getMessage()
+                        + "); job dropped");
+                    continue;
+                }
+                if (job == null)
+                {
+                    continue;
+                }
+                jobs.put(job.name, job);
+                job.ranksAll(registration -> registrations.put(registration.id, registration));
+                LOGGER.log(System.Logger.Level.INFO, () -> "controller: " + job.describe() + " recovered from the"
+                    + " journal (" + (job.running ? "running" : "waiting") + ", " + job.registered() + " of "
+                    + job.world + " ranks registered; leases restart now)");
             }
+            journal.tryCompact(snapshot());
+            recheckSwitch();
+            return jobs.size();
         }
-        final long now = clockMs.getAsLong();
-        for (final ObjectNode record : last.values())
+    }
+
+    /**
+     * The job a journal left, or null (logged) if its slots are taken.
+     *
+     * @throws IllegalArgumentException naming the field of a header out of range (the job is dropped).
+     */
+    private ControlledJob rebuild(final JournalRecords.Recovered recovered, final long now)
+    {
+        final ObjectNode record = recovered.header();
+        requireField(record, "jobId", 1, InaggHeader.MAX_JOB_ID);
+        requireField(record, "session", 1, 0xFFFF);
+        requireField(record, "slots", 1, slots.poolSlots());
+        requireField(record, "slotBase", 0, slots.poolSlots() - 1);
+        requireField(record, "lanes", 1, InaggHeader.MAX_ELEMENTS_FOR_1500_MTU);
+        requireField(record, "elements", 1, Integer.MAX_VALUE);
+        final ControlledJob job = new ControlledJob(record.path("name").asText(), record.path("jobId").asInt(),
+            record.path("world").asInt(), record.path("dtype").asText(), record.path("elements").asLong(),
+            record.path("slotBase").asInt(), record.path("slots").asInt(), record.path("lanes").asInt(),
+            record.path("session").asInt(), record.hasNonNull("secretSha256")
+            ? record.path("secretSha256").asText() : null);
+        job.running = record.path("running").asBoolean();
+        for (int rank = 0; rank < job.world; rank++)
         {
-            final ControlledJob job = new ControlledJob(record.path("name").asText(), record.path("jobId").asInt(),
-                record.path("world").asInt(), record.path("dtype").asText(), record.path("elements").asLong(),
-                record.path("slotBase").asInt(), record.path("slots").asInt(), record.path("lanes").asInt(),
-                record.path("session").asInt(), record.hasNonNull("secretSha256")
-                ? record.path("secretSha256").asText() : null);
-            job.running = record.path("running").asBoolean();
-            if (!slots.reserve(job.slotBase, job.slots, job.name))
+            final ObjectNode line = recovered.ranks()[rank];
+            if (line == null)
             {
-                LOGGER.log(System.Logger.Level.WARNING, () -> "controller: journal: " + job.describe() + "'s slots "
-                    + job.slotBase + "+" + job.slots + " overlap another's or leave the pool; job dropped");
                 continue;
             }
-            final Iterator<JsonNode> sources = record.path("sources").iterator();
-            final Iterator<JsonNode> ranks = record.path("ranks").iterator();
-            final Iterator<JsonNode> credentials = record.path("joinCredentials").iterator();
-            for (int rank = 0; rank < job.world && sources.hasNext() && ranks.hasNext(); rank++)
+            job.lastSource[rank] = JournalRecords.source(line);
+            // a journal of before JOIN credentials: a fresh one, which no process knows yet (safe: never "none")
+            job.lastCredential[rank] = credential(line);
+            final JsonNode r = line.path("registration");
+            if (r.isObject())
             {
-                // a journal of before JOIN credentials: a fresh one, which no process knows yet (safe: not "none")
-                job.lastCredential[rank] = credentials.hasNext()
-                    ? JobSecret.parseCredential("joinCredentials", credentials.next().asText())
-                    : JobSecret.joinCredential();
-                final JsonNode source = sources.next();
-                if (!source.isNull())
+                final InetSocketAddress source = JsonHttp.address("source", r.path("source").asText());
+                job.ranks[rank] = new Registration(r.path("id").asText(), job.name, rank, source,
+                    r.hasNonNull("incarnation") ? r.path("incarnation").asText() : null, r.path("session").asInt(),
+                    now + leaseMs, credential(r));
+                job.lastCredential[rank] = job.ranks[rank].joinCredential;
+                if (job.lastSource[rank] == null)
                 {
-                    job.lastSource[rank] = JsonHttp.address("sources", source.asText());
-                }
-                final JsonNode r = ranks.next();
-                if (!r.isNull())
-                {
-                    // a journal of before JOIN credentials: a fresh one (the rank learns it at its next poll)
-                    final Registration registration = new Registration(r.path("id").asText(), job.name, rank,
-                        JsonHttp.address("source", r.path("source").asText()),
-                        r.hasNonNull("incarnation") ? r.path("incarnation").asText() : null,
-                        r.path("session").asInt(), now + leaseMs, r.hasNonNull("joinCredential")
-                        ? JobSecret.parseCredential("joinCredential", r.path("joinCredential").asText())
-                        : JobSecret.joinCredential());
-                    job.ranks[rank] = registration;
-                    job.lastCredential[rank] = registration.joinCredential;
-                    registrations.put(registration.id, registration);
+                    job.lastSource[rank] = source;
                 }
             }
-            jobs.put(job.name, job);
-            LOGGER.log(System.Logger.Level.INFO, () -> "controller: " + job.describe() + " recovered from the journal"
-                + " (" + (job.running ? "running" : "waiting") + ", " + job.registered() + " of " + job.world
-                + " ranks registered; leases restart now)");
         }
-        journal.compact(snapshot());
-        recheckSwitch();
-        return jobs.size();
+        for (int rank = 0; rank < job.world && job.running; rank++)
+        {
+            job.running = job.lastSource[rank] != null; // a running job knows every rank's source; else it waits
+        }
+        if (!slots.reserve(job.slotBase, job.slots, job.name))
+        {
+            LOGGER.log(System.Logger.Level.WARNING, () -> "controller: journal: " + job.describe() + "'s slots "
+                + job.slotBase + "+" + job.slots + " overlap another's or leave the pool; job dropped");
+            return null;
+        }
+        return job;
+    }
+
+    /** The {@code joinCredential} of a journal line, or a fresh one where it has none (an earlier version's). */
+    private static long credential(final JsonNode line)
+    {
+        return line.hasNonNull("joinCredential")
+            ? JobSecret.parseCredential("joinCredential", line.path("joinCredential").asText())
+            : JobSecret.joinCredential();
     }
 
     /** See {@link #recover()}. */
@@ -727,7 +903,7 @@ final class JobRegistry implements AutoCloseable
                 LOGGER.log(System.Logger.Level.INFO, () -> "controller: " + job.describe() + " is "
                     + (installed.containsKey(job.jobId) ? "installed otherwise" : "missing") + " on "
                     + backend.describe() + "; installing it again");
-                if (!program(job, "the check after a controller restart"))
+                if (!installNow(job))
                 {
                     job.running = false;
                 }
@@ -751,9 +927,40 @@ final class JobRegistry implements AutoCloseable
         }
     }
 
-    @Override
-    public synchronized void close()
+    private static void requireField(final ObjectNode record, final String field, final long min, final long max)
     {
-        journal.close();
+        final JsonNode value = record.path(field);
+        if (!value.canConvertToLong() || value.asLong() < min || value.asLong() > max)
+        {
+            throw new IllegalArgumentException("field '" + field + "' must be in " + min + ".." + max + ", got "
+                + value);
+        }
+    }
+
+    /** {@link #recover()} only (nothing is served yet): installs the job as it stands; false (logged) if refused. */
+    private boolean installNow(final ControlledJob job)
+    {
+        try
+        {
+            backend.install(job.program());
+            job.switchError = null;
+            return true;
+        }
+        catch (final RuntimeException ex)
+        {
+            LOGGER.log(System.Logger.Level.WARNING, () -> "controller: " + job.describe() + ": cannot program "
+                + backend.describe() + " for the check after a controller restart: " + ex.getMessage());
+            job.switchError = ex.getMessage();
+            return false;
+        }
+    }
+
+    @Override
+    public void close()
+    {
+        synchronized (lock)
+        {
+            journal.close();
+        }
     }
 }

@@ -5,7 +5,9 @@ import java.util.Map;
 
 /**
  * A switch the controller programs: the software switch's control port ({@link SoftwareSwitchBackend}) or bmv2
- * through {@code Bmv2Switch} ({@link Bmv2Backend}). Called under the controller's lock, never per packet.
+ * through {@code Bmv2Switch} ({@link Bmv2Backend}). Never called per packet, and outside the controller's lock: one
+ * call at a time for a job, but calls for different jobs may come at once from different threads, so an implementation
+ * is thread-safe.
  * Failures are {@link SwitchUnreachableException} (the switch did not answer) or {@link IllegalStateException} (it
  * refused, with its reason).
  */

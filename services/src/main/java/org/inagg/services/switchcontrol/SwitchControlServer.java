@@ -3,9 +3,7 @@ package org.inagg.services.switchcontrol;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -42,11 +40,10 @@ import org.inagg.wire.InaggHeader;
  * GET    /v1/jobs        {"data": "127.0.0.1:9000", "jobs": [{"jobId": 3, "workers": 2, ...}]}
  * PUT    /v1/jobs/{id}   {"workers": 2, "slots": 16, "lanes": 256, "slotBase": 0, "session": 1,
  *                         "sources": ["127.0.0.1:40001", "127.0.0.1:40002"],
- *                         "joinCredentials": ["0123456789abcdef", "fedcba9876543210"]}  (200: the job as installed)
+ *                         "joinCredentials": ["0123456789abcdef", "fedcba9876543210"]}  (200: the job as installed,
+ *                         never its credentials; the body is checked by {@link JobRequest})
  * DELETE /v1/jobs/{id}   (200 {"jobId": 3, "removed": true}; 404 if not installed)
  * </pre>
- * {@code joinCredentials} (optional; the controller always sends them): each worker id's JOIN credential, 16 hex
- * digits, which that worker's JOINs must show (docs/security.md); never answered back.
  */
 public final class SwitchControlServer implements Agent, AutoCloseable
 {
@@ -54,8 +51,6 @@ public final class SwitchControlServer implements Agent, AutoCloseable
     private static final System.Logger LOGGER = System.getLogger(SwitchControlServer.class.getName());
     /** Threads serving the control port: one controller calls it, rarely; the rest is slack for idle connections. */
     static final int HTTP_THREADS = 4;
-    private static final Set<String> JOB_FIELDS =
-        Set.of("workers", "slots", "lanes", "slotBase", "session", "sources", "joinCredentials");
 
     /** Settings: the switch, its UDP transport, where to listen. */
     public static final class Context
@@ -207,9 +202,8 @@ public final class SwitchControlServer implements Agent, AutoCloseable
         {
             case "PUT" ->
             {
-                final JobBody job = JobBody.parse(JsonHttp.body(exchange));
-                JsonHttp.answer(exchange, 200, onAgent(() -> install(jobId, job.workers(), job.slots(), job.lanes(),
-                    job.slotBase(), job.session(), job.sources(), job.joinCredentials())));
+                final JobRequest job = JobRequest.parse(JsonHttp.body(exchange));
+                JsonHttp.answer(exchange, 200, onAgent(() -> install(jobId, job)));
             }
             case "DELETE" ->
             {
@@ -243,76 +237,11 @@ public final class SwitchControlServer implements Agent, AutoCloseable
         }
     }
 
-    /**
-     * A {@code PUT /v1/jobs/{id}} body, checked: what any host that reaches the control port can send (with the token,
-     * if one is set), fuzzed by {@code SwitchControlBodyFuzzTest}.
-     *
-     * @param joinCredentials null when the body gives none.
-     */
-    record JobBody(int workers, int slots, int lanes, int slotBase, int session, List<InetSocketAddress> sources,
-        long[] joinCredentials)
-    {
-        /** @throws HttpFailure 400 naming the field that is wrong. */
-        static JobBody parse(final byte[] bytes)
-        {
-            final ObjectNode body = JsonHttp.parseObject(bytes);
-            JsonHttp.onlyFields(body, JOB_FIELDS);
-            final int workers = (int)JsonHttp.integer(body, "workers", 1, 1 << 16);
-            final int slots = (int)JsonHttp.integer(body, "slots", 1, InaggHeader.MAX_SLOTS - 1);
-            final int lanes = (int)JsonHttp.integer(body, "lanes", 1, InaggHeader.MAX_ELEMENT_COUNT);
-            final int slotBase = (int)JsonHttp.integer(body, "slotBase", -1, Integer.MAX_VALUE, -1);
-            final int session = (int)JsonHttp.integer(body, "session", 0, 0xFFFF);
-            final JsonNode sourcesNode = body.get("sources");
-            if (!(sourcesNode instanceof ArrayNode sources) || sources.size() != workers)
-            {
-                throw HttpFailure.badRequest("field 'sources' must be an array of " + workers
-                    + " \"ip:port\" strings, one per worker id");
-            }
-            final List<InetSocketAddress> addresses = new ArrayList<>();
-            for (final JsonNode source : sources)
-            {
-                if (!source.isTextual())
-                {
-                    throw HttpFailure.badRequest("field 'sources' must hold \"ip:port\" strings, got " + source);
-                }
-                addresses.add(JsonHttp.address("sources", source.asText()));
-            }
-            return new JobBody(workers, slots, lanes, slotBase, session, addresses,
-                SwitchControlServer.joinCredentials(body.get("joinCredentials"), workers));
-        }
-    }
-
-    /** The optional {@code joinCredentials} field: null when absent, else W credentials of 16 hex digits each. */
-    static long[] joinCredentials(final JsonNode field, final int workers)
-    {
-        if (field == null || field.isNull())
-        {
-            return null;
-        }
-        if (!(field instanceof ArrayNode array) || array.size() != workers)
-        {
-            throw HttpFailure.badRequest("field 'joinCredentials' must be an array of " + workers
-                + " strings of 16 hex digits, one per worker id");
-        }
-        final long[] credentials = new long[workers];
-        for (int w = 0; w < workers; w++)
-        {
-            final JsonNode credential = array.get(w);
-            if (!credential.isTextual() || !credential.asText().matches("[0-9a-fA-F]{16}"))
-            {
-                throw HttpFailure.badRequest("field 'joinCredentials' must hold strings of 16 hex digits (worker " + w
-                    + ")");
-            }
-            credentials[w] = Long.parseUnsignedLong(credential.asText(), 16);
-        }
-        return credentials;
-    }
-
     /** On the agent thread. */
-    @SuppressWarnings("checkstyle:ParameterNumber")
-    private JsonNode install(final int jobId, final int workers, final int slots, final int lanes, final int slotBase,
-        final int session, final List<InetSocketAddress> sources, final long[] credentials)
+    private JsonNode install(final int jobId, final JobRequest job)
     {
+        final int workers = job.workers();
+        final List<InetSocketAddress> sources = job.sources();
         final int[] peers = new int[workers];
         java.util.Arrays.fill(peers, -1);
         for (int w = 0; w < workers; w++)
@@ -329,8 +258,7 @@ public final class SwitchControlServer implements Agent, AutoCloseable
         final SwitchJobConfig config;
         try
         {
-            config = new SwitchJobConfig(jobId, workers, slots, lanes, slotBase, SwitchJobConfig.NO_MULTICAST_GROUP,
-                peers, session, credentials);
+            config = job.config(jobId, peers);
             ctx.softwareSwitch.addJob(config);
         }
         catch (final IllegalArgumentException ex)
@@ -340,9 +268,9 @@ public final class SwitchControlServer implements Agent, AutoCloseable
         }
         // A new session may come with a restarted rank's new port: the old one is nobody's source any more.
         releasePeers(previous);
-        LOGGER.log(System.Logger.Level.INFO, () -> "switch control: job " + jobId + " installed in session " + session
-            + " (" + workers + " workers, slots " + slotBase + "+" + slots + " of " + lanes + " lanes, sources "
-            + sources.stream().map(JsonHttp::format).toList()
+        LOGGER.log(System.Logger.Level.INFO, () -> "switch control: job " + jobId + " installed in session "
+            + job.session() + " (" + workers + " workers, slots " + job.slotBase() + "+" + job.slots() + " of "
+            + job.lanes() + " lanes, sources " + sources.stream().map(JsonHttp::format).toList()
             + (config.credentialsRequired() ? ", JOIN credentials required" : ", no JOIN credentials") + ")");
         return describe(config);
     }

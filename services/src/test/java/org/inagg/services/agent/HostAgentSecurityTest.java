@@ -20,6 +20,7 @@ import java.util.logging.LogRecord;
 import java.util.logging.SimpleFormatter;
 
 import jdk.net.UnixDomainPrincipal;
+import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -54,6 +55,19 @@ class HostAgentSecurityTest
         return PrivateDirectory.currentUid() == 0;
     }
 
+    /**
+     * Skips the calling test unless {@code available}; fails instead with {@code -Dinagg.root.tests.require=true} (CI,
+     * which runs as root and has setpriv and the system Python).
+     */
+    private static void assumeRootTool(final boolean available, final String why)
+    {
+        if (!available && Boolean.getBoolean("inagg.root.tests.require"))
+        {
+            Assertions.fail("root tests are required here (-Dinagg.root.tests.require=true) but this test " + why);
+        }
+        Assumptions.assumeTrue(available, why);
+    }
+
     @Test
     void shouldCreateItsDirectoryForItsUserOnlyAndItsFilesOwnerOnlyWithUnguessableNames() throws Exception
     {
@@ -79,7 +93,7 @@ class HostAgentSecurityTest
     @Test
     void shouldOpenItsDirectoryAndFilesToTheAllowedGroupOnly() throws Exception
     {
-        Assumptions.assumeTrue(root(), "needs root to give files to a group it is not in");
+        assumeRootTool(root(), "needs root to give files to a group it is not in");
         final Path dir = tmp.resolve("grouped");
         try (HostAgent agent = HostAgent.launch(context(dir).allowGroup("nogroup"));
              TestRank a = new TestRank(agent.context().socketPath(), 0, 1, 0, 1, "job-g"))
@@ -124,7 +138,7 @@ class HostAgentSecurityTest
     @Test
     void shouldRefuseADirectoryOfAnotherUser() throws Exception
     {
-        Assumptions.assumeTrue(root(), "needs root to give a directory to nobody");
+        assumeRootTool(root(), "needs root to give a directory to nobody");
         final Path dir = Files.createDirectory(tmp.resolve("theirs"),
             PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
         Files.setOwner(dir, USERS.lookupPrincipalByName("nobody"));
@@ -155,9 +169,9 @@ class HostAgentSecurityTest
     @Test
     void shouldCloseAnotherUsersConnectionBeforeReadingItsHelloAndCountIt() throws Exception
     {
-        Assumptions.assumeTrue(root(), "needs root to connect as another user (setpriv)");
-        Assumptions.assumeTrue(Files.isExecutable(Path.of("/usr/bin/setpriv")), "needs setpriv");
-        Assumptions.assumeTrue(Files.isExecutable(Path.of(SYSTEM_PYTHON)), "needs " + SYSTEM_PYTHON);
+        assumeRootTool(root(), "needs root to connect as another user (setpriv)");
+        assumeRootTool(Files.isExecutable(Path.of("/usr/bin/setpriv")), "needs setpriv");
+        assumeRootTool(Files.isExecutable(Path.of(SYSTEM_PYTHON)), "needs " + SYSTEM_PYTHON);
         // A socket others can reach (the private directory is not: an operator's explicit --socket elsewhere, or a
         // mode set wrong by hand): only the peer check stands between them and the agent.
         final Path open = Files.createTempDirectory(Path.of("/tmp"), "inagg-sec-open");

@@ -119,4 +119,26 @@ class CliRangeSecurityTest
             return socket.getLocalPort();
         }
     }
+
+    @Test
+    @Timeout(60)
+    void shouldRefuseATensorLargerThanTheHeapBeforeAllocatingNamingTheBytesAndTheHeap()
+    {
+        final long heap = Runtime.getRuntime().maxMemory();
+        final long elements = Math.min(Integer.MAX_VALUE - 8, heap / Float.BYTES); // one tensor is the whole heap
+        assertThat(run(new WorkerCommand(), "-n", Long.toString(elements), "--switch", "127.0.0.1:9", "--worker-id",
+            "0", "-w", "1")).contains("-n/--elements").contains("a tensor of " + String.format("%,d", elements)
+            + " elements needs " + String.format("%,d", elements * Float.BYTES) + " bytes")
+            .contains("the heap has " + String.format("%,d", heap) + " bytes").contains("INAGG_JAVA_OPTS=-Xmx");
+    }
+
+    @Test
+    @Timeout(60)
+    void shouldRefuseTheControlPortOverDpdkBeforeDpdkStarts()
+    {
+        // EAL arguments that DPDK itself would refuse: the message must be the option's, from before EAL runs
+        assertThat(run(new SwitchCommand(), "--transport", "dpdk", "--control", "127.0.0.1:0", "--eal-args",
+            "--no-such-eal-flag", "--port", "net_null0"))
+            .contains("--control needs the UDP transport").doesNotContain("EAL");
+    }
 }

@@ -315,4 +315,27 @@ class ControllerSecurityTest
         assertThat(failure.describe()).contains("internal error").doesNotContain("/etc/inagg")
             .doesNotContain("IllegalStateException");
     }
+
+    @Test
+    @Timeout(120)
+    void shouldStopAPlanThatTakesLongerThanTheLimitAndAnswer503NamingIt() throws IOException
+    {
+        System.setProperty(ControllerContext.PLAN_TIMEOUT_PROP_NAME, "50");
+        try
+        {
+            start();
+        }
+        finally
+        {
+            System.clearProperty(ControllerContext.PLAN_TIMEOUT_PROP_NAME);
+        }
+        final org.inagg.control.topology.Topology big = org.inagg.control.topology.Topologies.fatTree(8, 100, 4,
+            org.inagg.control.topology.FabricSpec.uniform100G());
+        final String body = "{\"topology\":" + org.inagg.control.topology.TopologyJson.toJson(big)
+            + ",\"draws\":4096,\"pathLimit\":64}";
+        final JsonHttp.Answer answer = call("POST", "/v1/plans", body, null);
+        assertThat(answer.status()).as(answer.describe()).isEqualTo(503);
+        assertThat(answer.describe()).contains("longer than the controller's limit of 50 ms")
+            .contains("--plan-timeout-ms");
+    }
 }

@@ -196,4 +196,32 @@ class JobRegistryTest
         registry.close();
         assertThat(Files.readAllLines(dir.resolve("journal"))).allSatisfy(line -> assertThat(line).startsWith("{"));
     }
+
+    @Test
+    @Timeout(30)
+    void shouldRecoverALargeJobFromAJournalOfTheEarlierVersionWhoseLinesHeldTheWholeMembership() throws Exception
+    {
+        final int world = 3000; // a line of about 200 KB
+        final com.fasterxml.jackson.databind.node.ObjectNode line = JsonHttp.MAPPER.createObjectNode().put("type", "job")
+            .put("nextSession", 9).put("name", "old").put("jobId", 5).put("world", world).put("dtype", "int32")
+            .put("elements", 10_000).put("slotBase", 0).put("slots", 16).put("lanes", 256).put("session", 8)
+            .put("running", true).putNull("secretSha256");
+        final com.fasterxml.jackson.databind.node.ArrayNode sources = line.putArray("sources");
+        final com.fasterxml.jackson.databind.node.ArrayNode ranks = line.putArray("ranks");
+        for (int rank = 0; rank < world; rank++)
+        {
+            sources.add("127.0.0.1:" + (20_000 + rank));
+            ranks.addObject().put("id", "id-" + rank).put("source", "127.0.0.1:" + (20_000 + rank)).put("session", 8);
+        }
+        Files.writeString(dir.resolve("journal"), line + "\n");
+        final JobRegistry registry = registry(64);
+        assertThat(registry.jobCount()).isEqualTo(1);
+        assertThat(registry.job("old", Caller.embedded()).path("registered").asInt()).isEqualTo(world);
+        assertThat(registry.renew("id-2999", Caller.embedded()).body().path("session").asInt()).isEqualTo(8);
+        assertThat(registry.register(rank("new", 0, 1, 40000)).body().path("session").asInt())
+            .as("sessions go on from the journal's counter").isEqualTo(9);
+        registry.close();
+        assertThat(Files.readAllLines(dir.resolve("journal"))).as("compacted into this version's short lines")
+            .allSatisfy(text -> assertThat(text.length()).isLessThan(1024));
+    }
 }
