@@ -79,10 +79,12 @@ def host(n, port=None):
 
 
 class Job:
-    def __init__(self, job_id, workers, slots, base, lanes, group, session=0):
+    def __init__(self, job_id, workers, slots, base, lanes, group, session=0, credentials=None):
         self.job_id, self.workers, self.slots, self.base, self.lanes, self.group = \
             job_id, workers, slots, base, lanes, group
         self.session = session
+        # each worker's JOIN credential (0: none), as the controller installs it (docs/security.md)
+        self.credentials = credentials or [0] * len(workers)
 
 
 class Vector:
@@ -110,6 +112,10 @@ class Vector:
             for w, h in enumerate(job.workers):
                 self.lines.append("table_add InaggIngress.worker_source InaggIngress.source_ok %d %d %s %d =>"
                                   % (job.job_id, w, h.ip, h.udp))
+            for w, credential in enumerate(job.credentials):
+                if credential:
+                    self.lines.append("table_add InaggIngress.join_credential InaggIngress.set_join_credential %d %d"
+                                      " => 0x%016x" % (job.job_id, w, credential))
             for w, h in enumerate(job.workers):
                 self.lines.append("table_add InaggEgress.worker_endpoint InaggEgress.set_endpoint %d %d => %s %s %d"
                                   % (job.job_id, w, h.mac, h.ip, h.udp))
@@ -1173,13 +1179,73 @@ packet claiming worker 0 is a source mismatch (no answer).""")
     return v
 
 
+def credential_lanes(credential):
+    """A JOIN credential as the two lanes a JOIN carries it in (InaggHeader.JOIN_CREDENTIAL_LANES), high word first."""
+    return [wrap(credential >> 32), wrap(credential & 0xFFFFFFFF)]
+
+
+def join_credential_security():
+    v = Vector("join_credential_security", """
+JOIN credentials (issue 24, docs/security.md): job 14 (session 3) holds a credential per worker, written by the control
+plane into join_credential. A JOIN showing its worker's credential in two lanes (high word first) is answered as
+before, with a 20-byte JOIN_ACK (the lanes cut off). JOINs from worker 1's registered address with a new incarnation
+(a forged source) that show no credential, a wrong one, worker 0's, half of it, one lane or three lanes are dropped
+unanswered and counted DROP_BAD_CREDENTIAL, also when they ask for another session or state another worker count
+(the credential is checked right after the source): the session is unchanged, the running round completes with both
+workers' lanes and worker 1's next JOIN is granted session 3. A stranger showing worker 0's credential is a source
+mismatch; a JOIN with a credential for an unknown job is rejected as before.""")
+    w = [host(1), host(2)]
+    stranger = host(66, port=7)
+    c0, c1 = 0x0123456789ABCDEF, 0xFEDCBA9876543210
+    job = Job(14, w, 2, 0, 2, 14, session=3, credentials=[c0, c1])
+    v.setup(job)
+
+    def ack(worker):
+        return inagg(JOIN_ACK, FLAG_RESULT, 14, worker, slot=2, seq=2, reserved=2, priority=0, status=3)
+
+    def forged(lanes, **fields):
+        # a new incarnation (0x11223344) from worker 1's own address
+        return inagg(JOIN, 0, 14, 1, **dict(dict(seq=2, lanes=lanes, block_exp=0x11, next_exp=0x22, priority=0x33,
+                                                  status=0x44), **fields))
+
+    v.comment("each worker JOINs showing its own credential: JOIN_ACK granting session 3, 20 bytes")
+    v.send(w[0], inagg(JOIN, 0, 14, 0, seq=2, lanes=credential_lanes(c0)))
+    v.expect(w[0], ack(0))
+    v.send(w[1], inagg(JOIN, 0, 14, 1, seq=2, lanes=credential_lanes(c1), reserved=3))
+    v.expect(w[1], ack(1))
+    v.comment("worker 0 contributes to round 5")
+    v.send(w[0], contribution(job, 0, 1, 0, 5, [1, 2]))
+    v.comment("forged JOINs from worker 1's address with a new incarnation: dropped unanswered, counted")
+    v.send(w[1], forged([]))
+    v.send(w[1], forged(credential_lanes(0xBAD)))
+    v.send(w[1], forged(credential_lanes(c0)))
+    v.send(w[1], forged(credential_lanes(c1 & 0xFFFFFFFF00000000)))
+    v.send(w[1], forged([wrap(c1 >> 32)]))
+    v.send(w[1], forged(credential_lanes(c1) + [0]))
+    v.send(w[1], forged(credential_lanes(0xBAD), reserved=4))
+    v.send(w[1], forged([], seq=3))
+    v.comment("the session and the round are untouched: worker 1 completes round 5 with worker 0's lanes")
+    v.send(w[1], contribution(job, 1, 1, 0, 5, [10, 20]))
+    multicast(v, job, 1, 0, 5, [11, 22], 0)
+    v.send(w[1], inagg(JOIN, 0, 14, 1, seq=2, lanes=credential_lanes(c1)))
+    v.expect(w[1], ack(1))
+    v.comment("a stranger showing worker 0's credential: a source mismatch, no answer")
+    v.send(stranger, inagg(JOIN, 0, 14, 0, seq=2, lanes=credential_lanes(c0)))
+    v.comment("an unknown job: REJECT as before (20 bytes)")
+    v.send(w[0], inagg(JOIN, 0, 15, 0, seq=2, lanes=credential_lanes(c0)))
+    v.expect(w[0], inagg(REJECT, FLAG_RESULT, 15, 0, status=UNKNOWN_JOB))
+    v.counters(JOINS=3, REJECTS=1, DROP_BAD_CREDENTIAL=8, CONTRIBUTIONS=2, RESULTS_SENT=2, DROP_SOURCE_MISMATCH=1)
+    return v
+
+
 def main():
     for make in (aggregate_to_completion, duplicates, retransmission_after_completion, shadow_copy_reuse,
                  stale_late_duplicates, multi_job_isolation, spoofing, unknown_job_and_worker, bad_sizes,
                  esa_completion, esa_preemption, esa_collision_fallback, esa_tombstone, esa_retransmit_flush,
                  esa_same_job_newer_block, esa_job_table_priority, esa_atp, upstream_completion,
                  upstream_retransmit_forward, upstream_foreign_worker, malformed_headers, stale_and_foreign_senders,
-                 shadow_copy_retransmit, upstream_two_level, esa_preemption_release, sessions):
+                 shadow_copy_retransmit, upstream_two_level, esa_preemption_release, sessions,
+                 join_credential_security):
         make().write()
 
 if __name__ == "__main__":

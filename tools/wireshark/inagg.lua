@@ -110,6 +110,8 @@ local f = {
         "The job's run this message belongs to (AGGREGATE, REJECT), asks for (JOIN; 0 = any) or grants (JOIN_ACK)"),
     incarnation = ProtoField.uint32("inagg.join.incarnation", "Incarnation", base.HEX, nil, nil,
         "JOIN: the worker process's random number (bytes 14-17); another one for a joined worker id is a restart"),
+    credential = ProtoField.uint64("inagg.join.credential", "JOIN credential", base.HEX, nil, nil,
+        "JOIN: the worker's secret (its 2 lanes, high word first) that the switch compares (docs/security.md)"),
     stale_cause = ProtoField.int32("inagg.reject.rejoined_worker", "Rejoined worker", base.DEC, nil, nil,
         "REJECT STALE_SESSION: the worker whose rejoin started the current session; -1 = the control plane"),
     join_workers = ProtoField.uint32("inagg.join.workers", "Worker count (as configured)", base.DEC, nil, nil,
@@ -324,6 +326,10 @@ local function dissect(tvb, pinfo, tree)
         reserved_item:add(f.session, tvb(18, 2))
         root:add(f.incarnation, tvb(14, 4))
         info = info .. string.format(" worker=%d workers=%d session=%d", worker, sequence, reserved)
+        if count == 2 and tvb:len() >= HEADER_LENGTH + 8 then
+            root:add(f.credential, tvb(HEADER_LENGTH, 8))
+            info = info .. " credential"
+        end
         add_lanes(tvb, root, HEADER_LENGTH, count, "Elements")
     elseif mtype == JOIN_ACK then
         seq_item:add(f.ack_workers, tvb(8, 4))

@@ -126,6 +126,8 @@ const bit<8> C_DROP_VIOLATION = 13;
 const bit<8> C_JOINS = 15;
 const bit<8> C_REJECTS = 16;
 const bit<8> C_DROP_STALE_SESSION = 19;
+// A JOIN that does not show its worker's credential (join_credential), for every kind of job (inagg_v1model.p4).
+const bit<8> C_DROP_BAD_CREDENTIAL = 24;
 
 // Indices of esa_counters and esa_egress_counters: org.inagg.p4.esa.EsaCounter type id - 300 (ESA jobs only; what
 // is counted before the job's mode is known is in inagg_counters, as in inagg_v1model.p4). CONTRIBUTIONS and
@@ -196,6 +198,13 @@ header lane_t {
     bit<32> value;
 }
 
+// The JOIN credential a JOIN shows in its two lanes (InaggHeader.JOIN_CREDENTIAL_LANES): parsed as a header of its
+// own, so the answer can leave without it (a parsed header that is not emitted is cut; unparsed lanes could not be).
+header join_credential_t {
+    bit<32> high;
+    bit<32> low;
+}
+
 // The one bitmap word of an ESA PARTIAL (EsaWire: B = 1 for W <= 32), after the lanes.
 header bitmap_t {
     bit<32> word;
@@ -245,6 +254,7 @@ struct headers_t {
     ipv4_t     ipv4;
     udp_t      udp;
     inagg_t    inagg;
+    join_credential_t credential;
 #include "generated/inagg_tna_lane_headers.p4"
     bitmap_t   bitmap;
 }
@@ -268,6 +278,9 @@ struct ingress_metadata_t {
     bit<1>   rank_from_header;
     MirrorId_t ps_session;
     bit<1>   source_ok;
+    bit<1>   credential_required;   // join_credential: the worker's JOINs must show credential_high ++ credential_low
+    bit<32>  credential_high;
+    bit<32>  credential_low;
     bit<32>  copy_index;
     bit<32>  pool_index;         // round_reg, exp_reg: the copy (slot jobs) or POOL_COPIES + aggregator (ESA)
     bit<32>  key_index;          // seen1_reg: the seen word (slot jobs) or ESA_KEY_BASE + aggregator (ESA key)
@@ -379,8 +392,13 @@ parser InaggIngressParser(packet_in pkt, out headers_t hdr, out ingress_metadata
         transition select(hdr.inagg.msg_type, hdr.inagg.element_count) {
             (MSG_AGGREGATE, 0): accept;
             (MSG_AGGREGATE, _): parse_lane_0;
+            (MSG_JOIN, 2): parse_join_credential;
             default: accept;
         }
+    }
+    state parse_join_credential {
+        pkt.extract(hdr.credential);
+        transition accept;
     }
 #include "generated/inagg_tna_lane_parser.p4"
 }
@@ -471,6 +489,27 @@ control InaggIngress(inout headers_t hdr, inout ingress_metadata_t meta,
         }
         actions = { source_ok; source_mismatch; }
         default_action = source_mismatch();
+        size = 65536;
+    }
+
+    // The JOIN credential of each worker id (inagg_v1model.p4's join_credential, docs/security.md): a JOIN must show
+    // exactly it, else it is dropped unanswered and counted (C_DROP_BAD_CREDENTIAL); no row: none required.
+    // TNA: the action splits the 64-bit parameter into two 32-bit words, compared one each.
+    action set_join_credential(bit<64> credential) {
+        meta.credential_required = 1;
+        meta.credential_high = credential[63:32];
+        meta.credential_low = credential[31:0];
+    }
+    action no_join_credential() {
+        meta.credential_required = 0;
+    }
+    table join_credential {
+        key = {
+            hdr.inagg.job_id: exact @name("job_id");
+            hdr.inagg.worker_id: exact @name("worker_id");
+        }
+        actions = { set_join_credential; no_join_credential; }
+        default_action = no_join_credential();
         size = 65536;
     }
 
@@ -945,8 +984,9 @@ control InaggIngress(inout headers_t hdr, inout ingress_metadata_t meta,
             if (hdr.inagg.msg_type == MSG_JOIN) {
                 // SoftwareSwitch.join / EsaSwitch.join in the data plane (an ESA job offers its window as slots).
                 // TNA: a JOIN carrying lanes cannot be cut short here (no truncation in ingress), so it is dropped
-                // as malformed; workers send JOINs without lanes.
-                if (hdr.inagg.element_count != 0) {
+                // as malformed; workers send JOINs without lanes, or with the two of a credential, which the parser
+                // extracted as a header (hdr.credential) and the answer leaves without.
+                if (hdr.inagg.element_count != 0 && !hdr.credential.isValid()) {
                     inagg_counters.count(C_DROP_MALFORMED);
                     return;
                 }
@@ -965,6 +1005,15 @@ control InaggIngress(inout headers_t hdr, inout ingress_metadata_t meta,
                         }
                         return;
                     }
+                    // JobMembership.join: the worker's credential, before anything the JOIN could change.
+                    join_credential.apply();
+                    if (meta.credential_required == 1) {
+                        if (!hdr.credential.isValid() || hdr.credential.high != meta.credential_high
+                                || hdr.credential.low != meta.credential_low) {
+                            inagg_counters.count(C_DROP_BAD_CREDENTIAL);
+                            return;
+                        }
+                    }
                     if (announced_workers != (bit<32>)meta.workers) {
                         reason = REJECT_WORKER_COUNT_MISMATCH;
                     } else if (hdr.inagg.reserved != 0 && hdr.inagg.reserved != meta.session) {
@@ -975,6 +1024,9 @@ control InaggIngress(inout headers_t hdr, inout ingress_metadata_t meta,
                 hdr.inagg.copy = 0;
                 hdr.inagg.slot = 0;
                 hdr.inagg.sequence = 0;
+                // the answer carries no lanes: the credential is not emitted (egress sets the lengths from the count)
+                hdr.credential.setInvalid();
+                hdr.inagg.element_count = 0;
                 hdr.inagg.block_exponent = 0;
                 hdr.inagg.next_exponent = NO_EXPONENT;
                 hdr.inagg.prio = 0;

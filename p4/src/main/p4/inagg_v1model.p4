@@ -137,6 +137,9 @@ const bit<32> C_REJECTS = 16;
 const bit<32> C_UPSTREAM_PARTIALS = 17;
 const bit<32> C_UPSTREAM_FORWARDS = 18;
 const bit<32> C_DROP_STALE_SESSION = 19;
+// A JOIN that does not show its worker's credential (join_credential), for every kind of job: dropped unanswered.
+// EsaCounter.DROP_BAD_CREDENTIAL (324) is this cell too (no E_ cell; docs/security.md).
+const bit<32> C_DROP_BAD_CREDENTIAL = 24;
 
 // Indices of esa_counters: org.inagg.p4.esa.EsaCounter type id - 300 (packets; the byte counters are not kept).
 // Counted for ESA jobs only. What the switch counts before it knows a job's mode (RECEIVED, DROP_MALFORMED,
@@ -261,6 +264,8 @@ struct metadata_t {
     bit<1>  server_ok;
     // worker_source
     bit<1>  source_ok;
+    // join_credential: the secret the worker's JOINs must show, 0 for none
+    bit<64> join_credential;
     // register actions
     bit<32> copy_index;
     bit<1>  used;
@@ -514,6 +519,26 @@ control InaggIngress(inout headers_t hdr, inout metadata_t meta, inout standard_
         size = 65536;
     }
 
+    action set_join_credential(bit<64> credential) {
+        meta.join_credential = credential;
+    }
+    action no_join_credential() {
+        meta.join_credential = 0;
+    }
+    // The JOIN credential of each worker id (org.inagg.p4.control.WorkerEndpoint.joinCredential, docs/security.md):
+    // the controller writes a row per worker; a JOIN must show exactly it in its two lanes (high word first), else it
+    // is dropped unanswered and counted (C_DROP_BAD_CREDENTIAL). No row: the job was installed without one (a static
+    // --source job, a lab), and the worker's JOINs need none. Applied to JOINs only.
+    table join_credential {
+        key = {
+            hdr.inagg.job_id: exact;
+            hdr.inagg.worker_id: exact;
+        }
+        actions = { set_join_credential; no_join_credential; }
+        default_action = no_join_credential();
+        size = 65536;
+    }
+
     apply {
         // ESA: what the packet does with the aggregator (declared before the first return: p4c's uninitialized_use
         // analysis does not carry a local's initialiser past a return).
@@ -609,6 +634,19 @@ control InaggIngress(inout headers_t hdr, inout metadata_t meta, inout standard_
                         esa_counters.count(E_DROP_UNKNOWN_WORKER);
                     }
                     return;
+                }
+                // JobMembership.join: the worker's credential, before anything the JOIN could change or learn. A
+                // JOIN of two lanes shows them as one 64-bit number; any other JOIN shows none (0).
+                join_credential.apply();
+                if (meta.join_credential != 0) {
+                    bit<64> shown = 0;
+                    if (hdr.inagg.element_count == 2) {
+                        shown = hdr.lanes[0].value ++ hdr.lanes[1].value;
+                    }
+                    if (shown != meta.join_credential) {
+                        inagg_counters.count(C_DROP_BAD_CREDENTIAL);
+                        return;
+                    }
                 }
                 if (announced_workers != (bit<32>)meta.workers) {
                     reason = REJECT_WORKER_COUNT_MISMATCH;

@@ -32,6 +32,7 @@ public final class JobContext
     private Transport transport;
     private int switchPeer;
     private int priority;
+    private long joinCredential = InaggHeader.NO_CREDENTIAL;
     private Duration retransmitTimeout;
     private Duration peerTimeout;
     private String idleStrategy;
@@ -76,6 +77,16 @@ public final class JobContext
     public JobContext priority(final int priority)
     {
         this.priority = priority;
+        return this;
+    }
+
+    /**
+     * The secret this worker's JOINs show: what the controller's registration answer hands this rank
+     * ({@code joinCredential}); a switch that holds one for the worker drops JOINs without it. Default: none.
+     */
+    public JobContext joinCredential(final long joinCredential)
+    {
+        this.joinCredential = joinCredential;
         return this;
     }
 
@@ -167,7 +178,7 @@ public final class JobContext
     {
         final long retransmitNs = retransmitTimeout.toNanos();
         return new WorkerSettings(jobId, workerId, workers, switchPeer, priority, retransmitNs, peerTimeout.toNanos(),
-            Math.max(retransmitNs, TimeUnit.MILLISECONDS.toNanos(20)), receiveBurst);
+            Math.max(retransmitNs, TimeUnit.MILLISECONDS.toNanos(20)), receiveBurst, joinCredential);
     }
 
     public int jobId()

@@ -298,16 +298,17 @@ public final class WorkerAgent implements Agent, MessageHandler, DeadlineTimerWh
         return sendJoin(InaggHeader.ANY_SESSION) ? 1 : 0;
     }
 
-    /** A JOIN with this process's incarnation, asking for {@code askedSession} (a liveness probe once joined). */
+    /** A JOIN with this process's incarnation and credential, asking for {@code askedSession} (a liveness probe once joined). */
     private boolean sendJoin(final int askedSession)
     {
-        final long offset = transport.claim(settings.switchPeer(), InaggHeader.LENGTH);
+        final long credential = settings.joinCredential();
+        final long offset = transport.claim(settings.switchPeer(), InaggHeader.joinLength(credential));
         if (offset == Transport.CLAIM_FAILED)
         {
             return false;
         }
         InaggHeader.writeJoin(transport.txMemory(), offset, settings.jobId(), settings.workerId(), settings.workers(),
-            askedSession, incarnation);
+            askedSession, incarnation, credential);
         transport.commit();
         return true;
     }

@@ -12,6 +12,8 @@ package org.inagg.protocol;
  * @param peerTimeoutNs      time without any progress after which the operation fails.
  * @param joinRetryNs        interval between join attempts.
  * @param receiveBurst       most messages handled per duty cycle.
+ * @param joinCredential     the secret this worker's JOINs show (the controller's answer to its registration), or
+ *                           {@link org.inagg.wire.InaggHeader#NO_CREDENTIAL} for a job installed without one.
  */
 public record WorkerSettings(
     int jobId,
@@ -22,6 +24,34 @@ public record WorkerSettings(
     long retransmitTimeoutNs,
     long peerTimeoutNs,
     long joinRetryNs,
-    int receiveBurst)
+    int receiveBurst,
+    long joinCredential)
 {
+    /** Settings of a worker whose JOINs show no credential. */
+    @SuppressWarnings("checkstyle:ParameterNumber")
+    public WorkerSettings(
+        final int jobId, final int workerId, final int workers, final int switchPeer, final int priority,
+        final long retransmitTimeoutNs, final long peerTimeoutNs, final long joinRetryNs, final int receiveBurst)
+    {
+        this(jobId, workerId, workers, switchPeer, priority, retransmitTimeoutNs, peerTimeoutNs, joinRetryNs,
+            receiveBurst, org.inagg.wire.InaggHeader.NO_CREDENTIAL);
+    }
+
+    /** These settings with JOINs showing {@code credential}. */
+    public WorkerSettings withJoinCredential(final long credential)
+    {
+        return new WorkerSettings(jobId, workerId, workers, switchPeer, priority, retransmitTimeoutNs, peerTimeoutNs,
+            joinRetryNs, receiveBurst, credential);
+    }
+
+    @Override
+    public String toString()
+    {
+        // The credential is a secret: never in a log line or an exception.
+        return "WorkerSettings[jobId=" + jobId + ", workerId=" + workerId + ", workers=" + workers + ", switchPeer="
+            + switchPeer + ", priority=" + priority + ", retransmitTimeoutNs=" + retransmitTimeoutNs
+            + ", peerTimeoutNs=" + peerTimeoutNs + ", joinRetryNs=" + joinRetryNs + ", receiveBurst=" + receiveBurst
+            + ", joinCredential=" + (joinCredential == org.inagg.wire.InaggHeader.NO_CREDENTIAL ? "none" : "set")
+            + "]";
+    }
 }

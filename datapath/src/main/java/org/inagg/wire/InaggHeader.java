@@ -45,14 +45,16 @@ import java.nio.ByteOrder;
  * session the worker asks for (0: whichever is current), and the 32 bits of Block Exponent, Next Exponent, Priority
  * and Status ({@link #JOIN_INCARNATION_OFFSET}) the worker's <i>incarnation</i> (a random number drawn once per
  * process: a JOIN with another incarnation for a worker id already in the session is a restarted worker). A JOIN
- * carries no lanes: a Tofino cannot cut them off its answer. In {@link MessageType#JOIN_ACK} messages the switch answers with the job's
- * parameters: Sequence = number of workers, Slot Index = slots in the job's pool (the window), Reserved = lanes per
- * packet, and the job's session in the 16 bits of Priority and Status ({@link #ACK_SESSION_OFFSET}). In
- * {@link MessageType#AGGREGATE} messages (both directions) and {@link MessageType#REJECT}s, Session is the job's
- * session the message belongs to: a switch aggregates only packets of the job's current session (docs/sessions.md).
- * A REJECT with {@link RejectReason#STALE_SESSION} names the current session and, in Sequence, the worker whose rejoin
- * started it ({@link #SESSION_CAUSE_CONTROL_PLANE} when the control plane did). PARTIALs of the ESA protocol use the
- * same 16 bits for their bitmap's word count ({@code EsaWire}).
+ * carries no lanes, or exactly {@link #JOIN_CREDENTIAL_LANES}: the worker's <i>JOIN credential</i>, the 64-bit secret
+ * the controller installed for that worker id with the job (lane 0 the high half); a switch whose row for the worker
+ * holds a credential drops a JOIN that does not show exactly it (docs/security.md). In {@link MessageType#JOIN_ACK}
+ * messages the switch answers with the job's parameters: Sequence = number of workers, Slot Index = slots in the
+ * job's pool (the window), Reserved = lanes per packet, and the job's session in the 16 bits of Priority and Status
+ * ({@link #ACK_SESSION_OFFSET}). In {@link MessageType#AGGREGATE} messages (both directions) and
+ * {@link MessageType#REJECT}s, Session is the job's session the message belongs to: a switch aggregates only packets
+ * of the job's current session (docs/sessions.md). A REJECT with {@link RejectReason#STALE_SESSION} names the current
+ * session and, in Sequence, the worker whose rejoin started it ({@link #SESSION_CAUSE_CONTROL_PLANE} when the control
+ * plane did). PARTIALs of the ESA protocol use the same 16 bits for their bitmap's word count ({@code EsaWire}).
  */
 public final class InaggHeader
 {
@@ -81,6 +83,13 @@ public final class InaggHeader
     public static final int ANY_SESSION = 0;
     /** The incarnation of a JOIN: Block Exponent, Next Exponent, Priority and Status as one 32-bit field. */
     public static final int JOIN_INCARNATION_OFFSET = BLOCK_EXPONENT_OFFSET;
+    /**
+     * Lanes of a JOIN that carries a credential: lane 0 is its high 32 bits, lane 1 its low 32 bits. A JOIN of any
+     * other lane count carries none ({@link #NO_CREDENTIAL}).
+     */
+    public static final int JOIN_CREDENTIAL_LANES = 2;
+    /** The credential of a JOIN that shows none; a job row with it requires none (installed without a controller). */
+    public static final long NO_CREDENTIAL = 0;
     public static final int PAYLOAD_OFFSET = LENGTH;
 
     public static final int FLAG_RESULT = 0x01;
@@ -208,14 +217,52 @@ public final class InaggHeader
 
     /**
      * Writes a JOIN of {@link #LENGTH} bytes: the worker count in Sequence, the session asked for
-     * ({@link #ANY_SESSION} for the current one) and the worker's incarnation (its low 32 bits).
+     * ({@link #ANY_SESSION} for the current one) and the worker's incarnation (its low 32 bits); no credential.
      */
     public static void writeJoin(final MemorySegment m, final long o, final int jobId, final int worker,
         final int workers, final int session, final long incarnation)
     {
-        write(m, o, MessageType.JOIN, 0, jobId, worker, 0, 0, workers, 0, 0, NO_EXPONENT, 0);
+        writeJoin(m, o, jobId, worker, workers, session, incarnation, NO_CREDENTIAL);
+    }
+
+    /**
+     * As {@link #writeJoin(MemorySegment, long, int, int, int, int, long)}, showing {@code credential}: a JOIN of
+     * {@link #joinLength(long)} bytes, the credential in two lanes ({@link #JOIN_CREDENTIAL_LANES}) unless it is
+     * {@link #NO_CREDENTIAL}.
+     */
+    @SuppressWarnings("checkstyle:ParameterNumber")
+    public static void writeJoin(final MemorySegment m, final long o, final int jobId, final int worker,
+        final int workers, final int session, final long incarnation, final long credential)
+    {
+        final int lanes = credential == NO_CREDENTIAL ? 0 : JOIN_CREDENTIAL_LANES;
+        write(m, o, MessageType.JOIN, 0, jobId, worker, 0, 0, workers, lanes, 0, NO_EXPONENT, 0);
         setSession(m, o, session);
         m.set(I32, o + JOIN_INCARNATION_OFFSET, (int)incarnation);
+        if (lanes != 0)
+        {
+            m.set(I32, o + PAYLOAD_OFFSET, (int)(credential >>> 32));
+            m.set(I32, o + PAYLOAD_OFFSET + Integer.BYTES, (int)credential);
+        }
+    }
+
+    /** Length of a JOIN showing {@code credential}: 20 bytes without one, 28 with one. */
+    public static int joinLength(final long credential)
+    {
+        return credential == NO_CREDENTIAL ? LENGTH : messageLength(JOIN_CREDENTIAL_LANES);
+    }
+
+    /**
+     * The credential a JOIN shows: its two lanes as one 64-bit number (lane 0 high), or {@link #NO_CREDENTIAL} when
+     * it carries another number of lanes. Call on a message {@link #check} accepted.
+     */
+    public static long joinCredential(final MemorySegment m, final long o)
+    {
+        if (elementCount(m, o) != JOIN_CREDENTIAL_LANES)
+        {
+            return NO_CREDENTIAL;
+        }
+        final long high = m.get(I32, o + PAYLOAD_OFFSET);
+        return high << 32 | m.get(I32, o + PAYLOAD_OFFSET + Integer.BYTES) & 0xFFFF_FFFFL;
     }
 
     /** Lanes per packet stated by a {@link MessageType#JOIN_ACK} (its Reserved field). */

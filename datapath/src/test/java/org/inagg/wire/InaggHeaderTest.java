@@ -66,6 +66,32 @@ class InaggHeaderTest
     }
 
     @Test
+    void shouldLayOutAJoinShowingACredentialAsTheDiagramInWireFormatMd()
+    {
+        final MemorySegment m = Arena.ofAuto().allocate(InaggHeader.joinLength(0x0123_4567_89AB_CDEFL));
+        InaggHeader.writeJoin(m, 0, 0x1234, 0x0005, 4, 0x0102, 0xA1B2C3D4L, 0x0123_4567_89AB_CDEFL);
+        final byte[] expected = {
+            0x12, 0x00, 0x12, 0x34,                                  // version 1 | type JOIN, flags, job id
+            0x00, 0x05, 0x00, 0x00,                                  // worker id, slot 0
+            0x00, 0x00, 0x00, 0x04,                                  // the worker count it was configured with
+            0x00, 0x02, (byte)0xA1, (byte)0xB2,                      // Element Count 2, incarnation ...
+            (byte)0xC3, (byte)0xD4, 0x01, 0x02,                      // ... incarnation, session asked for
+            0x01, 0x23, 0x45, 0x67,                                  // credential, high 32 bits (lane 0)
+            (byte)0x89, (byte)0xAB, (byte)0xCD, (byte)0xEF};         // credential, low 32 bits (lane 1)
+        assertThat(m.toArray(ValueLayout.JAVA_BYTE)).containsExactly(expected);
+        assertThat(InaggHeader.check(m, 0, expected.length)).isEqualTo(WireCheck.OK);
+        assertThat(InaggHeader.joinCredential(m, 0)).isEqualTo(0x0123_4567_89AB_CDEFL);
+        assertThat(InaggHeader.joinIncarnation(m, 0)).isEqualTo(0xA1B2C3D4L);
+        assertThat(InaggHeader.session(m, 0)).isEqualTo(0x0102);
+        // no credential: the 20-byte JOIN of before, which shows none
+        final MemorySegment none = Arena.ofAuto().allocate(InaggHeader.joinLength(InaggHeader.NO_CREDENTIAL));
+        InaggHeader.writeJoin(none, 0, 0x1234, 5, 4, 0, 7L, InaggHeader.NO_CREDENTIAL);
+        assertThat(none.byteSize()).isEqualTo(InaggHeader.LENGTH);
+        assertThat(InaggHeader.elementCount(none, 0)).isZero();
+        assertThat(InaggHeader.joinCredential(none, 0)).isEqualTo(InaggHeader.NO_CREDENTIAL);
+    }
+
+    @Test
     void shouldRejectShortWrongVersionAndMislengthMessages()
     {
         final MemorySegment m = Arena.ofAuto().allocate(InaggHeader.messageLength(4));

@@ -74,6 +74,7 @@ public record EsaJobSpec(
         final List<WorkerEndpoint> workers, final WorkerEndpoint server)
     {
         final int[] peers = workers.stream().mapToInt(WorkerEndpoint::peer).toArray();
-        return new EsaJobConfig(jobId, workers.size(), lanes, window, priority, peers, server.peer(), totalBytes);
+        return new EsaJobConfig(jobId, workers.size(), lanes, window, priority, peers, server.peer(), totalBytes,
+            JobSpec.joinCredentials(workers));
     }
 }

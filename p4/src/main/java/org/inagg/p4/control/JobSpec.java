@@ -175,6 +175,21 @@ public record JobSpec(
         final List<WorkerEndpoint> workers, final int session)
     {
         final int[] peers = workers.stream().mapToInt(WorkerEndpoint::peer).toArray();
-        return new SwitchJobConfig(jobId, workers.size(), slots, lanes, slotBase, multicastGroup, peers, session);
+        return new SwitchJobConfig(jobId, workers.size(), slots, lanes, slotBase, multicastGroup, peers, session,
+            joinCredentials(workers));
+    }
+
+    /** The workers' JOIN credentials, or null when none requires one. */
+    static long[] joinCredentials(final List<WorkerEndpoint> workers)
+    {
+        final long[] credentials = workers.stream().mapToLong(WorkerEndpoint::joinCredential).toArray();
+        for (final long credential : credentials)
+        {
+            if (credential != org.inagg.wire.InaggHeader.NO_CREDENTIAL)
+            {
+                return credentials;
+            }
+        }
+        return null;
     }
 }

@@ -10,6 +10,7 @@ import org.inagg.p4.esa.EsaSwitch;
 import org.inagg.p4.esa.EsaSwitchSettings;
 import org.inagg.p4.esa.PriorityPolicy;
 import org.inagg.p4.softswitch.SoftwareSwitch;
+import org.inagg.wire.InaggHeader;
 
 /**
  * The jobs of one switch and the switch's own address: validated together (job ids, multicast groups and slot ranges
@@ -334,6 +335,7 @@ public final class JobTable
             commands.add("table_add InaggIngress.worker_source InaggIngress.source_ok " + job.jobId() + " " + worker
                 + " " + WorkerEndpoint.formatIpv4(endpoint.ipv4()) + " " + endpoint.udpPort() + " =>");
         }
+        joinCredentialCommands(job.jobId(), job.workers(), commands);
         for (int worker = 0; worker < job.workerCount(); worker++)
         {
             final WorkerEndpoint endpoint = job.workers().get(worker);
@@ -348,6 +350,30 @@ public final class JobTable
             commands.add("mc_node_associate " + job.multicastGroup() + " " + nodeHandle++);
         }
         return nodeHandle;
+    }
+
+    /**
+     * The {@code join_credential} rows of a job's workers that have a JOIN credential: a JOIN of such a worker id must
+     * show it (two lanes, high word first) or is dropped and counted ({@code C_DROP_BAD_CREDENTIAL}); a worker without
+     * a row needs none.
+     */
+    private static void joinCredentialCommands(final int jobId, final List<WorkerEndpoint> workers,
+        final List<String> commands)
+    {
+        for (int worker = 0; worker < workers.size(); worker++)
+        {
+            joinCredentialCommand(jobId, worker, workers.get(worker), commands);
+        }
+    }
+
+    private static void joinCredentialCommand(final int jobId, final int worker, final WorkerEndpoint endpoint,
+        final List<String> commands)
+    {
+        if (endpoint.joinCredential() != InaggHeader.NO_CREDENTIAL)
+        {
+            commands.add("table_add InaggIngress.join_credential InaggIngress.set_join_credential " + jobId + " "
+                + worker + " => " + hexCredential(endpoint.joinCredential()));
+        }
     }
 
     private static void upstreamCommands(final JobSpec job, final List<String> commands)
@@ -368,6 +394,10 @@ public final class JobTable
             final WorkerEndpoint endpoint = job.workers().get(worker);
             commands.add("table_add InaggIngress.worker_source InaggIngress.source_ok " + job.jobId() + " " + worker
                 + " " + WorkerEndpoint.formatIpv4(endpoint.ipv4()) + " " + endpoint.udpPort() + " =>");
+        }
+        for (final int worker : upstream.localWorkers())
+        {
+            joinCredentialCommand(job.jobId(), worker, job.workers().get(worker), commands);
         }
         final WorkerEndpoint server = upstream.server();
         commands.add("table_add InaggEgress.server_endpoint InaggEgress.set_endpoint " + job.jobId() + " => "
@@ -403,6 +433,7 @@ public final class JobTable
             commands.add("table_add InaggIngress.worker_source InaggIngress.source_ok " + job.jobId() + " " + worker
                 + " " + WorkerEndpoint.formatIpv4(endpoint.ipv4()) + " " + endpoint.udpPort() + " =>");
         }
+        joinCredentialCommands(job.jobId(), job.workers(), commands);
         commands.add("table_add InaggIngress.server_source InaggIngress.server_ok " + job.jobId() + " "
             + WorkerEndpoint.formatIpv4(server.ipv4()) + " " + server.udpPort() + " =>");
         for (int worker = 0; worker < job.workerCount(); worker++)
@@ -664,6 +695,12 @@ public final class JobTable
             .append(", worker_id=").append(worker)
             .append(", src_addr=").append(hexIpv4(endpoint.ipv4()))
             .append(", src_port=").append(endpoint.udpPort()).append(")\n");
+        if (endpoint.joinCredential() != InaggHeader.NO_CREDENTIAL)
+        {
+            py.append("ingress.join_credential.add_with_set_join_credential(job_id=").append(jobId)
+                .append(", worker_id=").append(worker)
+                .append(", credential=").append(hexCredential(endpoint.joinCredential())).append(")\n");
+        }
         py.append("egress.worker_endpoint.add_with_set_endpoint(job_id=").append(jobId)
             .append(", worker=").append(worker)
             .append(", mac=").append(hexMac(endpoint.mac()))
@@ -732,6 +769,11 @@ public final class JobTable
     private static String hexMac(final long mac)
     {
         return String.format("0x%012x", mac);
+    }
+
+    private static String hexCredential(final long credential)
+    {
+        return String.format("0x%016x", credential);
     }
 
     private static String hexWord(final int word)

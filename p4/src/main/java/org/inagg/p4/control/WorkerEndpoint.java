@@ -1,5 +1,7 @@
 package org.inagg.p4.control;
 
+import org.inagg.wire.InaggHeader;
+
 /**
  * Where a worker lives, as the switch knows it: the only source allowed to speak for its worker id, and the address its
  * results go to.
@@ -9,8 +11,12 @@ package org.inagg.p4.control;
  * @param mac     its Ethernet address (48 bits).
  * @param ipv4    its IPv4 address; the P4 programs accept the worker's messages only from this source address...
  * @param udpPort ...and this UDP source port; results go to this UDP port.
+ * @param joinCredential the secret the worker's JOINs must show (docs/security.md; the P4 programs' table
+ *                       {@code join_credential}), or {@link InaggHeader#NO_CREDENTIAL}: none required. The controller
+ *                       gives every worker one; a job the operator installs without it (static {@code --source}, lab,
+ *                       tests) has none.
  */
-public record WorkerEndpoint(int peer, int port, long mac, int ipv4, int udpPort)
+public record WorkerEndpoint(int peer, int port, long mac, int ipv4, int udpPort, long joinCredential)
 {
     public WorkerEndpoint
     {
@@ -30,6 +36,27 @@ public record WorkerEndpoint(int peer, int port, long mac, int ipv4, int udpPort
         {
             throw new IllegalArgumentException("UDP port must be in 0..65535, got " + udpPort);
         }
+    }
+
+    /** A worker whose JOINs need no credential. */
+    public WorkerEndpoint(final int peer, final int port, final long mac, final int ipv4, final int udpPort)
+    {
+        this(peer, port, mac, ipv4, udpPort, InaggHeader.NO_CREDENTIAL);
+    }
+
+    /** This worker with {@code credential} as its JOIN credential. */
+    public WorkerEndpoint withJoinCredential(final long credential)
+    {
+        return new WorkerEndpoint(peer, port, mac, ipv4, udpPort, credential);
+    }
+
+    @Override
+    public String toString()
+    {
+        // The credential is a secret: never in a log line or an exception.
+        return "WorkerEndpoint[peer=" + peer + ", port=" + port + ", mac=" + formatMac(mac) + ", ipv4="
+            + formatIpv4(ipv4) + ", udpPort=" + udpPort + ", joinCredential="
+            + (joinCredential == InaggHeader.NO_CREDENTIAL ? "none" : "set") + "]";
     }
 
     /** {@code 02:00:00:00:00:01} form. */

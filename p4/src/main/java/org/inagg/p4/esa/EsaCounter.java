@@ -27,7 +27,9 @@ public enum EsaCounter implements CounterDescriptor
     DROP_BAD_SIZE(320, "dropped: lane count wrong for the job or the block"),
     TX_FULL(321, "messages lost: transport full"),
     JOINS(322, "joins accepted"),
-    REJECTS(323, "joins rejected");
+    REJECTS(323, "joins rejected"),
+    /** A JOIN without the worker's credential, as {@code SwitchCounter.DROP_BAD_CREDENTIAL} (224). */
+    DROP_BAD_CREDENTIAL(324, "dropped: JOIN without the worker's credential (unanswered)");
 
     private final int typeId;
     private final String label;

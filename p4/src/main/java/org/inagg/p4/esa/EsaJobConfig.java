@@ -17,10 +17,12 @@ import org.inagg.wire.InaggHeader;
  * @param workerPeers         transport peer of each worker id, in the switch's transport.
  * @param parameterServerPeer the job's parameter server, in the switch's transport.
  * @param totalBytes          the job's gradient bytes, the starting point of its remaining work (SRF).
+ * @param joinCredentials     each worker id's JOIN credential ({@link InaggHeader#NO_CREDENTIAL}: none), or null when
+ *                            the job requires none (docs/security.md).
  */
 public record EsaJobConfig(
     int jobId, int workers, int lanesPerPacket, int window, int priority, int[] workerPeers, int parameterServerPeer,
-    long totalBytes)
+    long totalBytes, long[] joinCredentials)
 {
     public EsaJobConfig
     {
@@ -55,6 +57,23 @@ public record EsaJobConfig(
             throw new IllegalArgumentException("job " + jobId + ": parameter server peer and total bytes must be >= 0");
         }
         workerPeers = workerPeers.clone();
+        if (joinCredentials != null)
+        {
+            if (joinCredentials.length != workers)
+            {
+                throw new IllegalArgumentException("job " + jobId + ": " + joinCredentials.length
+                    + " JOIN credentials for " + workers + " workers");
+            }
+            joinCredentials = joinCredentials.clone();
+        }
+    }
+
+    /** A job whose JOINs need no credential. */
+    public EsaJobConfig(
+        final int jobId, final int workers, final int lanesPerPacket, final int window, final int priority,
+        final int[] workerPeers, final int parameterServerPeer, final long totalBytes)
+    {
+        this(jobId, workers, lanesPerPacket, window, priority, workerPeers, parameterServerPeer, totalBytes, null);
     }
 
     @Override
@@ -63,13 +82,21 @@ public record EsaJobConfig(
         return workerPeers.clone();
     }
 
+    /** Each worker id's JOIN credential (a copy), or null when none is required. */
+    @Override
+    public long[] joinCredentials()
+    {
+        return joinCredentials == null ? null : joinCredentials.clone();
+    }
+
     @Override
     public boolean equals(final Object o)
     {
         return o instanceof EsaJobConfig c && jobId == c.jobId && workers == c.workers
             && lanesPerPacket == c.lanesPerPacket && window == c.window && priority == c.priority
             && Arrays.equals(workerPeers, c.workerPeers)
-            && parameterServerPeer == c.parameterServerPeer && totalBytes == c.totalBytes;
+            && parameterServerPeer == c.parameterServerPeer && totalBytes == c.totalBytes
+            && Arrays.equals(joinCredentials, c.joinCredentials);
     }
 
     @Override
@@ -83,6 +110,7 @@ public record EsaJobConfig(
     {
         return "EsaJobConfig[jobId=" + jobId + ", workers=" + workers + ", lanesPerPacket=" + lanesPerPacket
             + ", window=" + window + ", priority=" + priority + ", workerPeers=" + Arrays.toString(workerPeers)
-            + ", parameterServerPeer=" + parameterServerPeer + ", totalBytes=" + totalBytes + "]";
+            + ", parameterServerPeer=" + parameterServerPeer + ", totalBytes=" + totalBytes + ", joinCredentials="
+            + (joinCredentials == null ? "none" : "given") + "]";
     }
 }

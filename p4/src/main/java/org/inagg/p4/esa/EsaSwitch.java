@@ -202,7 +202,7 @@ public final class EsaSwitch implements Agent, MessageHandler
                 jobs[config.jobId()] = config;
                 workerPeers[config.jobId()] = config.workerPeers();
                 memberships[config.jobId()] = new JobMembership(config.jobId(), config.workers(),
-                    config.workerPeers(), 0, false);
+                    config.workerPeers(), config.joinCredentials(), 0, false);
                 remainingBytes[config.jobId()] = config.totalBytes();
                 tablePriority[config.jobId()] = settings.policy() == PriorityPolicy.SHORTEST_REMAINING_FIRST
                     ? srfPriority(config.totalBytes()) : config.priority();
@@ -359,7 +359,7 @@ public final class EsaSwitch implements Agent, MessageHandler
     /**
      * A JOIN is answered as the slot switch answers it (JOIN_ACK: Sequence = W, Slot Index = the job's window,
      * Reserved = lanes; or REJECT with the reason), except that sources are always registered: a JOIN from anyone but
-     * the worker's registered peer is dropped unanswered.
+     * the worker's registered peer, or without the worker's JOIN credential, is dropped unanswered.
      */
     private void join(final MemorySegment m, final long o, final int peer)
     {
@@ -370,12 +370,18 @@ public final class EsaSwitch implements Agent, MessageHandler
         final JobMembership membership = job == null ? null : memberships[jobId];
         final int decision = membership == null ? JobMembership.REJECT
             : membership.join(worker, claimedWorkers, InaggHeader.session(m, o), InaggHeader.joinIncarnation(m, o),
-                peer, true);
+                InaggHeader.joinCredential(m, o), peer, true);
         final int reason = membership == null ? RejectReason.UNKNOWN_JOB : membership.rejectReason();
         if (decision == JobMembership.SPOOFED)
         {
             increment(EsaCounter.DROP_UNKNOWN_WORKER);
             joinLog.spoofed(jobId, worker, peer);
+            return;
+        }
+        if (decision == JobMembership.BAD_CREDENTIAL)
+        {
+            increment(EsaCounter.DROP_BAD_CREDENTIAL);
+            joinLog.badCredential(jobId, worker, peer);
             return;
         }
         final long offset = transport.claim(peer, InaggHeader.LENGTH);

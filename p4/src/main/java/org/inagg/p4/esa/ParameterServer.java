@@ -130,7 +130,8 @@ public final class ParameterServer implements Agent, MessageHandler
         {
             this.config = config;
             this.peers = config.workerPeers();
-            this.membership = new JobMembership(config.jobId(), config.workers(), peers, 0, false);
+            this.membership = new JobMembership(config.jobId(), config.workers(), peers, config.joinCredentials(), 0,
+                false);
             this.table = new Block[capacity];
         }
 
@@ -289,12 +290,18 @@ public final class ParameterServer implements Agent, MessageHandler
         }
         final int decision = job == null ? JobMembership.REJECT
             : job.membership.join(worker, claimedWorkers, InaggHeader.session(m, o), InaggHeader.joinIncarnation(m, o),
-                peer, true);
+                InaggHeader.joinCredential(m, o), peer, true);
         final int reason = job == null ? RejectReason.UNKNOWN_JOB : job.membership.rejectReason();
         if (decision == JobMembership.SPOOFED)
         {
             increment(ServerCounter.DROP_MALFORMED);
             joinLog.spoofed(jobId, worker, peer);
+            return;
+        }
+        if (decision == JobMembership.BAD_CREDENTIAL)
+        {
+            increment(ServerCounter.DROP_BAD_CREDENTIAL);
+            joinLog.badCredential(jobId, worker, peer);
             return;
         }
         final long offset = transport.claim(peer, InaggHeader.LENGTH);

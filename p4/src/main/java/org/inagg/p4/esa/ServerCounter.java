@@ -19,7 +19,9 @@ public enum ServerCounter implements CounterDescriptor
     TX_FULL(412, "results lost: transport full"),
     JOINS(413, "joins accepted (workers sending to the server directly)"),
     REJECTS(414, "joins rejected"),
-    EVICTED(415, "open blocks evicted by a newer round of their slot copy (completed elsewhere)");
+    EVICTED(415, "open blocks evicted by a newer round of their slot copy (completed elsewhere)"),
+    /** A JOIN without the worker's credential, as {@code SwitchCounter.DROP_BAD_CREDENTIAL} (224). */
+    DROP_BAD_CREDENTIAL(424, "dropped: JOIN without the worker's credential (unanswered)");
 
     private final int typeId;
     private final String label;

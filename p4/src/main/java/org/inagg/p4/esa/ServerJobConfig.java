@@ -16,9 +16,11 @@ import org.inagg.wire.InaggHeader;
  * @param joinSlots        slots (window) the server grants in a JOIN_ACK to workers that send to it directly (the
  *                         workers a two-level plan assigns to the PS); 0: the server answers no JOIN (the switch does).
  * @param joinLanes        lanes per packet granted with {@code joinSlots}; 0 with it.
+ * @param joinCredentials  each worker id's JOIN credential ({@link InaggHeader#NO_CREDENTIAL}: none), or null when
+ *                         the job requires none (docs/security.md).
  */
 public record ServerJobConfig(int jobId, int workers, int[] workerPeers, int switchPeer, boolean resultsViaSwitch,
-                              int joinSlots, int joinLanes)
+                              int joinSlots, int joinLanes, long[] joinCredentials)
 {
     public ServerJobConfig
     {
@@ -34,6 +36,29 @@ public record ServerJobConfig(int jobId, int workers, int[] workerPeers, int swi
                 + ", lanes 1.." + InaggHeader.MAX_ELEMENT_COUNT + ")");
         }
         workerPeers = workerPeers.clone();
+        if (joinCredentials != null)
+        {
+            if (joinCredentials.length != workers)
+            {
+                throw new IllegalArgumentException("job " + jobId + ": " + joinCredentials.length
+                    + " JOIN credentials for " + workers + " workers");
+            }
+            joinCredentials = joinCredentials.clone();
+        }
+    }
+
+    /** A job whose JOINs need no credential. */
+    public ServerJobConfig(final int jobId, final int workers, final int[] workerPeers, final int switchPeer,
+        final boolean resultsViaSwitch, final int joinSlots, final int joinLanes)
+    {
+        this(jobId, workers, workerPeers, switchPeer, resultsViaSwitch, joinSlots, joinLanes, null);
+    }
+
+    /** Each worker id's JOIN credential (a copy), or null when none is required. */
+    @Override
+    public long[] joinCredentials()
+    {
+        return joinCredentials == null ? null : joinCredentials.clone();
     }
 
     /** A job whose workers join at the switch (the server answers no JOIN). */
@@ -60,7 +85,8 @@ public record ServerJobConfig(int jobId, int workers, int[] workerPeers, int swi
     {
         return o instanceof ServerJobConfig c && jobId == c.jobId && workers == c.workers
             && Arrays.equals(workerPeers, c.workerPeers) && switchPeer == c.switchPeer
-            && resultsViaSwitch == c.resultsViaSwitch && joinSlots == c.joinSlots && joinLanes == c.joinLanes;
+            && resultsViaSwitch == c.resultsViaSwitch && joinSlots == c.joinSlots && joinLanes == c.joinLanes
+            && Arrays.equals(joinCredentials, c.joinCredentials);
     }
 
     @Override
@@ -74,6 +100,7 @@ public record ServerJobConfig(int jobId, int workers, int[] workerPeers, int swi
     {
         return "ServerJobConfig[jobId=" + jobId + ", workers=" + workers + ", workerPeers="
             + Arrays.toString(workerPeers) + ", switchPeer=" + switchPeer + ", resultsViaSwitch=" + resultsViaSwitch
-            + ", joinSlots=" + joinSlots + ", joinLanes=" + joinLanes + "]";
+            + ", joinSlots=" + joinSlots + ", joinLanes=" + joinLanes + ", joinCredentials="
+            + (joinCredentials == null ? "none" : "given") + "]";
     }
 }

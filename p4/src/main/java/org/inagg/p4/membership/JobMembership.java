@@ -25,6 +25,13 @@ import org.inagg.wire.RejectReason;
  * any other source is dropped unanswered: nobody else can join, restart or feed the job. Without them (open mode, for
  * labs) a worker's source is the one it last joined from.
  * <p>
+ * <b>JOIN credentials.</b> A job installed by the controller holds a 64-bit secret per worker id, handed to that
+ * rank only (its registration answer); a JOIN of that worker id must show exactly it
+ * ({@link InaggHeader#joinCredential}) or it is dropped unanswered ({@link #BAD_CREDENTIAL}) before it can touch the
+ * session, the worker's incarnation or its source: with registered sources a forged JOIN from a worker's own address
+ * (a spoofed source) no longer restarts the job. A worker whose credential is {@link InaggHeader#NO_CREDENTIAL} (a job
+ * the operator installed without one) needs none.
+ * <p>
  * Used on the node's agent thread only (not thread-safe); JOINs allocate nothing.
  */
 public final class JobMembership
@@ -35,6 +42,8 @@ public final class JobMembership
     public static final int REJECT = 1;
     /** {@link #join} outcome: not the registered source; drop unanswered. */
     public static final int SPOOFED = 2;
+    /** {@link #join} outcome: the worker's credential is required and the JOIN does not show it; drop unanswered. */
+    public static final int BAD_CREDENTIAL = 3;
 
     private static final int NO_PEER = -1;
 
@@ -43,6 +52,7 @@ public final class JobMembership
     private final boolean registered;
     private final boolean newSessionOnRejoin;
     private final int[] peers;
+    private final long[] credentials;
     private final long[] incarnations;
     private final boolean[] inSession;
     private int session;
@@ -69,11 +79,27 @@ public final class JobMembership
     public JobMembership(final int jobId, final int workers, final int[] peers, final int session,
         final boolean newSessionOnRejoin)
     {
+        this(jobId, workers, peers, null, session, newSessionOnRejoin);
+    }
+
+    /**
+     * @param credentials the JOIN credential of each worker id ({@link InaggHeader#NO_CREDENTIAL}: none required), or
+     *                    null when the job requires none.
+     */
+    public JobMembership(final int jobId, final int workers, final int[] peers, final long[] credentials,
+        final int session, final boolean newSessionOnRejoin)
+    {
         if (peers != null && peers.length != workers)
         {
             throw new IllegalArgumentException("job " + jobId + ": " + peers.length + " registered sources for "
                 + workers + " workers");
         }
+        if (credentials != null && credentials.length != workers)
+        {
+            throw new IllegalArgumentException("job " + jobId + ": " + credentials.length + " JOIN credentials for "
+                + workers + " workers");
+        }
+        this.credentials = credentials == null ? new long[workers] : credentials.clone();
         this.jobId = jobId;
         this.workers = workers;
         this.newSessionOnRejoin = newSessionOnRejoin;
@@ -105,6 +131,19 @@ public final class JobMembership
     public int workers()
     {
         return workers;
+    }
+
+    /** Whether any worker id of the job requires a JOIN credential. */
+    public boolean credentialsRequired()
+    {
+        for (final long credential : credentials)
+        {
+            if (credential != InaggHeader.NO_CREDENTIAL)
+            {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Whether sources are registered (admission) rather than learned from JOINs (open mode). */
@@ -168,6 +207,18 @@ public final class JobMembership
     public int join(final int worker, final int claimedWorkers, final int requestedSession, final long incarnation,
         final int peer, final boolean served)
     {
+        return join(worker, claimedWorkers, requestedSession, incarnation, InaggHeader.NO_CREDENTIAL, peer, served);
+    }
+
+    /**
+     * As {@link #join(int, int, int, long, int, boolean)}, for a JOIN showing {@code credential}.
+     *
+     * @return {@link #ACCEPT}, {@link #REJECT} ({@link #rejectReason()}), {@link #SPOOFED} or {@link #BAD_CREDENTIAL}.
+     */
+    @SuppressWarnings("checkstyle:ParameterNumber")
+    public int join(final int worker, final int claimedWorkers, final int requestedSession, final long incarnation,
+        final long credential, final int peer, final boolean served)
+    {
         sessionStarted = false;
         if (worker < 0 || worker >= workers || !served)
         {
@@ -176,6 +227,11 @@ public final class JobMembership
         if (registered && peers[worker] != peer)
         {
             return SPOOFED;
+        }
+        if (credentials[worker] != InaggHeader.NO_CREDENTIAL && credentials[worker] != credential)
+        {
+            // Not the worker's secret: nothing about the job changes (session, incarnation, source), no answer.
+            return BAD_CREDENTIAL;
         }
         if (claimedWorkers != workers)
         {

@@ -35,7 +35,9 @@ import org.inagg.wire.WireCheck;
  * its slots: jobs placed in the shared register pool ({@link SwitchJobConfig#slotBase()}) must not overlap, as the P4
  * programs index one register pool with {@code slotBase + slot}. A job with registered worker sources
  * ({@link SwitchJobConfig#registeredSources()}) accepts a worker's JOIN and AGGREGATE only from that worker's peer, the
- * software counterpart of the P4 programs' check of IPv4 source and UDP source port.
+ * software counterpart of the P4 programs' check of IPv4 source and UDP source port. A job with JOIN credentials
+ * ({@link SwitchJobConfig#joinCredentials()}) answers a worker's JOIN only when it shows that worker's credential;
+ * any other is dropped unanswered and counted ({@link SwitchCounter#DROP_BAD_CREDENTIAL}), and never starts a session.
  */
 public final class SoftwareSwitch implements Agent, MessageHandler
 {
@@ -82,7 +84,7 @@ public final class SoftwareSwitch implements Agent, MessageHandler
         {
             this.config = config;
             this.membership = new JobMembership(config.jobId(), config.workers(), config.workerPeers(),
-                config.session());
+                config.joinCredentials(), config.session(), true);
             this.local = new boolean[config.workers()];
             this.upstreamBitmap = new int[EsaWire.bitmapWords(config.workers())];
             if (upstream == null)
@@ -281,6 +283,7 @@ public final class SoftwareSwitch implements Agent, MessageHandler
             joinLog.jobInstalled(config.jobId(), config.workers() + " workers, " + config.slots() + " slots of "
                 + config.lanesPerPacket() + " lanes, session " + config.session()
                 + (config.registeredSources() ? ", registered sources" : ", open (sources learned from JOINs)")
+                + (config.credentialsRequired() ? ", JOIN credentials required" : "")
                 + (request.upstream() == null ? ""
                 : ", summing workers " + Arrays.toString(request.upstream().localWorkers()) + " up to peer "
                 + transport.describePeer(request.upstream().parameterServerPeer())));
@@ -550,7 +553,7 @@ public final class SoftwareSwitch implements Agent, MessageHandler
         {
             final boolean served = worker < job.config.workers() && job.local[worker];
             decision = job.membership.join(worker, claimedWorkers, InaggHeader.session(m, o),
-                InaggHeader.joinIncarnation(m, o), peer, served);
+                InaggHeader.joinIncarnation(m, o), InaggHeader.joinCredential(m, o), peer, served);
             reason = job.membership.rejectReason();
         }
         if (decision == JobMembership.SPOOFED)
@@ -558,6 +561,13 @@ public final class SoftwareSwitch implements Agent, MessageHandler
             // A JOIN from anyone but the registered source is not answered: no reply to a spoofed address.
             increment(SwitchCounter.DROP_SOURCE_MISMATCH);
             joinLog.spoofed(jobId, worker, peer);
+            return;
+        }
+        if (decision == JobMembership.BAD_CREDENTIAL)
+        {
+            // Not the worker's secret: unanswered, and the job (session, slots, the worker's incarnation) unchanged.
+            increment(SwitchCounter.DROP_BAD_CREDENTIAL);
+            joinLog.badCredential(jobId, worker, peer);
             return;
         }
         if (decision == JobMembership.ACCEPT && job.membership.sessionStarted())

@@ -23,7 +23,13 @@ public enum SwitchCounter implements CounterDescriptor
     REJECTS(216, "joins rejected"),
     UPSTREAM_PARTIALS(217, "two-level: local sums sent up to the parameter server"),
     UPSTREAM_FORWARDS(218, "two-level: packets of completed rounds forwarded to the parameter server"),
-    DROP_STALE_SESSION(219, "dropped: packet of another session than the job's (answered with REJECT)");
+    DROP_STALE_SESSION(219, "dropped: packet of another session than the job's (answered with REJECT)"),
+    /**
+     * A JOIN that does not show the worker's JOIN credential (docs/security.md): dropped unanswered, the session
+     * untouched. Number 24 of every family (224 here, {@code EsaCounter} 324, {@code ServerCounter} 424) and index 24
+     * of {@code inagg_counters} in both P4 programs, for every kind of job.
+     */
+    DROP_BAD_CREDENTIAL(224, "dropped: JOIN without the worker's credential (unanswered)");
 
     private final int typeId;
     private final String label;

@@ -26,10 +26,13 @@ import org.inagg.wire.InaggHeader;
  * @param workerPeers    registered transport peer of each worker id (length {@code workers}), or null to learn them.
  * @param session        the job's session as the control plane starts it (0..65535; docs/sessions.md): installing a
  *                       job again with another session starts a new run of it.
+ * @param joinCredentials the JOIN credential of each worker id (length {@code workers}; docs/security.md), which its
+ *                       JOINs must show, {@link InaggHeader#NO_CREDENTIAL} for none; or null when the job requires
+ *                       none (a job installed without the controller). The controller always gives them.
  */
 public record SwitchJobConfig(
     int jobId, int workers, int slots, int lanesPerPacket, int slotBase, int multicastGroup, int[] workerPeers,
-    int session)
+    int session, long[] joinCredentials)
 {
     public static final int DEFAULT_SLOTS = 128;
     public static final int DEFAULT_LANES = 256;
@@ -87,6 +90,23 @@ public record SwitchJobConfig(
             }
             workerPeers = workerPeers.clone();
         }
+        if (joinCredentials != null)
+        {
+            if (joinCredentials.length != workers)
+            {
+                throw new IllegalArgumentException("job " + jobId + ": " + joinCredentials.length
+                    + " JOIN credentials for " + workers + " workers");
+            }
+            joinCredentials = joinCredentials.clone();
+        }
+    }
+
+    /** A job whose JOINs need no credential. */
+    public SwitchJobConfig(
+        final int jobId, final int workers, final int slots, final int lanesPerPacket, final int slotBase,
+        final int multicastGroup, final int[] workerPeers, final int session)
+    {
+        this(jobId, workers, slots, lanesPerPacket, slotBase, multicastGroup, workerPeers, session, null);
     }
 
     /** A job in session 0. */
@@ -100,7 +120,38 @@ public record SwitchJobConfig(
     /** This job in {@code next} session. */
     public SwitchJobConfig withSession(final int next)
     {
-        return new SwitchJobConfig(jobId, workers, slots, lanesPerPacket, slotBase, multicastGroup, workerPeers, next);
+        return new SwitchJobConfig(jobId, workers, slots, lanesPerPacket, slotBase, multicastGroup, workerPeers, next,
+            joinCredentials);
+    }
+
+    /** This job with {@code credentials} as its workers' JOIN credentials (null: none required). */
+    public SwitchJobConfig withJoinCredentials(final long[] credentials)
+    {
+        return new SwitchJobConfig(jobId, workers, slots, lanesPerPacket, slotBase, multicastGroup, workerPeers,
+            session, credentials);
+    }
+
+    /** The JOIN credential of each worker id (a copy), or null when the job requires none. */
+    @Override
+    public long[] joinCredentials()
+    {
+        return joinCredentials == null ? null : joinCredentials.clone();
+    }
+
+    /** Whether any worker's JOINs must show a credential. */
+    public boolean credentialsRequired()
+    {
+        if (joinCredentials != null)
+        {
+            for (final long credential : joinCredentials)
+            {
+                if (credential != InaggHeader.NO_CREDENTIAL)
+                {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     /** A job whose workers' peers are learned from their JOINs, with no place in the shared register pool. */
@@ -144,7 +195,8 @@ public record SwitchJobConfig(
     {
         return o instanceof SwitchJobConfig c && jobId == c.jobId && workers == c.workers && slots == c.slots
             && lanesPerPacket == c.lanesPerPacket && slotBase == c.slotBase && multicastGroup == c.multicastGroup
-            && Arrays.equals(workerPeers, c.workerPeers) && session == c.session;
+            && Arrays.equals(workerPeers, c.workerPeers) && session == c.session
+            && Arrays.equals(joinCredentials, c.joinCredentials);
     }
 
     @Override
@@ -158,6 +210,7 @@ public record SwitchJobConfig(
     {
         return "SwitchJobConfig[jobId=" + jobId + ", workers=" + workers + ", slots=" + slots + ", lanesPerPacket="
             + lanesPerPacket + ", slotBase=" + slotBase + ", multicastGroup=" + multicastGroup + ", workerPeers="
-            + Arrays.toString(workerPeers) + ", session=" + session + "]";
+            + Arrays.toString(workerPeers) + ", session=" + session + ", joinCredentials="
+            + (credentialsRequired() ? "required" : "none") + "]";
     }
 }

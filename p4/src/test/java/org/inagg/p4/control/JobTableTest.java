@@ -52,6 +52,21 @@ class JobTableTest
             "mc_node_associate 7 2");
     }
 
+    @Test
+    void shouldWriteAJoinCredentialRowForEveryWorkerThatHasOneAndNoneForTheOthers()
+    {
+        final JobTable table = new JobTable(SWITCH).add(new JobSpec(1, 4, 0, 32, 1,
+            List.of(worker(0).withJoinCredential(0x0123_4567_89AB_CDEFL), worker(1))));
+        assertThat(table.simpleSwitchCommands()).filteredOn(c -> c.contains("join_credential")).containsExactly(
+            "table_add InaggIngress.join_credential InaggIngress.set_join_credential 1 0 => 0x0123456789abcdef");
+        assertThat(table.bfrtPython()).contains("ingress.join_credential.add_with_set_join_credential(job_id=1, "
+            + "worker_id=0, credential=0x0123456789abcdef)\n").doesNotContain("worker_id=1, credential");
+        assertThat(table.jobs().getFirst().toSwitchJobConfig().joinCredentials())
+            .containsExactly(0x0123_4567_89AB_CDEFL, 0L);
+        assertThat(worker(0).withJoinCredential(0x0123_4567_89AB_CDEFL).toString()).doesNotContain("0123456789")
+            .contains("joinCredential=set");
+    }
+
     private static JobTable slotJobAndEsaJob(final AllocationMode mode, final PriorityPolicy policy)
     {
         return new JobTable(SWITCH)

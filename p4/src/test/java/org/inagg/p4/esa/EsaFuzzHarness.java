@@ -50,11 +50,13 @@ final class EsaFuzzHarness
         EsaCounter.DROP_MALFORMED, EsaCounter.JOINS, EsaCounter.REJECTS, EsaCounter.DROP_UNKNOWN_WORKER,
         EsaCounter.DROP_UNKNOWN_JOB, EsaCounter.ACKS, EsaCounter.DROP_BAD_SIZE, EsaCounter.FALLBACK_RETRANSMIT,
         EsaCounter.DUPLICATES, EsaCounter.CONTRIBUTIONS, EsaCounter.FALLBACK_TOMBSTONE,
-        EsaCounter.FALLBACK_COLLISION};
+        EsaCounter.FALLBACK_COLLISION, EsaCounter.DROP_BAD_CREDENTIAL};
     private static final ServerCounter[] SERVER_OUTCOMES = {
         ServerCounter.DROP_MALFORMED, ServerCounter.JOINS, ServerCounter.REJECTS, ServerCounter.LATE,
         ServerCounter.DUPLICATES, ServerCounter.RAW_MERGED, ServerCounter.RESULT_COPIES, ServerCounter.OVERLAPS,
-        ServerCounter.PARTIALS_MERGED};
+        ServerCounter.PARTIALS_MERGED, ServerCounter.DROP_BAD_CREDENTIAL};
+    /** The other job's JOIN credentials (issue 24), on the switch and the server: JOINs without them are dropped. */
+    private static final long[] OTHER_CREDENTIALS = {0x0707_0000_0000_0001L, 0x0707_0000_0000_0002L};
 
     /** A switch, its server and their transports; built once per variant, jobs installed afresh per run. */
     private record Nodes(EsaSwitch sw, CaptureTransport swOut, ParameterServer server, CaptureTransport serverOut,
@@ -114,11 +116,12 @@ final class EsaFuzzHarness
     void run()
     {
         nodes.sw.addJob(new EsaJobConfig(JOB, WORKERS, LANES, WINDOW, 1, PEERS, SERVER_IN_SWITCH, 1 << 16));
-        nodes.sw.addJob(new EsaJobConfig(OTHER_JOB, 2, LANES, WINDOW, 9, OTHER_PEERS, SERVER_IN_SWITCH, 1 << 10));
+        nodes.sw.addJob(new EsaJobConfig(OTHER_JOB, 2, LANES, WINDOW, 9, OTHER_PEERS, SERVER_IN_SWITCH, 1 << 10,
+            OTHER_CREDENTIALS));
         nodes.sw.applyControl();
         nodes.server.addJob(new ServerJobConfig(JOB, WORKERS, PEERS, SWITCH_IN_SERVER, nodes.atp));
         nodes.server.addJob(new ServerJobConfig(OTHER_JOB, 2, OTHER_PEERS, SWITCH_IN_SERVER, nodes.atp, WINDOW,
-            LANES));
+            LANES, OTHER_CREDENTIALS));
         nodes.server.applyControl();
         nodes.swOut.sent.clear();
         nodes.serverOut.sent.clear();

@@ -18,7 +18,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Fuzzes the software switch's ingress (docs/fuzzing.md): arbitrary messages from arbitrary peers, interleaved with a
  * job's joins and one exact round, for two jobs: job A learns its workers' peers from their JOINs and multicasts its
- * sums; job B has registered sources and sends its local workers' sum up to a parameter server (two-level).
+ * sums; job B has registered sources and JOIN credentials, and sends its local workers' sum up to a parameter server
+ * (two-level).
  * <p>
  * Invariants: nothing thrown; every message is counted once ({@code received} goes up by one and so does exactly one
  * outcome counter); junk that is not a legitimate contribution to the round under test changes nothing in it: the
@@ -44,6 +45,8 @@ class SoftwareSwitchFuzzTest
     static final int[] PEERS_A = {100, 101, 102};
     static final int[] PEERS_B = {200, 201, 202};
     static final int[] LOCAL_B = {0, 1};
+    /** Job B's JOIN credentials (issue 24): a JOIN of B without its worker's is junk, however it got the source. */
+    static final long[] CREDENTIALS_B = {0x0B0B_0000_0000_0001L, 0x0B0B_0000_0000_0002L, 0x0B0B_0000_0000_0003L};
     static final int SERVER = 300;
     /** Where junk comes from: the workers, the server, a stranger and a sender the transport could not name. */
     static final int[] JUNK_PEERS = {100, 101, 102, 200, 201, 202, SERVER, 7, -1};
@@ -53,7 +56,7 @@ class SoftwareSwitchFuzzTest
         SwitchCounter.DROP_UNKNOWN_JOB, SwitchCounter.DROP_UNKNOWN_WORKER, SwitchCounter.DROP_SOURCE_MISMATCH,
         SwitchCounter.DROP_BAD_SLOT, SwitchCounter.DROP_BAD_SIZE, SwitchCounter.DROP_STALE,
         SwitchCounter.DROP_VIOLATION, SwitchCounter.JOINS, SwitchCounter.REJECTS, SwitchCounter.RETRANSMIT_REPLIES,
-        SwitchCounter.UPSTREAM_FORWARDS, SwitchCounter.DROP_STALE_SESSION};
+        SwitchCounter.UPSTREAM_FORWARDS, SwitchCounter.DROP_STALE_SESSION, SwitchCounter.DROP_BAD_CREDENTIAL};
 
     /** One switch for every run: installing a job again resets it (its slots and learned peers). */
     private static final CaptureTransport TRANSPORT = new CaptureTransport();
@@ -138,7 +141,8 @@ class SoftwareSwitchFuzzTest
         {
             SWITCH.addJob(new SwitchJobConfig(JOB_A, WORKERS_A, SLOTS_A, LANES_A));
             SWITCH.addJob(new SwitchJobConfig(JOB_B, WORKERS_B, SLOTS_B, LANES_B, SwitchJobConfig.NO_SLOT_BASE,
-                SwitchJobConfig.NO_MULTICAST_GROUP, PEERS_B), new UpstreamAggregation(SERVER, LOCAL_B));
+                SwitchJobConfig.NO_MULTICAST_GROUP, PEERS_B, 0, CREDENTIALS_B),
+                new UpstreamAggregation(SERVER, LOCAL_B));
             SWITCH.doWork();
             TRANSPORT.sent.clear();
             for (final Junk junk : input.records())
@@ -201,10 +205,12 @@ class SoftwareSwitchFuzzTest
             if (type == MessageType.JOIN)
             {
                 // A's: any (open mode: it moves the worker, or restarts the job with another incarnation); B's: from
-                // a local worker's registered source (another incarnation restarts the job: docs/sessions.md).
+                // a local worker's registered source showing its JOIN credential (another incarnation restarts the
+                // job: docs/sessions.md); without the credential it is junk like any other.
                 return job == JOB_A && worker < WORKERS_A && InaggHeader.sequence(m, 0) == WORKERS_A
                     || job == JOB_B && (worker == LOCAL_B[0] || worker == LOCAL_B[1]) && peer == PEERS_B[worker]
-                    && InaggHeader.sequence(m, 0) == WORKERS_B;
+                    && InaggHeader.sequence(m, 0) == WORKERS_B
+                    && InaggHeader.joinCredential(m, 0) == CREDENTIALS_B[worker];
             }
             // a contribution of the jobs' session (0); one of another session is junk: dropped as stale
             final boolean contribution = type == MessageType.AGGREGATE

@@ -109,6 +109,7 @@ final class SetupParser
         final Map<String, int[]> serverSources = new HashMap<>();
         final Map<String, Endpoint> serverEndpoints = new HashMap<>();
         final Map<String, int[]> sources = new HashMap<>();
+        final Map<String, Long> credentials = new HashMap<>();
         final Map<String, Endpoint> endpoints = new HashMap<>();
         final List<int[]> nodes = new ArrayList<>();
         final Map<String, Integer> portOfGroupRid = new HashMap<>();
@@ -146,6 +147,8 @@ final class SetupParser
                             WorkerEndpoint.parseMac(w[5]), WorkerEndpoint.parseIpv4(w[6]), Integer.parseInt(w[7])));
                         case "InaggIngress.worker_source" -> sources.put(w[3] + "/" + w[4],
                             new int[]{WorkerEndpoint.parseIpv4(w[5]), Integer.parseInt(w[6])});
+                        case "InaggIngress.join_credential" -> credentials.put(w[3] + "/" + w[4],
+                            Long.parseUnsignedLong(w[6].substring(2), 16));
                         case "InaggEgress.worker_endpoint" -> endpoints.put(w[3] + "/" + w[4], new Endpoint(
                             WorkerEndpoint.parseMac(w[6]), WorkerEndpoint.parseIpv4(w[7]), Integer.parseInt(w[8])));
                         default -> throw new IllegalArgumentException("unknown table in setup: " + line);
@@ -169,7 +172,7 @@ final class SetupParser
             final UpstreamRow upstream = upstreamRows.get(jobId);
             if (upstream != null)
             {
-                table.add(upstreamJob(upstream, sources, serverEndpoints, transport));
+                table.add(upstreamJob(upstream, sources, credentials, serverEndpoints, transport));
                 continue;
             }
             final JobRow row = rows.get(jobId);
@@ -191,7 +194,8 @@ final class SetupParser
                         + ": registered source differs from its endpoint");
                 }
                 final int peer = transport.peer(endpoint.ipv4(), endpoint.udpPort(), port, endpoint.mac());
-                workers.add(new WorkerEndpoint(peer, port, endpoint.mac(), endpoint.ipv4(), endpoint.udpPort()));
+                workers.add(new WorkerEndpoint(peer, port, endpoint.mac(), endpoint.ipv4(), endpoint.udpPort(),
+                    credentials.getOrDefault(key, 0L)));
             }
             table.add(new JobSpec(row.jobId(), row.slots(), row.base(), row.lanes(), row.group(), workers, null,
                 row.session()));
@@ -210,7 +214,7 @@ final class SetupParser
             for (int worker = 0; worker < row.workers(); worker++)
             {
                 workers.add(endpoint(row.jobId(), worker, row.group(), endpoints, sources, portOfGroupRid,
-                    transport));
+                    transport).withJoinCredential(credentials.getOrDefault(row.jobId() + "/" + worker, 0L)));
             }
             final String job = Integer.toString(row.jobId());
             final Endpoint endpoint = serverEndpoints.get(job);
@@ -235,8 +239,8 @@ final class SetupParser
      * switch never serves, share a placeholder peer; the server from its endpoint row and the row's server port.
      */
     private static JobSpec upstreamJob(
-        final UpstreamRow row, final Map<String, int[]> sources, final Map<String, Endpoint> serverEndpoints,
-        final FrameTransport transport)
+        final UpstreamRow row, final Map<String, int[]> sources, final Map<String, Long> credentials,
+        final Map<String, Endpoint> serverEndpoints, final FrameTransport transport)
     {
         final int[] local = row.localWorkers();
         if (local.length != row.contributors())
@@ -254,7 +258,7 @@ final class SetupParser
                 throw new IllegalArgumentException("job " + row.jobId() + ": local worker " + worker + " lacks a source");
             }
             workers.set(worker, new WorkerEndpoint(transport.sourceOnly(source[0], source[1]), 0, 0, source[0],
-                source[1]));
+                source[1], credentials.getOrDefault(row.jobId() + "/" + worker, 0L)));
         }
         final Endpoint endpoint = serverEndpoints.get(Integer.toString(row.jobId()));
         if (endpoint == null)

@@ -61,8 +61,11 @@ class TwoLevelUdpTest
         final List<Process> switchProcesses = new ArrayList<>();
         for (int s = 0; s < 2; s++)
         {
+            // Admission on a first-level switch (issue 24; it used to need --open): its local workers' sources.
             switchProcesses.add(processes.start(dir.resolve("switch" + s + ".log"), List.of(), "switch", "--bind",
-                switches[s], "--open", "--job", job, "--upstream", ps, "--local-workers", (2 * s) + "," + (2 * s + 1),
+                switches[s], "--job", job, "--upstream", ps, "--local-workers", (2 * s) + "," + (2 * s + 1),
+                "--source", "1:" + (2 * s) + "=" + workerAt.get(2 * s) + ",1:" + (2 * s + 1) + "="
+                    + workerAt.get(2 * s + 1),
                 "--stats-interval", "0", "--duration", "200", "--loss", loss));
         }
         CliProcesses.awaitLine(psProcess, psLog, "inagg ps listening", 60);

@@ -57,7 +57,7 @@ class WiresharkDissectorTest
         "inagg.reserved", "inagg.lane", "inagg.join.workers", "inagg.ack.workers", "inagg.ack.slots",
         "inagg.ack.lanes", "inagg.reject.reason", "inagg.esa.reason", "inagg.partial.contributors",
         "inagg.partial.bitmap_words", "inagg.partial.lanes", "inagg.partial.bitmap_word", "inagg.partial.worker",
-        "inagg.session", "inagg.join.incarnation", "inagg.reject.rejoined_worker",
+        "inagg.session", "inagg.join.incarnation", "inagg.reject.rejoined_worker", "inagg.join.credential",
         "_ws.expert.message", "_ws.expert.group");
 
     private static Path dissector;
@@ -204,6 +204,10 @@ class WiresharkDissectorTest
                 fields.put("inagg.join.workers", Integer.toUnsignedString(InaggHeader.sequence(m, at)));
                 fields.put("inagg.session", Integer.toString(InaggHeader.session(m, at)));
                 fields.put("inagg.join.incarnation", String.format("0x%08x", InaggHeader.joinIncarnation(m, at)));
+                if (InaggHeader.elementCount(m, at) == InaggHeader.JOIN_CREDENTIAL_LANES)
+                {
+                    fields.put("inagg.join.credential", String.format("0x%016x", InaggHeader.joinCredential(m, at)));
+                }
             }
             case MessageType.JOIN_ACK ->
             {
@@ -488,6 +492,10 @@ class WiresharkDissectorTest
         final byte[] sessionJoin = new byte[InaggHeader.LENGTH];
         InaggHeader.writeJoin(MemorySegment.ofArray(sessionJoin), 0, 3, 1, 4, 517, 0xC0FFEE42L);
         cases.add(new Case("join asking for a session", sessionJoin, null));
+        final byte[] credentialJoin = new byte[InaggHeader.joinLength(0xFEDC_BA98_7654_3210L)];
+        InaggHeader.writeJoin(MemorySegment.ofArray(credentialJoin), 0, 3, 1, 4, 0, 0xC0FFEE42L,
+            0xFEDC_BA98_7654_3210L);
+        cases.add(new Case("join showing a credential", credentialJoin, null));
         final byte[] stale = new byte[InaggHeader.LENGTH];
         InaggHeader.writeReject(MemorySegment.ofArray(stale), 0, 3, 0, RejectReason.STALE_SESSION, 6, 2);
         cases.add(new Case("reject stale session", stale, null));

@@ -83,7 +83,8 @@ final class NetworkStage implements AutoCloseable
                 + "{7}, from the controller {8}", hello.jobKey(), hello.hostIndex(), hello.hosts(),
                 assignment.workerId(), assignment.jobId(), assignment.name(), assignment.session(), switchAddress,
                 client.url());
-            return AllReduceJob.open(job.jobId(assignment.jobId()).workerId(assignment.workerId()).transport(transport));
+            return AllReduceJob.open(job.jobId(assignment.jobId()).workerId(assignment.workerId())
+                .joinCredential(assignment.joinCredential()).transport(transport));
         }
         catch (final RuntimeException ex)
         {

@@ -108,7 +108,8 @@ public final class SwitchCommand implements Callable<Integer>
                 + " controller to add them");
         }
         final Map<Integer, InetSocketAddress[]> sourcesByJob = parseSources(sources, parsed);
-        checkAdmission(parsed, sourcesByJob, open, DpdkOptions.isDpdk(transportName), upstream != null);
+        checkAdmission(parsed, sourcesByJob, open, DpdkOptions.isDpdk(transportName),
+            upstream == null ? null : localWorkers);
         final int maxLanes = Math.max(parsed.stream().mapToInt(SwitchJobConfig::lanesPerPacket).max().orElse(256),
             control == null ? 0 : InaggHeader.MAX_ELEMENTS_FOR_1500_MTU);
         final boolean dpdk = DpdkOptions.isDpdk(transportName);
@@ -304,29 +305,44 @@ public final class SwitchCommand implements Callable<Integer>
     }
 
     /**
-     * Admission by default: every --job has all its workers' sources, or --open says the switch is a lab's.
+     * Admission by default: every --job has all its workers' sources (with --upstream: those of its local workers, the
+     * only ones this switch serves), or --open says the switch is a lab's.
      *
+     * @param localWorkers with --upstream, the worker ids this switch serves; null for a one-level switch.
      * @throws IllegalArgumentException naming the job and the workers whose sources are missing, and what to do.
      */
     static void checkAdmission(
         final List<SwitchJobConfig> jobs, final Map<Integer, InetSocketAddress[]> sourcesByJob, final boolean open,
-        final boolean dpdk, final boolean upstream)
+        final boolean dpdk, final int[] localWorkers)
     {
-        if (!sourcesByJob.isEmpty() && (dpdk || upstream))
+        if (!sourcesByJob.isEmpty() && dpdk)
         {
-            throw new IllegalArgumentException("--source registers UDP sources of a one-level job; "
-                + (dpdk ? "over DPDK" : "with --upstream") + " give --open (a lab switch) instead");
+            // A DPDK peer is a MAC and a link as well as ip:port (DpdkPeer): --source gives neither yet.
+            throw new IllegalArgumentException("--source registers UDP sources, and a DPDK peer needs its MAC and link"
+                + " too (not given by --source yet); over DPDK give --open (a lab switch) instead");
         }
         for (final SwitchJobConfig job : jobs)
         {
             final InetSocketAddress[] row = sourcesByJob.get(job.jobId());
             final List<Integer> missing = new ArrayList<>();
+            final List<Integer> foreign = new ArrayList<>();
             for (int w = 0; w < job.workers(); w++)
             {
-                if (row == null || row[w] == null)
+                final boolean served = localWorkers == null || contains(localWorkers, w);
+                if (served && (row == null || row[w] == null))
                 {
                     missing.add(w);
                 }
+                if (!served && row != null && row[w] != null)
+                {
+                    foreign.add(w);
+                }
+            }
+            if (!foreign.isEmpty())
+            {
+                throw new IllegalArgumentException("job " + job.jobId() + ": --source gives worker(s) " + foreign
+                    + ", which this switch does not serve (--local-workers " + java.util.Arrays.toString(localWorkers)
+                    + "): register them where they send (another switch, or the parameter server)");
             }
             if (row != null && !missing.isEmpty())
             {
@@ -343,6 +359,24 @@ public final class SwitchCommand implements Callable<Integer>
         }
     }
 
+    private static boolean contains(final int[] workers, final int worker)
+    {
+        for (final int w : workers)
+        {
+            if (w == worker)
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Placeholder source of a worker this switch does not serve (--upstream): its packets are refused as another
+     * switch's worker before any source is compared, and no transport numbers a peer this high.
+     */
+    static final int NOT_SERVED_PEER = Integer.MAX_VALUE;
+
     private static SwitchJobConfig withRegisteredSources(
         final SwitchJobConfig config, final InetSocketAddress[] sources, final UdpTransport udp)
     {
@@ -353,6 +387,11 @@ public final class SwitchCommand implements Callable<Integer>
         final int[] peers = new int[sources.length];
         for (int w = 0; w < sources.length; w++)
         {
+            if (sources[w] == null)
+            {
+                peers[w] = NOT_SERVED_PEER; // checkAdmission: only a worker this --upstream switch does not serve
+                continue;
+            }
             peers[w] = udp.addPeer(sources[w]);
             if (peers[w] < 0)
             {

@@ -66,6 +66,9 @@ public final class WorkerCommand implements Callable<Integer>
 
     private int workerId;
 
+    /** The JOIN credential the controller's answer gives this rank; none without a controller (a static job). */
+    private long joinCredential = InaggHeader.NO_CREDENTIAL;
+
     private int workers;
 
     @Option(names = {"-n", "--elements"}, defaultValue = "1048576", description = "Elements per tensor (default ${DEFAULT-VALUE}).")
@@ -186,10 +189,12 @@ public final class WorkerCommand implements Callable<Integer>
             }
             jobId = assignment.jobId();
             workerId = assignment.workerId();
+            joinCredential = assignment.joinCredential();
             out.printf("inagg worker: job '%s' is job %d, session %d, on switch %s (controller %s)%n",
                 assignment.name(), jobId, assignment.session(), switchSocket, controllerClient.url());
         }
         final JobContext context = new JobContext().jobId(jobId).workerId(workerId).workers(workers)
+            .joinCredential(joinCredential)
             .transport(FaultInjectingTransport.wrap(capture.wrap(transport,
                     dpdk ? FrameHeaders.inPlace() : FrameHeaders.udp((UdpTransport)transport)),
                 loss > 0 ? FaultConfig.lossy(loss, seed * 31 + workerId) : FaultConfig.NONE))

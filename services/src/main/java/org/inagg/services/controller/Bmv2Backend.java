@@ -11,6 +11,7 @@ import java.util.Map;
 import org.inagg.p4.bmv2.Bmv2Switch;
 import org.inagg.p4.control.JobSpec;
 import org.inagg.p4.control.WorkerEndpoint;
+import org.inagg.wire.InaggHeader;
 
 /**
  * bmv2 ({@code simple_switch} running {@code inagg_v1model.p4}) through {@link Bmv2Switch}: each job becomes a
@@ -70,8 +71,10 @@ public final class Bmv2Backend implements SwitchBackend
                     + source.getAddress().getHostAddress() + " is not attached to " + describe()
                     + " (no --bmv2-host entry for it)");
             }
+            final long[] credentials = program.joinCredentials();
             workers.add(new WorkerEndpoint(worker, host.port(), host.mac(),
-                WorkerEndpoint.parseIpv4(source.getAddress().getHostAddress()), source.getPort()));
+                WorkerEndpoint.parseIpv4(source.getAddress().getHostAddress()), source.getPort(),
+                credentials == null ? InaggHeader.NO_CREDENTIAL : credentials[worker]));
         }
         return new JobSpec(program.jobId(), program.slots(), program.slotBase(), program.lanes(), program.jobId(),
             workers, null, program.session());

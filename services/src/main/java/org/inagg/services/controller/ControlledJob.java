@@ -38,6 +38,8 @@ final class ControlledJob
     final Registration[] ranks;
     /** Each rank's latest source, kept after its registration ends (the switch keeps answering it). */
     final InetSocketAddress[] lastSource;
+    /** Each rank's latest JOIN credential, kept with its source (0 before it registered). */
+    final long[] lastCredential;
 
     ControlledJob(final String name, final int jobId, final int world, final String dtype, final long elements,
         final int slotBase, final int slots, final int lanes, final int session, final String secretHash)
@@ -54,6 +56,7 @@ final class ControlledJob
         this.session = session;
         this.ranks = new Registration[world];
         this.lastSource = new InetSocketAddress[world];
+        this.lastCredential = new long[world];
     }
 
     /** Ranks registered into the current session. */
@@ -88,6 +91,7 @@ final class ControlledJob
     {
         ranks[registration.rank] = registration;
         lastSource[registration.rank] = registration.source;
+        lastCredential[registration.rank] = registration.joinCredential;
     }
 
     /** Whether the switch must be programmed: a restart's new session, or every rank of the session registered. */
@@ -131,7 +135,7 @@ final class ControlledJob
         {
             sources.add(lastSource[rank]);
         }
-        return new JobProgram(jobId, slots, slotBase, lanes, session, sources);
+        return new JobProgram(jobId, slots, slotBase, lanes, session, sources, lastCredential);
     }
 
     String describe()

@@ -192,7 +192,10 @@ public final class ControllerClient implements AutoCloseable
         final Assignment assigned = new Assignment(id, name, ready.path("jobId").asInt(),
             ready.path("workerId").asInt(), ready.path("world").asInt(),
             JsonHttp.address("switch", ready.path("switch").asText()), ready.path("session").asInt(),
-            ready.path("slots").asInt(), ready.path("lanes").asInt(), ready.path("leaseMs").asLong());
+            ready.path("slots").asInt(), ready.path("lanes").asInt(), ready.path("leaseMs").asLong(),
+            ready.hasNonNull("joinCredential")
+            ? JobSecret.parseCredential("joinCredential", ready.path("joinCredential").asText())
+            : org.inagg.wire.InaggHeader.NO_CREDENTIAL);
         assignment = assigned;
         renewer = Thread.ofPlatform().daemon().name("inagg-lease-" + name + "-" + rank).start(this::renewLoop);
         return assigned;

@@ -451,7 +451,7 @@ final class JobRegistry implements AutoCloseable
         }
         while (registrations.containsKey(id));
         final Registration registration = new Registration(id, job.name, request.rank(), request.source(),
-            request.incarnation(), job.session, clockMs.getAsLong() + leaseMs);
+            request.incarnation(), job.session, clockMs.getAsLong() + leaseMs, JobSecret.joinCredential());
         registrations.put(id, registration);
         job.put(registration);
         return registration;
@@ -691,7 +691,9 @@ final class JobRegistry implements AutoCloseable
             .put("leaseMs", leaseMs);
         if (job.running && registration.session == job.session)
         {
+            // the rank's own JOIN credential: only this registration's answer carries it (docs/security.md)
             body.put("state", "ready").put("workerId", registration.rank)
+                .put("joinCredential", JobSecret.formatCredential(registration.joinCredential))
                 .put("switch", JsonHttp.format(backend.dataAddress())).put("slots", job.slots)
                 .put("slotBase", job.slotBase).put("lanes", job.lanes).put("dtype", job.dtype)
                 .put("elements", job.elements);
@@ -835,13 +837,16 @@ final class JobRegistry implements AutoCloseable
                 continue;
             }
             job.lastSource[rank] = JournalRecords.source(line);
+            // a journal of before JOIN credentials: a fresh one, which no process knows yet (safe: never "none")
+            job.lastCredential[rank] = credential(line);
             final JsonNode r = line.path("registration");
             if (r.isObject())
             {
                 final InetSocketAddress source = JsonHttp.address("source", r.path("source").asText());
                 job.ranks[rank] = new Registration(r.path("id").asText(), job.name, rank, source,
                     r.hasNonNull("incarnation") ? r.path("incarnation").asText() : null, r.path("session").asInt(),
-                    now + leaseMs);
+                    now + leaseMs, credential(r));
+                job.lastCredential[rank] = job.ranks[rank].joinCredential;
                 if (job.lastSource[rank] == null)
                 {
                     job.lastSource[rank] = source;
@@ -859,6 +864,14 @@ final class JobRegistry implements AutoCloseable
             return null;
         }
         return job;
+    }
+
+    /** The {@code joinCredential} of a journal line, or a fresh one where it has none (an earlier version's). */
+    private static long credential(final JsonNode line)
+    {
+        return line.hasNonNull("joinCredential")
+            ? JobSecret.parseCredential("joinCredential", line.path("joinCredential").asText())
+            : JobSecret.joinCredential();
     }
 
     /** See {@link #recover()}. */

@@ -38,6 +38,38 @@ final class JobSecret
     }
 
     /** 16 random bytes as hex: an unguessable registration id. */
+    /**
+     * A rank's JOIN credential: 64 random bits from {@link SecureRandom}, never
+     * {@link org.inagg.wire.InaggHeader#NO_CREDENTIAL} (which a switch reads as "none required").
+     */
+    static long joinCredential()
+    {
+        long credential;
+        do
+        {
+            credential = RANDOM.nextLong();
+        }
+        while (credential == org.inagg.wire.InaggHeader.NO_CREDENTIAL);
+        return credential;
+    }
+
+    /** A JOIN credential as JSON carries it: 16 hex digits (a JSON number would lose bits in many clients). */
+    static String formatCredential(final long credential)
+    {
+        return String.format("%016x", credential);
+    }
+
+    /** The credential of {@link #formatCredential}, or a 400 naming the field. */
+    static long parseCredential(final String field, final String text)
+    {
+        if (text == null || !text.matches("[0-9a-fA-F]{16}"))
+        {
+            throw new org.inagg.services.http.HttpFailure(org.inagg.services.http.HttpFailure.BAD_REQUEST,
+                "field '" + field + "' must be 16 hex digits");
+        }
+        return Long.parseUnsignedLong(text, 16);
+    }
+
     static String randomId()
     {
         final byte[] bytes = new byte[16];

@@ -11,6 +11,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFileAttributeView;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
@@ -26,7 +28,8 @@ import org.inagg.services.http.JsonHttp;
  * journal) once the lines appended since the last compaction outnumber twice what it wrote plus 256, so the file stays
  * within a constant factor of the live state and each change costs amortised O(1). A compaction that fails (a full or
  * read-only disk) is logged and retried later; the journal it leaves is whole and appends go on. Lease renewals are
- * not journaled: after a restart every lease starts afresh. Not thread-safe: {@link JobRegistry} calls it under its
+ * not journaled: after a restart every lease starts afresh. The lines hold the ranks' JOIN credentials
+ * (docs/security.md), so the file is its user's alone (mode 0600 where the file system has modes). Not thread-safe: {@link JobRegistry} calls it under its
  * lock.
  */
 final class Journal implements AutoCloseable
@@ -67,6 +70,7 @@ final class Journal implements AutoCloseable
             }
             journal.channel = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
                 StandardOpenOption.APPEND);
+            restrict(path);
         }
         catch (final IOException ex)
         {
@@ -194,6 +198,7 @@ final class Journal implements AutoCloseable
             {
                 channel = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
                     StandardOpenOption.APPEND);
+                restrict(path);
             }
             final ByteBuffer bytes = ByteBuffer.wrap((JsonHttp.MAPPER.writeValueAsString(record) + "\n")
                 .getBytes(StandardCharsets.UTF_8));
@@ -259,6 +264,7 @@ final class Journal implements AutoCloseable
             try (FileChannel out = FileChannel.open(temporary, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
                 StandardOpenOption.TRUNCATE_EXISTING))
             {
+                restrict(temporary);
                 for (final ObjectNode record : records)
                 {
                     final ByteBuffer bytes = ByteBuffer.wrap((JsonHttp.MAPPER.writeValueAsString(record) + "\n")
@@ -313,6 +319,15 @@ final class Journal implements AutoCloseable
         catch (final IOException | UnsupportedOperationException ignored)
         {
             // some file systems cannot sync a directory; the rename is as durable as they make it
+        }
+    }
+
+    /** Readable and writable by the controller's user only: the lines hold the ranks' JOIN credentials. */
+    private static void restrict(final Path file) throws IOException
+    {
+        if (Files.getFileStore(file).supportsFileAttributeView(PosixFileAttributeView.class))
+        {
+            Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
         }
     }
 

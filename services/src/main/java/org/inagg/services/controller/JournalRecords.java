@@ -52,6 +52,8 @@ final class JournalRecords
         {
             record.put("source", JsonHttp.format(job.lastSource[rank]));
         }
+        // the rank's JOIN credential as installed on the switch (docs/security.md): the journal is private (0600)
+        record.put("joinCredential", JobSecret.formatCredential(job.lastCredential[rank]));
         final Registration registration = job.ranks[rank];
         if (registration == null)
         {
@@ -60,7 +62,8 @@ final class JournalRecords
         else
         {
             final ObjectNode r = record.putObject("registration").put("id", registration.id)
-                .put("source", JsonHttp.format(registration.source)).put("session", registration.session);
+                .put("source", JsonHttp.format(registration.source)).put("session", registration.session)
+                .put("joinCredential", JobSecret.formatCredential(registration.joinCredential));
             if (registration.incarnation != null)
             {
                 r.put("incarnation", registration.incarnation);

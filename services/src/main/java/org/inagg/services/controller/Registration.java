@@ -10,14 +10,17 @@ final class Registration
     final int rank;
     final InetSocketAddress source;
     final String incarnation;
+    /** The JOIN credential this registration's process shows the switch (docs/security.md); fresh per registration. */
+    final long joinCredential;
     /** The job session this registration belongs to; older than the job's after a restart of another rank. */
     final int session;
     /** Monotonic ms after which the rank counts as lost. */
     long leaseDeadlineMs;
 
     Registration(final String id, final String jobName, final int rank, final InetSocketAddress source,
-        final String incarnation, final int session, final long leaseDeadlineMs)
+        final String incarnation, final int session, final long leaseDeadlineMs, final long joinCredential)
     {
+        this.joinCredential = joinCredential;
         this.id = id;
         this.jobName = jobName;
         this.rank = rank;

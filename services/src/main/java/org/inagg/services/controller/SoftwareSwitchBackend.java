@@ -93,6 +93,15 @@ public final class SoftwareSwitchBackend implements SwitchBackend
             .put("slotBase", program.slotBase()).put("session", program.session());
         final ArrayNode sources = body.putArray("sources");
         program.sources().forEach(source -> sources.add(JsonHttp.format(source)));
+        final long[] credentials = program.joinCredentials();
+        if (credentials != null)
+        {
+            final ArrayNode field = body.putArray("joinCredentials");
+            for (final long credential : credentials)
+            {
+                field.add(JobSecret.formatCredential(credential));
+            }
+        }
         call("PUT", "/v1/jobs/" + program.jobId(), body);
     }
 

@@ -39,8 +39,9 @@ import org.inagg.wire.InaggHeader;
  * <pre>
  * GET    /v1/jobs        {"data": "127.0.0.1:9000", "jobs": [{"jobId": 3, "workers": 2, ...}]}
  * PUT    /v1/jobs/{id}   {"workers": 2, "slots": 16, "lanes": 256, "slotBase": 0, "session": 1,
- *                         "sources": ["127.0.0.1:40001", "127.0.0.1:40002"]}          (200: the job as installed;
- *                         the body is checked by {@link JobRequest})
+ *                         "sources": ["127.0.0.1:40001", "127.0.0.1:40002"],
+ *                         "joinCredentials": ["0123456789abcdef", "fedcba9876543210"]}  (200: the job as installed,
+ *                         never its credentials; the body is checked by {@link JobRequest})
  * DELETE /v1/jobs/{id}   (200 {"jobId": 3, "removed": true}; 404 if not installed)
  * </pre>
  */
@@ -269,7 +270,8 @@ public final class SwitchControlServer implements Agent, AutoCloseable
         releasePeers(previous);
         LOGGER.log(System.Logger.Level.INFO, () -> "switch control: job " + jobId + " installed in session "
             + job.session() + " (" + workers + " workers, slots " + job.slotBase() + "+" + job.slots() + " of "
-            + job.lanes() + " lanes, sources " + sources.stream().map(JsonHttp::format).toList() + ")");
+            + job.lanes() + " lanes, sources " + sources.stream().map(JsonHttp::format).toList()
+            + (config.credentialsRequired() ? ", JOIN credentials required" : ", no JOIN credentials") + ")");
         return describe(config);
     }
 

@@ -25,7 +25,7 @@ class SourceOptionTest
         assertThat(sources.get(1)).containsExactly(new InetSocketAddress("127.0.0.1", 9101),
             new InetSocketAddress("127.0.0.1", 9102));
         assertThat(sources.get(7)).containsExactly(new InetSocketAddress("10.0.0.7", 9000));
-        assertThatCode(() -> SwitchCommand.checkAdmission(JOBS, sources, false, false, false))
+        assertThatCode(() -> SwitchCommand.checkAdmission(JOBS, sources, false, false, null))
             .doesNotThrowAnyException();
     }
 
@@ -53,10 +53,10 @@ class SourceOptionTest
         final Map<Integer, InetSocketAddress[]> none = Map.of();
 
         assertThatIllegalArgumentException()
-            .isThrownBy(() -> SwitchCommand.checkAdmission(JOBS, none, false, false, false))
+            .isThrownBy(() -> SwitchCommand.checkAdmission(JOBS, none, false, false, null))
             .withMessageContaining("job 1 has no registered sources").withMessageContaining("--open")
             .withMessageContaining("--source 1:WORKER=HOST:PORT");
-        assertThatCode(() -> SwitchCommand.checkAdmission(JOBS, none, true, false, false)).doesNotThrowAnyException();
+        assertThatCode(() -> SwitchCommand.checkAdmission(JOBS, none, true, false, null)).doesNotThrowAnyException();
     }
 
     @Test
@@ -67,21 +67,41 @@ class SourceOptionTest
 
         // --open does not excuse a half-registered job: worker 1 would be learned while worker 0 is pinned.
         assertThatIllegalArgumentException()
-            .isThrownBy(() -> SwitchCommand.checkAdmission(JOBS, partial, true, false, false))
+            .isThrownBy(() -> SwitchCommand.checkAdmission(JOBS, partial, true, false, null))
             .withMessageContaining("not those of worker(s) [1]");
     }
 
     @Test
-    void shouldSaySourcesAreForOneLevelUdpJobs()
+    void shouldSaySourcesAreForUdpJobs()
     {
         final Map<Integer, InetSocketAddress[]> sources = SwitchCommand.parseSources(
             List.of("1:0=127.0.0.1:9101", "1:1=127.0.0.1:9102", "7:0=127.0.0.1:9103"), JOBS);
 
         assertThatIllegalArgumentException()
-            .isThrownBy(() -> SwitchCommand.checkAdmission(JOBS, sources, false, true, false))
+            .isThrownBy(() -> SwitchCommand.checkAdmission(JOBS, sources, false, true, null))
             .withMessageContaining("over DPDK give --open");
+    }
+
+    @Test
+    void shouldRegisterTheLocalWorkersSourcesOfAnUpstreamSwitchSecurity()
+    {
+        // Issue 24: --upstream used to force --open (anyone could join or restart its workers); now the sources of
+        // the workers it serves are registered, and only those.
+        final List<SwitchJobConfig> jobs = List.of(new SwitchJobConfig(1, 4));
+        final int[] local = {1, 2};
+        final Map<Integer, InetSocketAddress[]> localSources = SwitchCommand.parseSources(
+            List.of("1:1=127.0.0.1:9101", "1:2=127.0.0.1:9102"), jobs);
+        assertThatCode(() -> SwitchCommand.checkAdmission(jobs, localSources, false, false, local))
+            .doesNotThrowAnyException();
+        assertThatIllegalArgumentException().isThrownBy(() -> SwitchCommand.checkAdmission(jobs,
+                SwitchCommand.parseSources(List.of("1:1=127.0.0.1:9101"), jobs), false, false, local))
+            .withMessageContaining("not those of worker(s) [2]");
+        assertThatIllegalArgumentException().isThrownBy(() -> SwitchCommand.checkAdmission(jobs,
+                SwitchCommand.parseSources(List.of("1:1=127.0.0.1:9101", "1:2=127.0.0.1:9102", "1:3=127.0.0.1:9103"),
+                    jobs), false, false, local))
+            .withMessageContaining("worker(s) [3], which this switch does not serve");
         assertThatIllegalArgumentException()
-            .isThrownBy(() -> SwitchCommand.checkAdmission(JOBS, sources, false, false, true))
-            .withMessageContaining("with --upstream give --open");
+            .isThrownBy(() -> SwitchCommand.checkAdmission(jobs, Map.of(), false, false, local))
+            .withMessageContaining("job 1 has no registered sources");
     }
 }

@@ -33,6 +33,7 @@ class Bmv2BackendTest
     private static final String REQUIRE_PROPERTY = "inagg.bmv2.tests.require";
     private static final String JOB_TABLE = "InaggIngress.job_table";
     private static final String WORKER_SOURCE = "InaggIngress.worker_source";
+    private static final String JOIN_CREDENTIAL = "InaggIngress.join_credential";
     private static SimpleSwitchProcess simpleSwitch;
     private static Bmv2Backend backend;
 
@@ -80,6 +81,7 @@ class Bmv2BackendTest
     {
         final int jobsBefore = simpleSwitch.cli().tableNumEntries(JOB_TABLE);
         final int sourcesBefore = simpleSwitch.cli().tableNumEntries(WORKER_SOURCE);
+        final int credentialsBefore = simpleSwitch.cli().tableNumEntries(JOIN_CREDENTIAL);
         final JobRegistry registry = new JobRegistry(backend, Journal.open(dir.resolve("journal")),
             new SlotAllocator(256), new AtomicLong()::get, 5000, 64, 8, false);
         registry.recover();
@@ -89,6 +91,9 @@ class Bmv2BackendTest
         final int jobId = ready.body().path("jobId").asInt();
         assertThat(simpleSwitch.cli().tableNumEntries(JOB_TABLE)).isEqualTo(jobsBefore + 1);
         assertThat(simpleSwitch.cli().tableNumEntries(WORKER_SOURCE)).isEqualTo(sourcesBefore + 2);
+        assertThat(simpleSwitch.cli().tableNumEntries(JOIN_CREDENTIAL)).as("a JOIN credential row per rank")
+            .isEqualTo(credentialsBefore + 2);
+        assertThat(ready.body().path("joinCredential").asText()).matches("[0-9a-f]{16}");
         final JobProgram installed = backend.installed().get(jobId);
         assertThat(installed.sources()).containsExactly(new InetSocketAddress("10.0.0.1", 40000),
             new InetSocketAddress("10.0.0.2", 40001));
@@ -108,6 +113,8 @@ class Bmv2BackendTest
         registry.free("bmv2-job", Caller.embedded());
         assertThat(backend.installed()).doesNotContainKey(jobId);
         assertThat(simpleSwitch.cli().tableNumEntries(JOB_TABLE)).isEqualTo(jobsBefore);
+        assertThat(simpleSwitch.cli().tableNumEntries(JOIN_CREDENTIAL)).as("removed with the job")
+            .isEqualTo(credentialsBefore);
         registry.close();
     }
 }

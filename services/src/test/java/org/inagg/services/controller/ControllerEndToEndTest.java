@@ -141,7 +141,7 @@ class ControllerEndToEndTest
         Rank open()
         {
             job = AllReduceJob.open(new JobContext().jobId(assignment.jobId()).workerId(assignment.workerId())
-                .workers(world).transport(transport).peerTimeout(Duration.ofSeconds(8))
+                .joinCredential(assignment.joinCredential()).workers(world).transport(transport).peerTimeout(Duration.ofSeconds(8))
                 .retransmitTimeout(Duration.ofMillis(5)));
             return this;
         }
@@ -367,12 +367,14 @@ class ControllerEndToEndTest
         final int oldSession = ranks.getFirst().assignment.session();
         final InetSocketAddress registeredSource = ranks.get(1).transport.localAddress();
 
-        // Rank 1 restarted by hand on its registered port, straight to the switch: a JOIN with a new incarnation
-        // from a registered source, which the software switch answers with a session of its own.
+        // Rank 1 restarted by hand on its registered port, straight to the switch, with the JOIN credential its
+        // registration got: a JOIN with a new incarnation from a registered source, which the software switch answers
+        // with a session of its own. (Without the credential it is dropped: shouldIgnoreAForgedJoinAttack...)
         ranks.get(1).kill();
         final UdpTransport bypass = UdpTransport.open(registeredSource, List.of(ranks.getFirst().client
             .switchAddress()), 1, InaggHeader.messageLength(InaggHeader.MAX_ELEMENTS_FOR_1500_MTU), 64);
         final AllReduceJob bypassing = AllReduceJob.open(new JobContext().jobId(jobId).workerId(1).workers(2)
+            .joinCredential(ranks.get(1).assignment.joinCredential())
             .transport(bypass).peerTimeout(Duration.ofSeconds(3)).retransmitTimeout(Duration.ofMillis(5)));
         toClose.add(bypassing);
         threads.submit(() -> bypassing.allReduceAsync(input(1, 0), new int[ELEMENTS]));
@@ -397,6 +399,46 @@ class ControllerEndToEndTest
             .isNotEqualTo(oldSession).isNotEqualTo(switchSession);
         bypassing.close();
         runExactly(List.of(rank0, restarted), 0, 2);
+    }
+
+    @Test
+    @Timeout(120)
+    void shouldIgnoreAForgedJoinAttackFromARegisteredSourceWithoutTheRanksCredential() throws Exception
+    {
+        startSwitch();
+        controller = startController(0, 3000);
+        final List<Rank> ranks = registerAll(controller.url(), "forged", 2);
+        assertThat(ranks).extracting(r -> r.assignment.joinCredential())
+            .as("each rank its own credential, never 'none'").doesNotContain(InaggHeader.NO_CREDENTIAL)
+            .doesNotHaveDuplicates();
+        final int jobId = ranks.getFirst().assignment.jobId();
+        final int session = ranks.getFirst().assignment.session();
+
+        // Before the ranks open their jobs, the attacker sends JOINs as rank 1 from rank 1's own registered ip:port (a
+        // spoofed source; here the rank's own socket, still idle) with a new incarnation: no credential, a guessed
+        // one, rank 0's. Accepted, the first would take rank 1's place in the session and the real rank 1's JOIN
+        // (another incarnation) would start a new session under rank 0.
+        final long[] forged = {InaggHeader.NO_CREDENTIAL, 0x0123_4567_89AB_CDEFL,
+            ranks.getFirst().assignment.joinCredential()};
+        final UdpTransport rank1 = ranks.get(1).transport;
+        for (int i = 0; i < forged.length; i++)
+        {
+            final byte[] join = new byte[InaggHeader.joinLength(forged[i])];
+            InaggHeader.writeJoin(MemorySegment.ofArray(join), 0, jobId, 1, 2, InaggHeader.ANY_SESSION,
+                0xE710 + i, forged[i]);
+            final long offset = rank1.claim(0, join.length);
+            assertThat(offset).isNotEqualTo(org.inagg.transport.Transport.CLAIM_FAILED);
+            MemorySegment.copy(MemorySegment.ofArray(join), 0, rank1.txMemory(), offset, join.length);
+            rank1.commit();
+            rank1.flush();
+        }
+        await(() -> softwareSwitch.counter(SwitchCounter.DROP_BAD_CREDENTIAL) >= forged.length, 5000,
+            "forged JOINs counted");
+        assertThat(softwareSwitch.session(jobId)).as("no session started by a forged JOIN").isEqualTo(session);
+        assertThat(softwareSwitch.counter(SwitchCounter.JOINS)).as("none answered").isZero();
+        // the job runs undisturbed, in its session
+        runExactly(ranks, 0, 2);
+        assertThat(softwareSwitch.session(jobId)).isEqualTo(session);
     }
 
     @Test

@@ -54,6 +54,15 @@ class JobRequestFuzzTest
             .put("session", request.session());
         final ArrayNode sources = again.putArray("sources");
         request.sources().forEach(source -> sources.add(JsonHttp.format(source)));
+        if (request.joinCredentials() != null)
+        {
+            assertThat(request.joinCredentials()).hasSize(request.workers());
+            final ArrayNode credentials = again.putArray("joinCredentials");
+            for (final long credential : request.joinCredentials())
+            {
+                credentials.add(String.format("%016x", credential));
+            }
+        }
         assertThat(JobRequest.parse(again.toString().getBytes(StandardCharsets.UTF_8))).isEqualTo(request);
 
         final int[] peers = new int[request.workers()];
@@ -74,5 +83,6 @@ class JobRequestFuzzTest
         assertThat(config.workers()).isEqualTo(request.workers());
         assertThat(config.session()).isEqualTo(request.session());
         assertThat(config.workerPeers()).containsExactly(peers);
+        assertThat(config.joinCredentials()).isEqualTo(request.joinCredentials());
     }
 }

@@ -97,6 +97,29 @@ class SwitchControlServerTest
     }
 
     @Test
+    @Timeout(20)
+    void shouldInstallTheWorkersJoinCredentialsAndNeverAnswerThemBack() throws IOException
+    {
+        final JsonHttp.Answer put = call("PUT", "/v1/jobs/3", "{\"workers\":2,\"slots\":8,\"lanes\":64,\"slotBase\":0,"
+            + "\"session\":4,\"sources\":[\"127.0.0.1:40000\",\"127.0.0.1:40001\"],"
+            + "\"joinCredentials\":[\"0123456789abcdef\",\"FEDCBA9876543210\"]}");
+        assertThat(put.status()).as(put.describe()).isEqualTo(200);
+        assertThat(softwareSwitch.jobs().get(3).joinCredentials())
+            .containsExactly(0x0123_4567_89AB_CDEFL, 0xFEDC_BA98_7654_3210L);
+        assertThat(put.body().toString()).doesNotContainIgnoringCase("0123456789abcdef")
+            .doesNotContainIgnoringCase("fedcba9876543210");
+        assertThat(call("GET", "/v1/jobs", null).body().toString()).doesNotContainIgnoringCase("0123456789abcdef");
+
+        final JsonHttp.Answer shortOne = call("PUT", "/v1/jobs/4", "{\"workers\":1,\"slots\":8,\"lanes\":64,"
+            + "\"session\":1,\"sources\":[\"127.0.0.1:40002\"],\"joinCredentials\":[\"0123\"]}");
+        assertThat(shortOne.status()).isEqualTo(400);
+        assertThat(shortOne.describe()).contains("field 'joinCredentials'").contains("16 hex digits");
+        assertThat(call("PUT", "/v1/jobs/4", "{\"workers\":1,\"slots\":8,\"lanes\":64,\"session\":1,"
+            + "\"sources\":[\"127.0.0.1:40002\"],\"joinCredentials\":[]}").describe()).contains("array of 1");
+        assertThat(softwareSwitch.jobs()).doesNotContainKey(4);
+    }
+
+    @Test
     @Timeout(30)
     void shouldFreeTheSourcesOfRemovedAndReplacedJobsSoThePeerTableNeverFills() throws IOException
     {
