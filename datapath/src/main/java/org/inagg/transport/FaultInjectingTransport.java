@@ -138,6 +138,10 @@ public final class FaultInjectingTransport implements Transport, MessageHandler
 
     private boolean hold(final MemorySegment memory, final long offset, final int length, final int peer)
     {
+        // Drawn whether or not the message can be held, so that the seed alone decides every later message's fate: a
+        // draw skipped when all frames were busy (which depends on timing) shifted the sequence, and the same seed
+        // then dropped and duplicated other messages on a loaded machine (TransportTest, CI).
+        final long delayNs = config.maxDelayNs() == 0 ? 0 : random.nextLong(config.maxDelayNs() + 1);
         if (freeCount == 0 || length > frameLength)
         {
             return false;
@@ -146,7 +150,7 @@ public final class FaultInjectingTransport implements Transport, MessageHandler
         MemorySegment.copy(memory, offset, held, (long)frame * frameLength, length);
         heldLength[frame] = length;
         heldPeer[frame] = peer;
-        dueNs[frame] = nowNs + (config.maxDelayNs() == 0 ? 0 : random.nextLong(config.maxDelayNs() + 1));
+        dueNs[frame] = nowNs + delayNs;
         usedFrames[usedCount++] = frame;
         return true;
     }
