@@ -1,9 +1,11 @@
 """One rank of a multi-process test: ``python _ranks.py SCENARIO[,SCENARIO...]`` under torchrun or with RANK, WORLD_SIZE,
 MASTER_ADDR, MASTER_PORT set by the test. Each scenario checks inagg's answers against gloo's (a gloo group of the same
-ranks) or the exact answer, prints ``RANK n OK`` and exits 0; a failed check raises, which exits non-zero."""
+ranks) or the exact answer; each scenario and case reports its outcome (:func:`report`: into INAGG_TEST_REPORT, which
+the tests read); the rank prints ``RANK n OK`` and exits 0 at the end; a failed check raises, which exits non-zero."""
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import time
@@ -40,32 +42,6 @@ def check_close(name: str, got: torch.Tensor, want: torch.Tensor, dtype: torch.d
     bound = RTOL[dtype] * (want.abs() + scale) * 2
     err = (got - want).abs()
     assert bool((err <= bound).all()), f"{name}: max error {err.max().item()} over bound (first {got[:4]} vs {want[:4]})"
-
-
-def scenario_dtypes(rank: int, world: int, gloo) -> None:
-    """Every dtype and op against gloo and the exact sum; sizes from empty to several rounds; non-contiguous."""
-    for dtype in (torch.float32, torch.bfloat16, torch.float16, torch.int32):
-        for n in (0, 1, 1000, 50_001):
-            want = exact(world, n, dtype)
-            for op in (dist.ReduceOp.SUM, dist.ReduceOp.AVG):
-                t = inputs(rank, n, dtype)
-                g = inputs(rank, n, dtype)
-                dist.all_reduce(t, op=op)
-                dist.all_reduce(g, group=gloo)  # gloo has no AVG: sum, then divide like torch does
-                w = want
-                if op == dist.ReduceOp.AVG:
-                    if dtype == torch.int32:
-                        g = torch.div(g, world, rounding_mode="trunc")
-                        w = torch.div(want, world, rounding_mode="trunc")
-                    else:
-                        g = g / world
-                        w = want / world
-                assert t.dtype == dtype and t.shape == (n,)
-                check_close(f"{dtype} {op} n={n} vs exact", t, w, dtype)
-                check_close(f"{dtype} {op} n={n} vs gloo", t, g, dtype, scale=4.0)
-    m = inputs(rank, 300 * 7, torch.float32).reshape(300, 7).t()  # non-contiguous
-    dist.all_reduce(m)
-    check_close("non-contiguous", m, exact(world, 300 * 7, torch.float32).reshape(300, 7).t(), torch.float32)
 
 
 def scenario_async(rank: int, world: int, gloo) -> None:
@@ -316,14 +292,28 @@ COLLECTIVE_DTYPES = (torch.float32, torch.bfloat16, torch.float16, torch.int32)
 COLLECTIVE_OPS = ("SUM", "AVG", "MIN", "MAX")
 
 
+def report(kind: str, name: str, outcome: str) -> None:
+    """Records the outcome (``"OK"`` or the failure) of a case or scenario in this rank's report file, which the
+    tests read (conftest.RankRun); prints it too, for whoever reads the output."""
+    print(f"RANK {os.environ.get('RANK')} {kind.upper()} {name} {outcome}", flush=True)
+    path = os.environ.get("INAGG_TEST_REPORT")
+    if path:
+        with open(path, "a") as f:
+            f.write(json.dumps({"kind": kind, "name": name, "outcome": outcome}) + "\n")
+
+
+def _failure(ex: BaseException) -> str:
+    return f"FAILED: {type(ex).__name__}: {ex}"
+
+
 def _case(rank: int, name: str, check) -> bool:
-    """Runs one case; prints ``RANK r CASE name OK`` or its failure and goes on with the next."""
+    """Runs one case; reports it OK or its failure and goes on with the next."""
     try:
         check()
     except Exception as ex:  # noqa: BLE001 - reported by name, the scenario fails at its end
-        print(f"RANK {rank} CASE {name} FAILED: {type(ex).__name__}: {ex}", flush=True)
+        report("case", name, _failure(ex))
         return False
-    print(f"RANK {rank} CASE {name} OK", flush=True)
+    report("case", name, "OK")
     return True
 
 
@@ -338,9 +328,49 @@ def _divide(t: torch.Tensor, world: int) -> torch.Tensor:
     return (t.double() / world).to(t.dtype)
 
 
+def _all_reduce_case(rank: int, world: int, gloo, dtype: torch.dtype, op_name: str) -> None:
+    """all_reduce of ``dtype`` with ``op_name``, from empty to several rounds, against gloo's answer (and against the
+    exact sum for SUM and AVG, which run on the agent; MIN and MAX fall back to gloo). Every size is reduced before
+    any is checked, so that a failed check leaves no collective unmatched on the other ranks."""
+    op = getattr(dist.ReduceOp, op_name)
+    results = []
+    for n in (0, 1, 1000, 50_001):
+        t = inputs(rank, n, dtype)
+        g = inputs(rank, n, dtype)
+        dist.all_reduce(t, op=op)
+        _on_gloo_with_avg(gloo, op_name, lambda o: dist.all_reduce(g, op=o, group=gloo))
+        results.append((n, t, g))
+    for n, t, g in results:
+        assert t.dtype == dtype and t.shape == (n,)
+        if op_name in ("MIN", "MAX"):
+            assert torch.equal(t, g), f"{dtype} {op_name} n={n} differs from gloo's"
+            continue
+        want = exact(world, n, dtype)
+        if op_name == "AVG":  # gloo has no AVG: sum, then divide like torch does
+            if dtype == torch.int32:
+                g = torch.div(g, world, rounding_mode="trunc")
+                want = torch.div(want, world, rounding_mode="trunc")
+            else:
+                g = g / world
+                want = want / world
+        check_close(f"{dtype} {op_name} n={n} vs exact", t, want, dtype)
+        check_close(f"{dtype} {op_name} n={n} vs gloo", t, g, dtype, scale=4.0)
+
+
 def scenario_tensor_collectives(rank: int, world: int, gloo) -> None:
     """Each collective x dtype (x op) against gloo's answer (against the exact sum where gloo lacks the dtype)."""
     ok = True
+    for dtype in COLLECTIVE_DTYPES:
+        for op_name in COLLECTIVE_OPS:
+            ok &= _case(rank, f"all_reduce-{dtype}-{op_name}",
+                        lambda dtype=dtype, op_name=op_name: _all_reduce_case(rank, world, gloo, dtype, op_name))
+
+    def non_contiguous():
+        m = inputs(rank, 300 * 7, torch.float32).reshape(300, 7).t()
+        dist.all_reduce(m)
+        check_close("non-contiguous", m, exact(world, 300 * 7, torch.float32).reshape(300, 7).t(), torch.float32)
+
+    ok &= _case(rank, "all_reduce-non_contiguous", non_contiguous)
     n = 3000  # several agent rounds of the tests' 16 Ki-element slot once gathered
     for dtype in COLLECTIVE_DTYPES + (torch.float64, torch.int64, torch.bool):
         def gather(dtype=dtype):
@@ -611,9 +641,13 @@ def main() -> None:
     rank, world = dist.get_rank(), dist.get_world_size()
     gloo = dist.new_group(backend="gloo")
     for name in scenario.split(","):
-        globals()[f"scenario_{name}"](rank, world, gloo)
+        try:
+            globals()[f"scenario_{name}"](rank, world, gloo)
+        except Exception as ex:
+            report("scenario", name, _failure(ex))
+            raise
         dist.barrier(gloo)
-        print(f"RANK {rank} SCENARIO {name} OK", flush=True)
+        report("scenario", name, "OK")
     dist.destroy_process_group()
     print(f"RANK {rank} OK", flush=True)
 

@@ -3,11 +3,14 @@ hangs (every process has a deadline and is killed past it)."""
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Dict, Iterator, List, Optional
@@ -117,21 +120,47 @@ def agent_env(agent: Agent, monkeypatch) -> Agent:
     return agent
 
 
+class RankRun(subprocess.CompletedProcess):
+    """One rank process of :func:`run_ranks`: its exit status and output, and the outcome of each case and scenario
+    it reported (``"OK"``, or the failure: exception type and message), read from its report file, not its output."""
+
+    def __init__(self, done: subprocess.CompletedProcess, report: Path) -> None:
+        super().__init__(done.args, done.returncode, done.stdout, None)
+        self.cases: Dict[str, str] = {}
+        self.scenarios: Dict[str, str] = {}
+        if report.is_file():
+            for line in report.read_text().splitlines():
+                entry = json.loads(line)
+                (self.cases if entry["kind"] == "case" else self.scenarios)[entry["name"]] = entry["outcome"]
+
+
 def run_ranks(scenario: str, world: int, env_of: Optional[Dict[int, Dict[str, str]]] = None,
-              env: Optional[Dict[str, str]] = None, timeout: float = 120) -> List[subprocess.CompletedProcess]:
-    """Runs `_ranks.py SCENARIO` as ranks 0..world-1 (RANK/WORLD_SIZE/MASTER_* env, as torchrun sets them)."""
+              env: Optional[Dict[str, str]] = None, timeout: float = 120) -> List[RankRun]:
+    """Runs `_ranks.py SCENARIO` as ranks 0..world-1 (RANK/WORLD_SIZE/MASTER_* env, as torchrun sets them); each
+    rank reports its cases and scenarios into a file of its own (INAGG_TEST_REPORT)."""
     port = free_port()
+    reports = Path(tempfile.mkdtemp(prefix="inagg-ranks-"))
     procs = []
     for rank in range(world):
         e = dict(os.environ)
         e.update({"RANK": str(rank), "WORLD_SIZE": str(world), "LOCAL_RANK": str(rank),
                   "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(port), "OMP_NUM_THREADS": "1",
-                  "PYTHONUNBUFFERED": "1"})
+                  "PYTHONUNBUFFERED": "1", "INAGG_TEST_REPORT": str(reports / f"rank{rank}.jsonl")})
         e.update(env or {})
         e.update((env_of or {}).get(rank, {}))
         procs.append(subprocess.Popen([sys.executable, str(RANKS), scenario], env=e, stdout=subprocess.PIPE,
                                       stderr=subprocess.STDOUT, text=True))
-    return collect(procs, timeout)
+    try:
+        return [RankRun(done, reports / f"rank{rank}.jsonl") for rank, done in enumerate(collect(procs, timeout))]
+    finally:
+        shutil.rmtree(reports, ignore_errors=True)
+
+
+def assert_reported(results: List[RankRun], name: str, kind: str = "case") -> None:
+    """Every rank reported ``name`` (a case, or a scenario) as OK."""
+    for rank, r in enumerate(results):
+        outcome = (r.cases if kind == "case" else r.scenarios).get(name, "not reached")
+        assert outcome == "OK", f"rank {rank}, {kind} {name}: {outcome} (exit {r.returncode}):\n{r.stdout[-4000:]}"
 
 
 def collect(procs: List[subprocess.Popen], timeout: float) -> List[subprocess.CompletedProcess]:

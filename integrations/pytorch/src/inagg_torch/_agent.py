@@ -207,7 +207,7 @@ class AgentClient:
                 raise errors.AgentMismatchError(
                     f"inagg: {path} is not an inagg v{p.VERSION} job file (magic {magic:#x}, version {version}); "
                     "an agent of another version uses this name")
-            key = os.pread(fd, key_length, 64).decode("utf-8", "replace")
+            key = os.pread(fd, key_length, p.SHM_KEY_OFFSET).decode("utf-8", "replace")
             if key != job_key[:len(key)] or local_ranks != local_world_size:
                 raise errors.AgentMismatchError(f"inagg: {path} belongs to job {key} ({local_ranks} local ranks), "
                                                 f"not to job {job_key}")
@@ -267,7 +267,8 @@ class AgentClient:
         if completed == self.sequence and (bell == p.DOORBELL_COMPLETE or status != p.OK):
             if status != p.OK:
                 start = self.descriptor_offset + p.MESSAGE_OFFSET
-                message = bytes(self.mm[start:start + max(0, min(length, 464))]).decode("utf-8", "replace")
+                length = max(0, min(length, p.MAX_MESSAGE_BYTES))
+                message = bytes(self.mm[start:start + length]).decode("utf-8", "replace")
                 exc = p.error(status, message)
                 if status in p.JOB_ERRORS:  # the agent freed the job
                     self._fail(exc)

@@ -7,7 +7,6 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from datetime import timedelta
 from typing import Callable, List, Optional
 
 import torch
@@ -16,6 +15,7 @@ from torch._C._distributed_c10d import AllgatherOptions, AllreduceOptions, Reduc
 from torch.futures import Future
 
 from . import errors
+from ._executor import InaggWork
 
 log = logging.getLogger("inagg_torch")
 
@@ -120,14 +120,5 @@ def chain(works: List[dist.Work], result, then: Optional[Callable[[], None]] = N
 
 
 def wrap(future: Future, name: str) -> dist.Work:
-    from .process_group import InaggWork  # the Work type of this package: raises errors, honours wait(timeout)
-
+    """The package's Work (raises errors, honours wait(timeout)) for ``future``."""
     return InaggWork(future, None, name)
-
-
-def timeout_seconds(timeout: Optional[timedelta]) -> Optional[float]:
-    """A Work.wait timeout in seconds; None for no limit (torch passes 0 for none)."""
-    if timeout is None:
-        return None
-    seconds = timeout.total_seconds() if isinstance(timeout, timedelta) else float(timeout)
-    return seconds if seconds > 0 else None

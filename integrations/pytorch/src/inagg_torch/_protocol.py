@@ -1,4 +1,6 @@
-"""The agent protocol (Java: org.inagg.services.agent.AgentProtocol and SharedRegion); keep the two in step."""
+"""The agent protocol (Java: org.inagg.services.agent.AgentProtocol, which draws the frames, and SharedRegion, which
+draws the shared-memory file). tests/test_protocol.py reads the Java constants and fails, naming the constant, when
+the two sides differ; a constant added on the Java side must be added here or listed there as Java's own."""
 
 from __future__ import annotations
 
@@ -15,7 +17,9 @@ MAX_KEY_BYTES = HELLO_TIMEOUT_OFFSET - HELLO_KEY_OFFSET
 MAX_TIMEOUT_MS = 2 ** 31 - 1
 REPLY_LENGTH = 512
 REPLY_PATH_OFFSET = 24
-REPLY_MESSAGE_OFFSET = 224
+PATH_BYTES = 200
+REPLY_MESSAGE_OFFSET = REPLY_PATH_OFFSET + PATH_BYTES
+MESSAGE_BYTES = REPLY_LENGTH - REPLY_MESSAGE_OFFSET
 
 DOORBELL_REQUEST = b"R"
 DOORBELL_BYE = b"B"
@@ -30,28 +34,42 @@ DTYPE_INT32 = 2
 SHM_MAGIC = 0x4D48534747414E49
 HEADER_LENGTH = 4096
 DESCRIPTOR_LENGTH = 512
+SHM_KEY_OFFSET = 64  # the job key in the header, UTF-8
 REQUEST = struct.Struct("<qiiqq")  # sequence, op, dtype, count, collective total at descriptor offset 0
 COMPLETION = struct.Struct("<qii")  # completed sequence, status, message length at offset 32
 COMPLETION_OFFSET = 32
 MESSAGE_OFFSET = 48
+MAX_MESSAGE_BYTES = DESCRIPTOR_LENGTH - MESSAGE_OFFSET
 HEADER = struct.Struct("<qiiiiqqqqi")  # magic, version, local ranks, world, pad, capacity, data, result, pid, key len
 
 OK = 0
+ERROR_BAD_REQUEST = 1
+ERROR_SIZE_MISMATCH = 2
+ERROR_NON_FINITE = 3
+ERROR_RANK_LEFT = 4
+ERROR_JOB_MISMATCH = 5
+ERROR_VERSION = 6
+ERROR_WORLD_MISMATCH = 7
+ERROR_SHM_FULL = 8
+ERROR_NETWORK = 9
+ERROR_OP_MISMATCH = 10
+ERROR_COLLECTIVE_TIMEOUT = 11
+#: The exception each status raises.
 ERRORS = {
-    1: errors.AgentProtocolError,
-    2: errors.TensorMismatchError,
-    3: errors.NonFiniteError,
-    4: errors.RankFailedError,
-    5: errors.AgentMismatchError,
-    6: errors.AgentMismatchError,
-    7: errors.WorldMismatchError,
-    8: errors.SharedMemoryFullError,
-    9: errors.SwitchStageError,
-    10: errors.TensorMismatchError,
-    11: errors.RankFailedError,
+    ERROR_BAD_REQUEST: errors.AgentProtocolError,
+    ERROR_SIZE_MISMATCH: errors.TensorMismatchError,
+    ERROR_NON_FINITE: errors.NonFiniteError,
+    ERROR_RANK_LEFT: errors.RankFailedError,
+    ERROR_JOB_MISMATCH: errors.AgentMismatchError,
+    ERROR_VERSION: errors.AgentMismatchError,
+    ERROR_WORLD_MISMATCH: errors.WorldMismatchError,
+    ERROR_SHM_FULL: errors.SharedMemoryFullError,
+    ERROR_NETWORK: errors.SwitchStageError,
+    ERROR_OP_MISMATCH: errors.TensorMismatchError,
+    ERROR_COLLECTIVE_TIMEOUT: errors.RankFailedError,
 }
 #: Statuses after which the agent has freed the job (the others fail one all-reduce only).
-JOB_ERRORS = (1, 4, 8, 9, 11)
+JOB_ERRORS = (ERROR_BAD_REQUEST, ERROR_RANK_LEFT, ERROR_SHM_FULL, ERROR_NETWORK, ERROR_COLLECTIVE_TIMEOUT)
 
 
 def error(status: int, message: str) -> errors.InaggError:
@@ -75,7 +93,7 @@ def hello(rank: int, world: int, local_rank: int, local_world: int, host_index: 
 def parse_reply(frame: bytes) -> tuple[int, int, int, str, str]:
     """(status, version, slot capacity, shm path, message)."""
     status, version, capacity, path_length, message_length = struct.unpack_from("<iiqii", frame, 0)
-    path = frame[REPLY_PATH_OFFSET:REPLY_PATH_OFFSET + max(0, min(path_length, 200))].decode("utf-8", "replace")
-    message = frame[REPLY_MESSAGE_OFFSET:REPLY_MESSAGE_OFFSET + max(0, min(message_length, 288))].decode(
+    path = frame[REPLY_PATH_OFFSET:REPLY_PATH_OFFSET + max(0, min(path_length, PATH_BYTES))].decode("utf-8", "replace")
+    message = frame[REPLY_MESSAGE_OFFSET:REPLY_MESSAGE_OFFSET + max(0, min(message_length, MESSAGE_BYTES))].decode(
         "utf-8", "replace")
     return status, version, capacity, path, message

@@ -4,35 +4,24 @@ the rest through gloo, by one path (:mod:`._fallback`)."""
 from __future__ import annotations
 
 import logging
-import os
-import queue
-import socket
-import threading
-import uuid
 from datetime import timedelta
 from typing import Callable, Iterator, List, Optional
 
 import torch
 import torch.distributed as dist
 from torch._C._distributed_c10d import AllgatherOptions, BroadcastOptions, ReduceScatterOptions
-from torch.futures import Future
 
 from . import _protocol as p
 from . import errors
 from ._agent import AgentClient
 from ._bytes import ALIGN, Region, bytes_reason, copy_into, nbytes, raw_bytes
-from ._fallback import GlooFallback, say_once, timeout_seconds
+from ._config import Config
+from ._executor import InaggWork, SerialExecutor  # noqa: F401 - InaggWork: the Work of this group's collectives
+from ._fallback import GlooFallback, say_once
 from ._staging import DeviceStaging
+from ._topology import Topology
 
 log = logging.getLogger("inagg_torch")
-
-ENV_HOST_ID = "INAGG_HOST_ID"
-ENV_SWITCH_JOB = "INAGG_SWITCH_JOB"
-ENV_TIMEOUT = "INAGG_TIMEOUT"
-ENV_COLLECTIVE_TIMEOUT = "INAGG_COLLECTIVE_TIMEOUT"
-#: Seconds a rank waits for the agent beyond the collective timeout before it gives up on the agent itself: room for
-#: the switch stage (the agent's --peer-timeout, 30 s) after the last local rank submitted.
-AGENT_GRACE_SECONDS = 60.0
 
 #: Element types all-reduced by the agent (float16 and bfloat16 travel as float32, converted in the copies).
 INAGG_DTYPES = {
@@ -43,19 +32,6 @@ INAGG_DTYPES = {
 }
 _GLOO_SAME = (dist.ReduceOp.MIN, dist.ReduceOp.MAX, dist.ReduceOp.PRODUCT, dist.ReduceOp.BAND, dist.ReduceOp.BOR,
               dist.ReduceOp.BXOR)
-
-
-def _seconds(variable: str, default: float) -> float:
-    text = os.environ.get(variable)
-    if text is None or text == "":
-        return default
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not value > 0:
-        raise ValueError(f"inagg: {variable}={text!r} is not a positive number of seconds")
-    return value
 
 
 def _op_name(op) -> str:
@@ -83,47 +59,15 @@ class ProcessGroupInagg(dist.ProcessGroup):
         self._rank = rank
         self._size = size
         self._staging = staging if staging is not None else DeviceStaging()
-        group_seconds = timeout.total_seconds() if timeout is not None else 1800.0
-        # The agent fails a round that waits longer than this for a local rank, naming it; the rank waits a little
-        # longer for that answer, so that the named error, not a bare timeout, is what it raises.
-        self.collective_timeout = _seconds(ENV_COLLECTIVE_TIMEOUT, group_seconds)
-        seconds = _seconds(ENV_TIMEOUT, group_seconds)
-        agent_wait = _seconds(ENV_TIMEOUT, self.collective_timeout + AGENT_GRACE_SECONDS)
+        self.config = Config.from_env(timeout)
+        self.collective_timeout = self.config.collective_timeout
         self._gloo = dist.ProcessGroupGloo(dist.PrefixStore("inagg/gloo/", store), rank, size,
-                                           timedelta(seconds=seconds))
+                                           timedelta(seconds=self.config.gloo_timeout))
         self._fallback = GlooFallback(self._gloo, rank, size)
-        # torch asks the group for its backend (FSDP2: for its allocator); every collective is overridden below, so that
-        # what inagg does not carry reaches gloo only through self._fallback (test_collectives checks the list).
-        for device in ("cpu", "cuda") if torch.cuda.is_available() else ("cpu",):
-            self._register_backend(torch.device(device), dist.ProcessGroup.BackendType.CUSTOM, self._gloo)
-        host = os.environ.get(ENV_HOST_ID) or socket.gethostname()
-        store.set(f"inagg/host/{rank}", host)
-        hosts_of = [store.get(f"inagg/host/{r}").decode() for r in range(size)]
-        hosts = list(dict.fromkeys(hosts_of))
-        local = [r for r in range(size) if hosts_of[r] == host]
-        if rank == 0:
-            run = os.environ.get("TORCHELASTIC_RUN_ID", "pg")
-            store.set("inagg/key", f"{run}-{uuid.uuid4().hex[:16]}")
-        self.job_key = store.get("inagg/key").decode()
-        self.local_rank = local.index(rank)
-        self.local_world_size = len(local)
-        self.host_index = hosts.index(host)
-        self.hosts = len(hosts)
-        self._client = AgentClient(rank=rank, world_size=size, local_rank=self.local_rank,
-                                   local_world_size=self.local_world_size, host_index=self.host_index,
-                                   hosts=self.hosts, switch_job=int(os.environ.get(ENV_SWITCH_JOB, "1")),
-                                   job_key=self.job_key, timeout=agent_wait,
-                                   collective_timeout=self.collective_timeout, staging=self._staging)
-        self._queue: "queue.Queue[Optional[_Task]]" = queue.Queue()
-        # Collectives run one at a time in submission order: on the group's thread, or on the caller's when it waits
-        # for one that nothing has started and all before it finished (a synchronous all_reduce: two thread hand-offs
-        # fewer per call).
-        self._claim = threading.Lock()
-        self._execute = threading.Lock()
-        self._submitted = 0
-        self._finished = 0
-        self._thread = threading.Thread(target=self._run, name=f"inagg-rank{rank}", daemon=True)
-        self._thread.start()
+        self._register_gloo_as_backend()
+        self.topology = Topology.exchange(store, rank, size, self.config.host_id)
+        self._client = self._join_agent()
+        self._executor = SerialExecutor(f"inagg-rank{rank}")
         if not self._staging.available() and self.local_rank == 0:
             say_once("cuda", "inagg: CUDA is not available here: CPU tensors only (CUDA tensors are staged through "
                              "the shared buffer where CUDA exists)")
@@ -131,7 +75,41 @@ class ProcessGroupInagg(dist.ProcessGroup):
                  self.job_key, self.local_rank, self.local_world_size, self.host_index, self.hosts,
                  self._client.socket_path)
 
+    def _register_gloo_as_backend(self) -> None:
+        """torch asks the group for its backend (FSDP2: for its allocator); every collective is overridden below, so
+        that what inagg does not carry reaches gloo only through self._fallback (test_collectives checks the list)."""
+        for device in ("cpu", "cuda") if torch.cuda.is_available() else ("cpu",):
+            self._register_backend(torch.device(device), dist.ProcessGroup.BackendType.CUSTOM, self._gloo)
+
+    def _join_agent(self) -> AgentClient:
+        """This rank's membership in the job on its host's agent (started by local rank 0 when none listens)."""
+        t = self.topology
+        return AgentClient(rank=t.rank, world_size=t.world_size, local_rank=t.local_rank,
+                           local_world_size=t.local_world_size, host_index=t.host_index, hosts=t.hosts,
+                           switch_job=self.config.switch_job, job_key=t.job_key, timeout=self.config.agent_wait,
+                           collective_timeout=self.collective_timeout, staging=self._staging)
+
     # --- plumbing -------------------------------------------------------------------------------------------------
+
+    @property
+    def job_key(self) -> str:
+        return self.topology.job_key
+
+    @property
+    def local_rank(self) -> int:
+        return self.topology.local_rank
+
+    @property
+    def local_world_size(self) -> int:
+        return self.topology.local_world_size
+
+    @property
+    def host_index(self) -> int:
+        return self.topology.host_index
+
+    @property
+    def hosts(self) -> int:
+        return self.topology.hosts
 
     def getBackendName(self) -> str:  # noqa: N802 (torch's name)
         return "inagg"
@@ -141,55 +119,18 @@ class ProcessGroupInagg(dist.ProcessGroup):
         """The gloo group the other collectives (and fallbacks) run on."""
         return self._gloo
 
-    def _run(self) -> None:
-        while True:
-            task = self._queue.get()
-            if task is None:
-                return
-            if self._take(task, inline=False):
-                self._execute_task(task)
-
-    def _take(self, task: "_Task", inline: bool) -> bool:
-        """Claims ``task`` for this thread: the group's thread takes any task nobody took (it dequeues them in order);
-        a waiting caller only the next one to run, so that collectives never overtake each other."""
-        with self._claim:
-            if task.claimed or (inline and task.sequence != self._finished + 1):
-                return False
-            task.claimed = True
-            return True
-
-    def _execute_task(self, task: "_Task") -> None:
-        error: Optional[BaseException] = None
-        with self._execute:
-            try:
-                task.body()
-            except BaseException as ex:  # noqa: BLE001 - handed to the caller through the future
-                error = ex
-            with self._claim:
-                self._finished = task.sequence  # before the future: its waiter may run the next one at once
-        if error is not None:
-            task.future.set_exception(error)
-        else:
-            task.future.set_result(task.result)
-
     def _submit(self, body: Callable[[], None], result, inline: bool = True, name: str = "allreduce") -> dist.Work:
-        with self._claim:
-            self._submitted += 1
-            task = _Task(self._submitted, body, Future(), result)
-        self._queue.put(task)
-        return InaggWork(task.future, (lambda: self._take(task, inline=True) and self._execute_task(task))
-                         if inline else None, name)
+        return self._executor.submit(body, result, inline, name)
 
     def shutdown(self) -> None:
-        self._queue.put(None)
-        self._thread.join(timeout=60)
+        self._executor.shutdown(timeout=60)
         self._client.close()
 
     def __del__(self) -> None:
         try:
-            self._queue.put(None)
+            self._executor.stop()
             self._client.close()
-        except Exception:  # noqa: BLE001 - interpreter shutdown
+        except Exception:  # noqa: BLE001 - interpreter shutdown, or a group whose __init__ failed
             pass
 
     # --- all-reduce -----------------------------------------------------------------------------------------------
@@ -499,73 +440,6 @@ def _sum_reason(op, code, dtypes) -> str:
 
 
 _TORCH_OP = {p.OP_SUM: dist.ReduceOp.SUM, p.OP_AVG: dist.ReduceOp.AVG}
-
-
-class _Task:
-    """One collective of a group: its place in the group's order, what it runs, and who took it."""
-
-    __slots__ = ("sequence", "body", "future", "result", "claimed")
-
-    def __init__(self, sequence: int, body: Callable[[], None], future: Future, result) -> None:
-        self.sequence = sequence
-        self.body = body
-        self.future = future
-        self.result = result
-        self.claimed = False
-
-
-class InaggWork(dist._Work):
-    """A collective in flight: ``wait()`` returns when the result is in the tensors and raises the collective's error
-    (Works made by ``_create_work_from_future`` swallow it). A ``wait()`` on a collective that nothing started yet, with
-    every earlier one finished, runs it on the waiting thread (what a synchronous ``all_reduce`` does)."""
-
-    def __init__(self, future: Future, run_here: Optional[Callable[[], object]] = None,
-                 name: str = "collective") -> None:
-        super().__init__()
-        self._future = future
-        self._run_here = run_here
-        self._name = name
-
-    def wait(self, timeout: Optional[timedelta] = None) -> bool:
-        """Waits for the result; with a ``timeout`` (0: none), raises :class:`errors.WaitTimeoutError` past it (the
-        collective goes on, on the group's thread)."""
-        seconds = timeout_seconds(timeout)
-        if seconds is None:
-            if self._run_here is not None and not self._future.done():
-                self._run_here()
-        elif not self._future.done():
-            done = threading.Event()
-            self._future.add_done_callback(lambda _: done.set())
-            if not done.wait(seconds):
-                raise errors.WaitTimeoutError(f"inagg: {self._name} did not finish within the wait timeout of "
-                                              f"{seconds:g} s")
-        self._future.wait()  # raises the collective's exception
-        return True
-
-    def is_completed(self) -> bool:
-        return self._future.done()
-
-    def is_success(self) -> bool:
-        if not self._future.done():
-            return False
-        try:
-            self._future.value()
-            return True
-        except Exception:  # noqa: BLE001 - the question is only whether it failed
-            return False
-
-    def exception(self):
-        try:
-            self._future.value()
-            return None
-        except Exception as ex:  # noqa: BLE001
-            return ex
-
-    def result(self):
-        return self._future.value()
-
-    def get_future(self) -> Future:
-        return self._future
 
 
 def _rounds(flats: List[torch.Tensor], elements: int) -> Iterator[list]:

@@ -1,0 +1,46 @@
+"""Where a rank stands in its job: which ranks share its host (and so its agent), its place among them and among the
+hosts, and the job's key; agreed on by every rank through torch's store.
+
+Store keys (under the group's store, so one per group):
+
+=====================  =========================================================
+``inagg/host/<rank>``  the host id of each rank (:attr:`._config.Config.host_id`)
+``inagg/key``          the job key, drawn by rank 0: ``<run id>-<16 hex digits>``
+=====================  =========================================================
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from dataclasses import dataclass
+
+import torch.distributed as dist
+
+
+@dataclass(frozen=True)
+class Topology:
+    rank: int
+    world_size: int
+    #: This rank's index among the ranks on its host, in rank order.
+    local_rank: int
+    local_world_size: int
+    #: This host's index among the job's hosts, in order of their lowest rank (its switch worker id).
+    host_index: int
+    hosts: int
+    #: What names the job on every host's agent (and, hashed, its secret).
+    job_key: str
+
+    @classmethod
+    def exchange(cls, store: dist.Store, rank: int, size: int, host: str) -> "Topology":
+        """Publishes this rank's host and reads every rank's (waits for all of them); rank 0 draws the job key from
+        ``TORCHELASTIC_RUN_ID`` and a random part."""
+        store.set(f"inagg/host/{rank}", host)
+        hosts_of = [store.get(f"inagg/host/{r}").decode() for r in range(size)]
+        hosts = list(dict.fromkeys(hosts_of))
+        local = [r for r in range(size) if hosts_of[r] == host]
+        if rank == 0:
+            run = os.environ.get("TORCHELASTIC_RUN_ID", "pg")
+            store.set("inagg/key", f"{run}-{uuid.uuid4().hex[:16]}")
+        return cls(rank=rank, world_size=size, local_rank=local.index(rank), local_world_size=len(local),
+                   host_index=hosts.index(host), hosts=len(hosts), job_key=store.get("inagg/key").decode())
