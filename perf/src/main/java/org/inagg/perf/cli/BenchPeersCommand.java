@@ -28,7 +28,7 @@ import org.inagg.perf.peers.PeerBench;
 import org.inagg.perf.peers.PeerChart;
 import org.inagg.perf.peers.PeerResult;
 import org.inagg.perf.peers.PeerTable;
-import org.inagg.perf.profile.AsyncProfilerAgent;
+import org.inagg.perf.profile.ProfileOptions;
 import org.inagg.perf.profile.ProfileReport;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -100,10 +100,11 @@ final class BenchPeersCommand implements Callable<Integer>
     List<String> jvmOptions = new ArrayList<>();
 
     @Option(names = "--profile", paramLabel = "DIR",
-        description = "Profile every inagg process with async-profiler (CPU, kernel frames included): DIR gets one "
-            + "flame graph per process (ROLE-PID.html), its collapsed stacks and summary.md, where each role's CPU "
-            + "went (quantize, dequantize, aggregate, send, receive, wait, the rest); best with one peer and one world "
-            + "size, e.g. --peers inagg-udp -w 4.")
+        description = "Profile the inagg processes with async-profiler (CPU, kernel frames included) over their steady "
+            + "state: each worker its timed all-reduces, the switch its run after the warm-up. DIR gets one flame graph "
+            + "per process (ROLE-PID.html), its collapsed stacks and summary.md, where each role's CPU went (quantize, "
+            + "dequantize, aggregate, send, receive, wait, the rest); best with one peer and one world size, e.g. "
+            + "--peers inagg-udp -w 4.")
     Path profile;
 
     @Option(names = "--link-rate", split = ",", paramLabel = "RATE",
@@ -161,7 +162,7 @@ final class BenchPeersCommand implements Callable<Integer>
         final LinkRate uplink = uplinkRate == null ? null : LinkRate.parse(uplinkRate);
         if (profile != null)
         {
-            jvmOptions.add(AsyncProfilerAgent.jvmOption(createProfileDir()));
+            jvmOptions.add(ProfileOptions.jvmOption(createProfileDir()));
         }
         final List<Peer> peers = peers(peerNames, python != null ? python
             : System.getenv().getOrDefault("INAGG_PYTHON", "python3"), jvmOptions, workerOptions);
@@ -205,10 +206,10 @@ final class BenchPeersCommand implements Callable<Integer>
             final Path dir = Files.createDirectories(profile);
             try (var old = Files.list(dir))
             {
-                if (old.anyMatch(f -> f.getFileName().toString().endsWith(AsyncProfilerAgent.COLLAPSED)))
+                if (old.anyMatch(f -> f.getFileName().toString().endsWith(ProfileOptions.COLLAPSED)))
                 {
                     throw new IllegalArgumentException("--profile " + dir + " already holds profiles (*"
-                        + AsyncProfilerAgent.COLLAPSED + "); give an empty or new folder");
+                        + ProfileOptions.COLLAPSED + "); give an empty or new folder");
                 }
             }
             return dir;

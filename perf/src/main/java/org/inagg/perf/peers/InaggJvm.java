@@ -4,11 +4,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
-import org.inagg.perf.profile.AsyncProfilerAgent;
-
 /** The command line of a child {@code inagg} JVM: this JVM's runtime and class path, the options bin/inagg passes
- * (the serial collector unless the extra options pick one), and the extra options with {@code {role}} replaced by the
- * process's command. */
+ * (the serial collector unless the extra options pick one). */
 final class InaggJvm
 {
     private static final List<String> JVM_OPTIONS = List.of("--add-modules", "jdk.incubator.vector",
@@ -28,9 +25,7 @@ final class InaggJvm
         {
             command.add("-XX:+UseSerialGC"); // as bin/inagg: small heaps, nothing allocated per packet
         }
-        // {role} in an option (a profile's file name) becomes this process's command: switch, worker, ps, local.
-        final String role = args.isEmpty() ? "inagg" : args.getFirst();
-        extraJvmOptions.forEach(option -> command.add(option.replace(AsyncProfilerAgent.ROLE, role)));
+        command.addAll(extraJvmOptions);
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), "org.inagg.perf.cli.InaggCli"));
         command.addAll(args);
         return command;

@@ -6,6 +6,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
+import org.inagg.perf.profile.ProfileOptions;
+
 /**
  * inagg as deployed first: an {@code inagg switch} process and W {@code inagg worker} processes over UDP on the
  * loopback interface (or the switch in an emulated cluster's switch namespace and worker r on host r + 1), each doing the run's warm-up all-reduces untimed first (as every peer does). The slowest worker's
@@ -93,7 +95,7 @@ public final class InaggProcessPeer implements Peer
         try (ChildProcesses children = new ChildProcesses())
         {
             final Path switchLog = run.workDir().resolve("inagg-switch-w" + w + ".log");
-            children.start(Placement.prefixed(placement.switchExec(), InaggJvm.command(jvmOptions, List.of("switch",
+            children.start(Placement.prefixed(placement.switchExec(), InaggJvm.command(switchJvmOptions(run), List.of("switch",
                 "--bind", switchAt, "--open", "--job", "1:" + w + (lanes == 0 ? "" : ":" + slots + ":" + lanes),
                 "--stats-interval", "0", "--duration", Long.toString(run.timeoutS())))), Map.of(), switchLog);
             final List<Process> workers = new ArrayList<>();
@@ -120,5 +122,19 @@ public final class InaggProcessPeer implements Peer
                 ? "switch defaults (256 lanes: 1 KiB datagrams, within a 1500-byte MTU)"
                 : slots + " slots of " + lanes + " lanes (64 KB datagrams: loopback or jumbo-frame links)");
         }
+    }
+
+    /** With --profile, the switch starts its profile after the workers' warm-up contributions (their packets' count). */
+    private List<String> switchJvmOptions(final PeerRun run)
+    {
+        if (!ProfileOptions.profiling(jvmOptions))
+        {
+            return jvmOptions;
+        }
+        final int lanesPerPacket = lanes == 0 ? DEFAULT_LANES : lanes;
+        final long packets = ((long)run.elements() + lanesPerPacket - 1) / lanesPerPacket;
+        final List<String> options = new ArrayList<>(jvmOptions);
+        options.add(ProfileOptions.switchStartsAfter(packets * run.workers() * run.warmup()));
+        return options;
     }
 }

@@ -36,7 +36,7 @@ public final class ProfileReport
         for (final Path file : collapsedFiles(dir))
         {
             final String name = file.getFileName().toString();
-            final String base = name.substring(0, name.length() - AsyncProfilerAgent.COLLAPSED.length());
+            final String base = name.substring(0, name.length() - ProfileOptions.COLLAPSED.length());
             final String role = base.contains("-") ? base.substring(0, base.lastIndexOf('-')) : base;
             byRole.computeIfAbsent(role, r -> new StackProfile()).add(StackProfile.read(file));
             processes.merge(role, 1, Integer::sum);
@@ -61,10 +61,11 @@ public final class ProfileReport
     /** The table: one row per category, one column pair (ms, share) per role. */
     static String summary(final Map<String, StackProfile> byRole, final Map<String, Integer> processes)
     {
-        final double msPerSample = AsyncProfilerAgent.INTERVAL_NS / 1e6;
+        final double msPerSample = ProfileOptions.MS_PER_SAMPLE;
         final StringBuilder out = new StringBuilder();
         out.append("CPU of the inagg processes by role (async-profiler, ").append(msPerSample)
-            .append(" ms of CPU per sample; each process from its start to its exit, warm-up included). Share: of all")
+            .append( " ms of CPU per sample; workers: their timed all-reduces; the switch: from the end of the warm-up to its"
+                + " exit). Share: of all")
             .append(" the role's samples; datapath: of its agent threads' samples only\n\n| where |");
         final StringBuilder rule = new StringBuilder("|---|");
         byRole.forEach((role, profile) ->
@@ -105,7 +106,7 @@ public final class ProfileReport
     {
         try (Stream<Path> files = Files.list(dir))
         {
-            return new ArrayList<>(files.filter(f -> f.getFileName().toString().endsWith(AsyncProfilerAgent.COLLAPSED))
+            return new ArrayList<>(files.filter(f -> f.getFileName().toString().endsWith(ProfileOptions.COLLAPSED))
                 .sorted().toList());
         }
         catch (final IOException ex)

@@ -174,8 +174,10 @@ public final class SwitchCommand implements Callable<Integer>
             controlServer == null ? softwareSwitch : new org.agrona.concurrent.CompositeAgent(softwareSwitch,
                 controlServer));
         final CountDownLatch stopped = new CountDownLatch(1);
+        final ProfileWindow profile = ProfileWindow.forRole("switch", System.err);
         Runtime.getRuntime().addShutdownHook(new Thread(() ->
         {
+            profile.stopAndWrite();
             runner.close();
             if (node != null)
             {
@@ -184,6 +186,10 @@ public final class SwitchCommand implements Callable<Integer>
             stopped.countDown();
         }));
         AgentRunner.startOnThread(runner);
+        if (profile.enabled())
+        {
+            startProfileAfterWarmup(profile, softwareSwitch);
+        }
         out.printf("inagg switch listening on %s, jobs: %s%s%n",
             dpdk ? "dpdk " + dpdkOptions.ports : "udp://" + udp.localAddress(), configs,
             upstream == null ? "" : ", summing workers " + java.util.Arrays.toString(localWorkers) + " up to the"
@@ -423,5 +429,24 @@ public final class SwitchCommand implements Callable<Integer>
         {
             throw new IllegalArgumentException("--job '" + text + "': " + ex.getMessage());
         }
+    }
+
+    /**
+     * bench-peers --profile: a watcher thread starts the switch's profile once it has aggregated the workers' warm-up
+     * ({@value ProfileWindow#AFTER_CONTRIBUTIONS} contributions), so the profile shows its steady state, not its JIT.
+     */
+    private static void startProfileAfterWarmup(final ProfileWindow profile, final SoftwareSwitch softwareSwitch)
+    {
+        final long after = Long.getLong(ProfileWindow.AFTER_CONTRIBUTIONS, 0);
+        final Thread watcher = new Thread(() ->
+        {
+            while (softwareSwitch.counter(SwitchCounter.CONTRIBUTIONS) < after)
+            {
+                java.util.concurrent.locks.LockSupport.parkNanos(5_000_000);
+            }
+            profile.start();
+        }, "profile-watcher");
+        watcher.setDaemon(true);
+        watcher.start();
     }
 }

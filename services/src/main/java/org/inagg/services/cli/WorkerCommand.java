@@ -243,6 +243,9 @@ public final class WorkerCommand implements Callable<Integer>
                     job.allReduce(source, result);
                 }
             }
+            // bench-peers --profile: this worker's timed all-reduces only, not its JIT's warm-up (docs/performance.md).
+            final ProfileWindow profile = ProfileWindow.forRole("worker", System.err);
+            profile.start();
             final long sentBefore = job.counter(WorkerCounter.PACKETS_SENT);
             final long bytesBefore = job.counter(WorkerCounter.PAYLOAD_BYTES_SENT);
             final long retransmittedBefore = job.counter(WorkerCounter.RETRANSMISSIONS);
@@ -266,6 +269,7 @@ public final class WorkerCommand implements Callable<Integer>
                 progress.update(i + 1, "");
             }
             final double seconds = (System.nanoTime() - start) / 1e9;
+            profile.stopAndWrite();
             final double p50Ms = latencyUs.getValueAtPercentile(50) / 1e3;
             out.printf("  %-22s %.3f s for %d all-reduces of %,d elements%n", "time", seconds, iterations, elements);
             out.printf("  %-22s min %.2f ms, p50 %.2f ms, max %.2f ms%n", "per all-reduce",
