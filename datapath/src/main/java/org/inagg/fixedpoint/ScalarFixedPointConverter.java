@@ -67,13 +67,19 @@ public final class ScalarFixedPointConverter implements FixedPointConverter
     {
         for (int i = from; i < to; i++)
         {
-            final float y = floats.get(FLOAT, offset + (long)i * Float.BYTES) * scale;
-            final int truncated = (int)y;
-            final float fraction = y - (float)truncated;
-            // fraction is exact and in (-1, 1); doubling it is exact, so (int)(2 * fraction) is +1 for fraction >= 0.5,
-            // -1 for fraction <= -0.5 and 0 otherwise: round half away from zero without a branch.
-            lanes.set(LANE, lanesOffset + (long)i * Integer.BYTES, truncated + (int)(fraction + fraction));
+            lanes.set(LANE, lanesOffset + (long)i * Integer.BYTES,
+                roundHalfAway(floats.get(FLOAT, offset + (long)i * Float.BYTES) * scale));
         }
+    }
+
+    /** {@code round_half_away(y)}: the truncation plus the carry of twice the exact fraction. */
+    static int roundHalfAway(final float y)
+    {
+        final int truncated = (int)y;
+        final float fraction = y - (float)truncated;
+        // fraction is exact and in (-1, 1); doubling it is exact, so (int)(2 * fraction) is +1 for fraction >= 0.5,
+        // -1 for fraction <= -0.5 and 0 otherwise: round half away from zero without a branch.
+        return truncated + (int)(fraction + fraction);
     }
 
     @Override
@@ -132,10 +138,7 @@ public final class ScalarFixedPointConverter implements FixedPointConverter
     {
         for (int i = from; i < to; i++)
         {
-            final float y = floats[index + i] * scale;
-            final int truncated = (int)y;
-            final float fraction = y - (float)truncated;
-            lanes.set(LANE, lanesOffset + (long)i * Integer.BYTES, truncated + (int)(fraction + fraction));
+            lanes.set(LANE, lanesOffset + (long)i * Integer.BYTES, roundHalfAway(floats[index + i] * scale));
         }
     }
 
