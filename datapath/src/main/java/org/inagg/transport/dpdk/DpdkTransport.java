@@ -3,7 +3,6 @@ package org.inagg.transport.dpdk;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -20,7 +19,7 @@ import org.inagg.ffi.dpdk.MbufPool;
 import org.inagg.transport.MessageHandler;
 import org.inagg.transport.NativeMemory;
 import org.inagg.transport.Transport;
-import org.inagg.wire.InaggHeader;
+import org.inagg.transport.frame.UdpFrameCodec;
 
 /**
  * Messages as Ethernet / IPv4 / UDP frames on DPDK port queues, built and parsed in place in mbufs: {@link #claim}
@@ -31,37 +30,10 @@ import org.inagg.wire.InaggHeader;
  * to our address and port up as (memory, address of the UDP payload, length, peer), and frees the whole burst once the
  * handler has returned. Nothing is copied between Java and the mbufs and nothing is allocated per message, except when
  * a new peer is learned.
- * <pre>
- *   0                   1                   2                   3
- *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
- *  +---------------------------------------------------------------+
- *  |                  Destination MAC (bytes 0-3)                  |  0
- *  +-------------------------------+-------------------------------+
- *  |  Destination MAC (bytes 4-5)  |    Source MAC (bytes 0-1)     |  4
- *  +-------------------------------+-------------------------------+
- *  |                    Source MAC (bytes 2-5)                     |  8
- *  +-------------------------------+-------+-------+---------------+
- *  |      EtherType = 0x0800       | Ver=4 | IHL=5 |   DSCP/ECN=0  | 12  IPv4 from 14
- *  +-------------------------------+-------+-------+---------------+
- *  |         Total Length          |       Identification = 0      | 16
- *  +-----+-------------------------+---------------+---------------+
- *  | DF  |   Fragment Offset = 0   |    TTL = 64   | Protocol = 17 | 20
- *  +-----+-------------------------+---------------+---------------+
- *  |        Header Checksum        |   Source IPv4 (bytes 0-1)     | 24
- *  +-------------------------------+-------------------------------+
- *  |    Source IPv4 (bytes 2-3)    | Destination IPv4 (bytes 0-1)  | 28
- *  +-------------------------------+-------------------------------+
- *  | Destination IPv4 (bytes 2-3)  |       UDP Source Port         | 32  UDP from 34
- *  +-------------------------------+-------------------------------+
- *  |     UDP Destination Port      |          UDP Length           | 36
- *  +-------------------------------+-------------------------------+
- *  |       UDP Checksum = 0        |   inagg header, lanes ...     | 40  message from 42
- *  +-------------------------------+-------------------------------+
- * </pre>
- * The message is an {@link InaggHeader} and its lanes. Per peer, the 42 header bytes are kept as a template with the IPv4 header's checksum summed except for the total
- * length; a frame costs one 42-byte copy, three 16-bit stores and a checksum fold. Received frames are dropped, and
- * counted, unless they are single-segment IPv4 (any header length, not fragmented, valid header checksum) UDP to our
- * IPv4 address and UDP port with consistent lengths; the destination MAC is not checked.
+ * The frame is drawn, built and checked by {@link UdpFrameCodec}. Per peer, the 42 header bytes are kept as a template
+ * with the IPv4 header's checksum summed except for the total length; a frame costs one 42-byte copy, three 16-bit
+ * stores and a checksum fold. Received frames are dropped, and counted, unless they are single-segment and
+ * {@link UdpFrameCodec#udpOffset} accepts them (IPv4/UDP to our address and port, well formed).
  * <p>
  * Mbuf ownership is exact: every mbuf taken (a transmit stash refilled in bursts, received bursts) is handed to a
  * transmit burst or freed, and {@link #close()} frees what the transport still holds, so the pool's free count
@@ -75,19 +47,13 @@ import org.inagg.wire.InaggHeader;
 public final class DpdkTransport implements Transport
 {
     /** Bytes of Ethernet, IPv4 and UDP headers in front of each message. */
-    public static final int HEADERS_LENGTH = InaggHeader.L2_L4_HEADERS_LENGTH;
-    private static final int ETHERTYPE_IPV4 = 0x0800;
-    private static final int PROTOCOL_UDP = 17;
-    private static final int IP = 14;
-    private static final int UDP = IP + 20;
+    public static final int HEADERS_LENGTH = UdpFrameCodec.HEADERS_LENGTH;
     private static final int TEMPLATE_STRIDE = 64;
     private static final int LCORE_ID_ANY = -1;
     private static final int DRAIN_LIMIT = 65_536;
 
     private static final System.Logger LOGGER = System.getLogger(DpdkTransport.class.getName());
     private static final MemorySegment MEMORY = NativeMemory.ALL;
-    private static final ValueLayout.OfShort U16 = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
-    private static final ValueLayout.OfInt U32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
 
     private final DpdkTransportConfig config;
     private final MbufPool pool;
@@ -362,43 +328,10 @@ public final class DpdkTransport implements Transport
         peerIp[p] = peer.ip();
         peerUdpPort[p] = peer.udpPort();
         peerLink[p] = peer.link();
-        peerPartialChecksum[p] = writeTemplate(templates, (long)p * TEMPLATE_STRIDE, localMac, localIp, localUdpPort,
+        peerPartialChecksum[p] = UdpFrameCodec.writeTemplate(templates, (long)p * TEMPLATE_STRIDE, localMac, localIp, localUdpPort,
             peer.mac(), peer.ip(), peer.udpPort());
         peerBySource.put(key, p);
         return p;
-    }
-
-    /**
-     * Writes the 42 header bytes of a frame from us to a peer, with zero in the IPv4 total length, header checksum
-     * and UDP length, and returns the one's-complement sum of the IPv4 header so far (unfolded).
-     */
-    static int writeTemplate(
-        final MemorySegment memory, final long at, final long srcMac, final int srcIp, final int srcPort,
-        final long dstMac, final int dstIp, final int dstPort)
-    {
-        memory.set(U16, at, (short)(dstMac >>> 32));
-        memory.set(U32, at + 2, (int)dstMac);
-        memory.set(U16, at + 6, (short)(srcMac >>> 32));
-        memory.set(U32, at + 8, (int)srcMac);
-        memory.set(U16, at + 12, (short)ETHERTYPE_IPV4);
-        memory.set(U16, at + IP, (short)0x4500);
-        memory.set(U16, at + IP + 2, (short)0);
-        memory.set(U16, at + IP + 4, (short)0);
-        memory.set(U16, at + IP + 6, (short)0x4000); // don't fragment
-        memory.set(U16, at + IP + 8, (short)(64 << 8 | PROTOCOL_UDP));
-        memory.set(U16, at + IP + 10, (short)0);
-        memory.set(U32, at + IP + 12, srcIp);
-        memory.set(U32, at + IP + 16, dstIp);
-        memory.set(U16, at + UDP, (short)srcPort);
-        memory.set(U16, at + UDP + 2, (short)dstPort);
-        memory.set(U16, at + UDP + 4, (short)0);
-        memory.set(U16, at + UDP + 6, (short)0); // no UDP checksum (allowed over IPv4)
-        int sum = 0;
-        for (int i = 0; i < 20; i += 2)
-        {
-            sum += Short.toUnsignedInt(memory.get(U16, at + IP + i));
-        }
-        return sum;
     }
 
     private static long sourceKey(final int ip, final int udpPort)
@@ -440,15 +373,9 @@ public final class DpdkTransport implements Transport
             return CLAIM_FAILED;
         }
         final long mbuf = Mbuf.at(stash, --stashCount);
-        final int ipLength = 20 + 8 + length;
-        final long frame = Mbuf.prepareRaw(mbuf, IP + ipLength);
+        final long frame = Mbuf.prepareRaw(mbuf, HEADERS_LENGTH + length);
         MemorySegment.copy(templates, (long)peer * TEMPLATE_STRIDE, MEMORY, frame, HEADERS_LENGTH);
-        int sum = peerPartialChecksum[peer] + ipLength;
-        sum = (sum & 0xFFFF) + (sum >>> 16);
-        sum = (sum & 0xFFFF) + (sum >>> 16);
-        MEMORY.set(U16, frame + IP + 2, (short)ipLength);
-        MEMORY.set(U16, frame + IP + 10, (short)~sum);
-        MEMORY.set(U16, frame + UDP + 4, (short)(8 + length));
+        UdpFrameCodec.completeLengths(MEMORY, frame, peerPartialChecksum[peer], length);
         claimedMbuf = mbuf;
         claimedLink = link;
         return frame + HEADERS_LENGTH;
@@ -549,60 +476,28 @@ public final class DpdkTransport implements Transport
     {
         final int frameLength = Mbuf.dataLen(mbuf);
         final long frame = Mbuf.dataAddress(mbuf);
-        if (frameLength < HEADERS_LENGTH || Mbuf.pktLen(mbuf) != frameLength
-            || Short.toUnsignedInt(MEMORY.get(U16, frame + 12)) != ETHERTYPE_IPV4)
+        final int udp = Mbuf.pktLen(mbuf) != frameLength ? UdpFrameCodec.NOT_FOR_US
+            : UdpFrameCodec.udpOffset(MEMORY, frame, frameLength, localIp, localUdpPort);
+        if (udp == UdpFrameCodec.NOT_FOR_US)
         {
             framesDropped++;
             return 0;
         }
-        final int versionAndLength = MEMORY.get(ValueLayout.JAVA_BYTE, frame + IP);
-        final int ipHeaderLength = (versionAndLength & 0x0F) << 2;
-        final int ipLength = Short.toUnsignedInt(MEMORY.get(U16, frame + IP + 2));
-        if ((versionAndLength & 0xF0) != 0x40 || ipHeaderLength < 20 || ipLength < ipHeaderLength + 8
-            || IP + ipLength > frameLength
-            || MEMORY.get(ValueLayout.JAVA_BYTE, frame + IP + 9) != PROTOCOL_UDP
-            || (MEMORY.get(U16, frame + IP + 6) & 0x3FFF) != 0
-            || MEMORY.get(U32, frame + IP + 16) != localIp
-            || !headerChecksumValid(frame + IP, ipHeaderLength))
-        {
-            framesDropped++;
-            return 0;
-        }
-        final long udp = frame + IP + ipHeaderLength;
-        final int udpLength = Short.toUnsignedInt(MEMORY.get(U16, udp + 4));
-        if (Short.toUnsignedInt(MEMORY.get(U16, udp + 2)) != localUdpPort || udpLength < 8
-            || udpLength > ipLength - ipHeaderLength)
-        {
-            framesDropped++;
-            return 0;
-        }
-        final int sourceIp = MEMORY.get(U32, frame + IP + 12);
-        final int sourcePort = Short.toUnsignedInt(MEMORY.get(U16, udp));
+        final int sourceIp = UdpFrameCodec.sourceIp(MEMORY, frame);
+        final int sourcePort = UdpFrameCodec.sourcePort(MEMORY, frame, udp);
         int peer = (int)peerBySource.get(sourceKey(sourceIp, sourcePort));
         if (peer < 0)
         {
             peer = learn(frame, sourceIp, sourcePort, link);
         }
-        handler.onMessage(MEMORY, udp + 8, udpLength - 8, peer);
+        handler.onMessage(MEMORY, frame + udp + UdpFrameCodec.UDP_LENGTH,
+            UdpFrameCodec.messageLength(MEMORY, frame, udp), peer);
         return 1;
-    }
-
-    private static boolean headerChecksumValid(final long ipHeader, final int length)
-    {
-        int sum = 0;
-        for (int i = 0; i < length; i += 2)
-        {
-            sum += Short.toUnsignedInt(MEMORY.get(U16, ipHeader + i));
-        }
-        sum = (sum & 0xFFFF) + (sum >>> 16);
-        sum = (sum & 0xFFFF) + (sum >>> 16);
-        return sum == 0xFFFF;
     }
 
     private int learn(final long frame, final int sourceIp, final int sourcePort, final int link)
     {
-        final long mac = (Short.toUnsignedLong(MEMORY.get(U16, frame + 6)) << 32)
-            | Integer.toUnsignedLong(MEMORY.get(U32, frame + 8));
+        final long mac = UdpFrameCodec.sourceMac(MEMORY, frame);
         final int peer = addPeer(new DpdkPeer(mac, sourceIp, sourcePort == 0 ? 1 : sourcePort, link));
         if (peer < 0)
         {

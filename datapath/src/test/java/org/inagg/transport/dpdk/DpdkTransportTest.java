@@ -19,6 +19,7 @@ import org.inagg.ffi.dpdk.MbufPool;
 import org.inagg.ffi.dpdk.NativeLibraryLoader;
 import org.inagg.transport.MessageHandler;
 import org.inagg.transport.Transport;
+import org.inagg.transport.frame.UdpFrameCodec;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Assumptions;
@@ -208,13 +209,7 @@ class DpdkTransportTest
             {
                 final long m = Mbuf.at(mbufs, i);
                 final long frame = Mbuf.dataAddress(m);
-                final int sum = DpdkTransport.writeTemplate(Mbuf.MEMORY, frame, MAC_A, IP_A, 9000, MAC_B, IP_B, 9001);
-                final int ipLength = good - 14;
-                Mbuf.MEMORY.set(U16, frame + 16, (short)ipLength);
-                int folded = sum + ipLength;
-                folded = (folded & 0xFFFF) + (folded >>> 16);
-                Mbuf.MEMORY.set(U16, frame + 24, (short)~folded);
-                Mbuf.MEMORY.set(U16, frame + 38, (short)(ipLength - 20));
+                UdpFrameCodec.write(Mbuf.MEMORY, frame, MAC_A, IP_A, 9000, MAC_B, IP_B, 9001, good - 42);
                 Mbuf.setLen(m, good);
                 switch (i)
                 {
