@@ -150,7 +150,7 @@ final class DpdkRingNetwork implements AutoCloseable
             {
                 if (port.isStarted())
                 {
-                    DpdkTransport.drain(port.id(), 2, mbufs, BURST);
+                    DpdkPorts.drain(port.id(), 2, mbufs, BURST);
                 }
                 port.close();
             }
