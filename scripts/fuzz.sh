@@ -30,6 +30,7 @@ targets=(
   "datapath org.inagg.wire.InaggHeaderFuzzTest shouldCheckAnyBytesAndDecodeWhatItAcceptsWithinBounds"
   "datapath org.inagg.agent.counters.CountersFileReaderFuzzTest shouldRefuseABadCountersFileWithAnIOExceptionAndReportWhatAGoodOneHolds"
   "datapath org.inagg.transport.capture.PcapReaderFuzzTest shouldRefuseABadCaptureWithAnIOExceptionAndReadAGoodOneWhole"
+  "datapath org.inagg.transport.frame.UdpFrameCodecFuzzTest shouldCheckAnyFrameAndReadWhatItAcceptsWithinBounds"
   "p4 org.inagg.p4.softswitch.SoftwareSwitchFuzzTest shouldCountJunkAndStillAggregateTheRoundExactly"
   "p4 org.inagg.p4.esa.EsaSwitchFuzzTest shouldCountJunkAndKeepTheBlockExact"
   "p4 org.inagg.p4.esa.ParameterServerFuzzTest shouldCountJunkAndKeepTheBlockExact"

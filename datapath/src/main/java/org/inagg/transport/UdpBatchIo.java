@@ -20,7 +20,7 @@ import java.nio.file.Path;
  * {@code sendmmsg(2)} sends a whole burst, with runs of equal-length messages to one peer handed to the kernel as one
  * UDP GSO super-datagram ({@code UDP_SEGMENT}: the stack is walked once per run, not once per packet); one
  * {@code recvmmsg(2)} reads up to {@link #RX_BATCH} datagrams, each possibly several packets that the kernel coalesced
- * ({@code UDP_GRO}), which {@link UdpTransport} hands up one packet at a time. Every packet still travels as its own
+ * ({@code UDP_GRO}), which {@link MmsgDatagramIo} hands up one packet at a time. Every packet still travels as its own
  * datagram on the wire.
  * <p>
  * Where the kernel lacks GSO or GRO, the batch calls are used without them; where FFM or the calls are unavailable,
@@ -385,7 +385,7 @@ final class UdpBatchIo
         return receivedLength(i);
     }
 
-    /** The sender of received datagram {@code i} as (IPv4 address << 16 | port), host order. */
+    /** The sender of received datagram {@code i} as its {@link PeerTable#key} (IPv4 address << 16 | port). */
     long receivedSenderKey(final int i)
     {
         final long n = (long)i * SOCKADDR_BYTES;
@@ -398,34 +398,6 @@ final class UdpBatchIo
     static long receivedOffset(final int i)
     {
         return (long)i * RX_DATAGRAM_BYTES;
-    }
-
-    /** The key of an address as {@link #receivedSenderKey} gives it. */
-    static long key(final InetSocketAddress address)
-    {
-        final byte[] ip = address.getAddress().getAddress();
-        if (ip.length != 4)
-        {
-            return -1;
-        }
-        final long value = Integer.toUnsignedLong((ip[0] & 0xFF) << 24 | (ip[1] & 0xFF) << 16 | (ip[2] & 0xFF) << 8
-            | (ip[3] & 0xFF));
-        return value << 16 | address.getPort();
-    }
-
-    /** The address of a key (for a sender seen for the first time). */
-    static InetSocketAddress address(final long key)
-    {
-        final long ip = key >>> 16;
-        final byte[] bytes = {(byte)(ip >>> 24), (byte)(ip >>> 16), (byte)(ip >>> 8), (byte)ip};
-        try
-        {
-            return new InetSocketAddress(java.net.InetAddress.getByAddress(bytes), (int)(key & 0xFFFF));
-        }
-        catch (final java.net.UnknownHostException ex)
-        {
-            throw new IllegalStateException(ex);
-        }
     }
 
     void close()

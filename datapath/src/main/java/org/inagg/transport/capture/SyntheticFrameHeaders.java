@@ -2,49 +2,22 @@ package org.inagg.transport.capture;
 
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.StandardProtocolFamily;
-import java.nio.ByteOrder;
 import java.nio.channels.DatagramChannel;
 import java.util.Arrays;
 import java.util.function.IntFunction;
 import java.util.function.Supplier;
 
 import org.inagg.transport.UdpTransport;
+import org.inagg.transport.frame.UdpFrameCodec;
 
 /**
  * Ethernet / IPv4 / UDP headers built for transports that carry bare messages (UDP sockets, in-process rings), 42 bytes
- * in front of each message:
- * <pre>
- *   0                   1                   2                   3
- *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
- *  +---------------------------------------------------------------+
- *  |       Destination MAC = 02:00 and the destination IPv4        |  0
- *  +-------------------------------+-------------------------------+
- *  |                               |  Source MAC = 02:00 and the   |  4
- *  +-------------------------------+-------------------------------+
- *  |                      source IPv4 address                      |  8
- *  +-------------------------------+-------+-------+---------------+
- *  |      EtherType = 0x0800       | Ver=4 | IHL=5 |   DSCP/ECN=0  | 12  IPv4 from 14
- *  +-------------------------------+-------+-------+---------------+
- *  |     Total Length = 28 + m     |       Identification = 0      | 16
- *  +-----+-------------------------+---------------+---------------+
- *  | DF  |   Fragment Offset = 0   |    TTL = 64   | Protocol = 17 | 20
- *  +-----+-------------------------+---------------+---------------+
- *  |   Header Checksum (correct)   |     Source IPv4 ...           | 24
- *  +-------------------------------+-------------------------------+
- *  |                               |     Destination IPv4 ...      | 28
- *  +-------------------------------+-------------------------------+
- *  |                               |       UDP Source Port         | 32  UDP from 34
- *  +-------------------------------+-------------------------------+
- *  |     UDP Destination Port      |     UDP Length = 8 + m        | 36
- *  +-------------------------------+-------------------------------+
- *  |       UDP Checksum = 0        |   inagg message (m bytes) ... | 40
- *  +-------------------------------+-------------------------------+
- * </pre>
+ * in front of each message, written by {@link UdpFrameCodec#write} (which draws them).
+ * <p>
  * A sent message goes from this node to the peer, a received one from the peer to this node. The UDP checksum is 0
  * ("none", allowed over IPv4); the IPv4 header checksum is computed for each frame. MACs are not known to a socket:
  * they are synthesized as locally administered {@code 02:00:a:b:c:d} for IPv4 address a.b.c.d ({@link #macOf(int)}).
@@ -69,14 +42,10 @@ public final class SyntheticFrameHeaders implements FrameHeaders
     /** UDP port of every in-process endpoint in captures: the inagg port (InaggP4.UDP_PORT). */
     public static final int IN_PROCESS_UDP_PORT = 47000;
     /** Bytes of headers: Ethernet 14, IPv4 20, UDP 8. */
-    public static final int LENGTH = 42;
+    public static final int LENGTH = UdpFrameCodec.HEADERS_LENGTH;
 
-    private static final int IP = 14;
-    private static final int UDP = IP + 20;
     private static final int IN_PROCESS_NET = 0x0A00_0000;
     private static final long MAC_PREFIX = 0x0200_0000_0000L;
-    private static final ValueLayout.OfShort U16 = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
-    private static final ValueLayout.OfInt U32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
 
     private final IntFunction<InetSocketAddress> peerAddress;
     private final IntFunction<InetSocketAddress> localAddressToPeer;
@@ -221,45 +190,8 @@ public final class SyntheticFrameHeaders implements FrameHeaders
         }
         final int srcIp = outbound ? myIp : remoteIp;
         final int dstIp = outbound ? remoteIp : myIp;
-        write(destination, at, macOf(srcIp), srcIp, outbound ? myPort : remotePort, macOf(dstIp), dstIp,
+        UdpFrameCodec.write(destination, at, macOf(srcIp), srcIp, outbound ? myPort : remotePort, macOf(dstIp), dstIp,
             outbound ? remotePort : myPort, length);
-    }
-
-    /**
-     * Writes the 42 bytes of Ethernet, IPv4 and UDP headers of a frame carrying {@code messageLength} bytes of UDP
-     * payload, IPv4 header checksum included.
-     */
-    @SuppressWarnings("checkstyle:ParameterNumber")
-    public static void write(
-        final MemorySegment m, final long at, final long srcMac, final int srcIp, final int srcPort,
-        final long dstMac, final int dstIp, final int dstPort, final int messageLength)
-    {
-        final int ipLength = 20 + 8 + messageLength;
-        m.set(U16, at, (short)(dstMac >>> 32));
-        m.set(U32, at + 2, (int)dstMac);
-        m.set(U16, at + 6, (short)(srcMac >>> 32));
-        m.set(U32, at + 8, (int)srcMac);
-        m.set(U16, at + 12, (short)0x0800);
-        m.set(U16, at + IP, (short)0x4500);
-        m.set(U16, at + IP + 2, (short)ipLength);
-        m.set(U16, at + IP + 4, (short)0);
-        m.set(U16, at + IP + 6, (short)0x4000);
-        m.set(U16, at + IP + 8, (short)(64 << 8 | 17));
-        m.set(U16, at + IP + 10, (short)0);
-        m.set(U32, at + IP + 12, srcIp);
-        m.set(U32, at + IP + 16, dstIp);
-        int sum = 0;
-        for (int i = 0; i < 20; i += 2)
-        {
-            sum += Short.toUnsignedInt(m.get(U16, at + IP + i));
-        }
-        sum = (sum & 0xFFFF) + (sum >>> 16);
-        sum = (sum & 0xFFFF) + (sum >>> 16);
-        m.set(U16, at + IP + 10, (short)~sum);
-        m.set(U16, at + UDP, (short)srcPort);
-        m.set(U16, at + UDP + 2, (short)dstPort);
-        m.set(U16, at + UDP + 4, (short)(8 + messageLength));
-        m.set(U16, at + UDP + 6, (short)0);
     }
 
     /** Looks a peer's addresses up the first time it is seen; false while the transport has no address for it. */

@@ -3,24 +3,19 @@ package org.inagg.transport.dpdk;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.nio.ByteOrder;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 
-import org.agrona.collections.Long2LongHashMap;
 import org.inagg.ffi.dpdk.Dpdk;
 import org.inagg.ffi.dpdk.DpdkException;
 import org.inagg.ffi.dpdk.Eal;
-import org.inagg.ffi.dpdk.EthPort;
 import org.inagg.ffi.dpdk.FastPath;
 import org.inagg.ffi.dpdk.Mbuf;
 import org.inagg.ffi.dpdk.MbufPool;
 import org.inagg.transport.MessageHandler;
 import org.inagg.transport.NativeMemory;
+import org.inagg.transport.PeerTable;
 import org.inagg.transport.Transport;
-import org.inagg.wire.InaggHeader;
+import org.inagg.transport.frame.UdpFrameCodec;
 
 /**
  * Messages as Ethernet / IPv4 / UDP frames on DPDK port queues, built and parsed in place in mbufs: {@link #claim}
@@ -31,63 +26,30 @@ import org.inagg.wire.InaggHeader;
  * to our address and port up as (memory, address of the UDP payload, length, peer), and frees the whole burst once the
  * handler has returned. Nothing is copied between Java and the mbufs and nothing is allocated per message, except when
  * a new peer is learned.
- * <pre>
- *   0                   1                   2                   3
- *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
- *  +---------------------------------------------------------------+
- *  |                  Destination MAC (bytes 0-3)                  |  0
- *  +-------------------------------+-------------------------------+
- *  |  Destination MAC (bytes 4-5)  |    Source MAC (bytes 0-1)     |  4
- *  +-------------------------------+-------------------------------+
- *  |                    Source MAC (bytes 2-5)                     |  8
- *  +-------------------------------+-------+-------+---------------+
- *  |      EtherType = 0x0800       | Ver=4 | IHL=5 |   DSCP/ECN=0  | 12  IPv4 from 14
- *  +-------------------------------+-------+-------+---------------+
- *  |         Total Length          |       Identification = 0      | 16
- *  +-----+-------------------------+---------------+---------------+
- *  | DF  |   Fragment Offset = 0   |    TTL = 64   | Protocol = 17 | 20
- *  +-----+-------------------------+---------------+---------------+
- *  |        Header Checksum        |   Source IPv4 (bytes 0-1)     | 24
- *  +-------------------------------+-------------------------------+
- *  |    Source IPv4 (bytes 2-3)    | Destination IPv4 (bytes 0-1)  | 28
- *  +-------------------------------+-------------------------------+
- *  | Destination IPv4 (bytes 2-3)  |       UDP Source Port         | 32  UDP from 34
- *  +-------------------------------+-------------------------------+
- *  |     UDP Destination Port      |          UDP Length           | 36
- *  +-------------------------------+-------------------------------+
- *  |       UDP Checksum = 0        |   inagg header, lanes ...     | 40  message from 42
- *  +-------------------------------+-------------------------------+
- * </pre>
- * The message is an {@link InaggHeader} and its lanes. Per peer, the 42 header bytes are kept as a template with the IPv4 header's checksum summed except for the total
- * length; a frame costs one 42-byte copy, three 16-bit stores and a checksum fold. Received frames are dropped, and
- * counted, unless they are single-segment IPv4 (any header length, not fragmented, valid header checksum) UDP to our
- * IPv4 address and UDP port with consistent lengths; the destination MAC is not checked.
+ * <p>
+ * The frame is drawn, built and checked by {@link UdpFrameCodec}. Per peer, the 42 header bytes are kept as a template
+ * with the IPv4 header's checksum summed except for the total length; a frame costs one 42-byte copy, three 16-bit
+ * stores and a checksum fold. Received frames are dropped, and counted, unless they are single-segment and
+ * {@link UdpFrameCodec#udpOffset} accepts them (IPv4/UDP to our address and port, well formed).
  * <p>
  * Mbuf ownership is exact: every mbuf taken (a transmit stash refilled in bursts, received bursts) is handed to a
  * transmit burst or freed, and {@link #close()} frees what the transport still holds, so the pool's free count
  * returns to its starting value. The first call on a thread without an EAL lcore id registers the thread
  * ({@code rte_thread_register}), which gives it a mempool cache; {@link #close()} unregisters it again.
  * <p>
- * Not thread safe: one agent polls and sends. Peers given in the configuration are numbered from 0; a frame from an
- * unknown source (IPv4 address and UDP port) registers it as the next peer on the link it arrived on, up to
- * {@link DpdkTransportConfig#maxPeers()}; beyond that its messages are handed up with peer -1.
+ * Not thread safe: one agent polls and sends. Peers ({@link DpdkPeers}, numbered by a {@link PeerTable}) given in the
+ * configuration are numbered from 0; a frame from an unknown source (IPv4 address and UDP port) registers it as the
+ * next peer on the link it arrived on, up to {@link DpdkTransportConfig#maxPeers()}; beyond that its messages are
+ * handed up with peer -1. A frame from UDP source port 0 is dropped and counted ({@link #framesFromPortZero()}): no
+ * reply could reach its sender. Ports are found, started and closed by {@link DpdkPorts}.
  */
 public final class DpdkTransport implements Transport
 {
     /** Bytes of Ethernet, IPv4 and UDP headers in front of each message. */
-    public static final int HEADERS_LENGTH = InaggHeader.L2_L4_HEADERS_LENGTH;
-    private static final int ETHERTYPE_IPV4 = 0x0800;
-    private static final int PROTOCOL_UDP = 17;
-    private static final int IP = 14;
-    private static final int UDP = IP + 20;
-    private static final int TEMPLATE_STRIDE = 64;
+    public static final int HEADERS_LENGTH = UdpFrameCodec.HEADERS_LENGTH;
     private static final int LCORE_ID_ANY = -1;
-    private static final int DRAIN_LIMIT = 65_536;
 
-    private static final System.Logger LOGGER = System.getLogger(DpdkTransport.class.getName());
     private static final MemorySegment MEMORY = NativeMemory.ALL;
-    private static final ValueLayout.OfShort U16 = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
-    private static final ValueLayout.OfInt U32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
 
     private final DpdkTransportConfig config;
     private final MbufPool pool;
@@ -98,10 +60,7 @@ public final class DpdkTransport implements Transport
     private final int[] linkPort;
     private final int[] linkRxQueue;
     private final int[] linkTxQueue;
-    private final List<EthPort> ownedPorts = new ArrayList<>();
-    private final List<Integer> ownedPortRxQueues = new ArrayList<>();
-    private final Map<Integer, Long> rssByPort = new LinkedHashMap<>();
-    private final long localMac;
+    private final DpdkPorts ports;
     private final int localIp;
     private final int localUdpPort;
 
@@ -114,15 +73,7 @@ public final class DpdkTransport implements Transport
     private final MemorySegment rxMbufs;
     private int nextRxLink;
 
-    private final int maxPeers;
-    private int peerCount;
-    private final long[] peerMac;
-    private final int[] peerIp;
-    private final int[] peerUdpPort;
-    private final int[] peerLink;
-    private final int[] peerPartialChecksum;
-    private final MemorySegment templates;
-    private final Long2LongHashMap peerBySource = new Long2LongHashMap(-1);
+    private final DpdkPeers peers;
 
     private long claimedMbuf;
     private int claimedLink = -1;
@@ -137,9 +88,11 @@ public final class DpdkTransport implements Transport
     private long framesDropped;
     private long peersLearned;
     private long peerTableFull;
+    private long framesFromPortZero;
 
-    private DpdkTransport(final DpdkTransportConfig config, final int[] portIds)
+    private DpdkTransport(final DpdkTransportConfig config, final DpdkPorts ports)
     {
+        this.ports = ports;
         this.config = config;
         this.pool = config.pool();
         this.mempool = pool.address();
@@ -147,7 +100,7 @@ public final class DpdkTransport implements Transport
         this.maxMessageLength = config.maxMessageLength();
         final List<DpdkTransportConfig.Link> links = config.links();
         this.linkCount = links.size();
-        this.linkPort = portIds;
+        this.linkPort = ports.linkPorts();
         this.linkRxQueue = new int[linkCount];
         this.linkTxQueue = new int[linkCount];
         for (int l = 0; l < linkCount; l++)
@@ -155,7 +108,6 @@ public final class DpdkTransport implements Transport
             linkRxQueue[l] = links.get(l).rxQueue();
             linkTxQueue[l] = links.get(l).txQueue();
         }
-        this.localMac = config.localMac();
         this.localIp = config.localIp();
         this.localUdpPort = config.localUdpPort();
         this.txMbufs = arena.allocate(ValueLayout.ADDRESS, (long)linkCount * burst);
@@ -167,13 +119,7 @@ public final class DpdkTransport implements Transport
         }
         this.stash = arena.allocate(ValueLayout.ADDRESS, burst);
         this.rxMbufs = arena.allocate(ValueLayout.ADDRESS, burst);
-        this.maxPeers = config.maxPeers();
-        this.peerMac = new long[maxPeers];
-        this.peerIp = new int[maxPeers];
-        this.peerUdpPort = new int[maxPeers];
-        this.peerLink = new int[maxPeers];
-        this.peerPartialChecksum = new int[maxPeers];
-        this.templates = arena.allocate((long)TEMPLATE_STRIDE * maxPeers, 64);
+        this.peers = new DpdkPeers(config, arena);
         for (final DpdkPeer peer : config.peers())
         {
             addPeer(peer);
@@ -196,40 +142,13 @@ public final class DpdkTransport implements Transport
         {
             throw new IllegalStateException("EAL is not initialised in this process: start it first (DpdkEal.start)");
         }
-        requireFrameRoom(config);
-        final List<DpdkTransportConfig.Link> links = config.links();
-        final int[] portIds = new int[links.size()];
-        final Map<Integer, int[]> queuesByPort = new LinkedHashMap<>();
-        for (int l = 0; l < links.size(); l++)
-        {
-            final EthPort port = findPort(links.get(l).port());
-            portIds[l] = port.id();
-            final int[] queues = queuesByPort.computeIfAbsent(port.id(), k -> new int[2]);
-            queues[0] = Math.max(queues[0], links.get(l).rxQueue() + 1);
-            queues[1] = Math.max(queues[1], links.get(l).txQueue() + 1);
-        }
-        final DpdkTransport transport = new DpdkTransport(config, portIds);
+        final DpdkPorts ports = DpdkPorts.find(config);
+        final DpdkTransport transport = new DpdkTransport(config, ports);
         if (config.startPorts())
         {
             try
             {
-                for (final Map.Entry<Integer, int[]> entry : queuesByPort.entrySet())
-                {
-                    final EthPort port = EthPort.of(entry.getKey());
-                    transport.ownedPorts.add(port);
-                    transport.ownedPortRxQueues.add(entry.getValue()[0]);
-                    configure(port, entry.getValue()[0], entry.getValue()[1], config.rss(), transport.rssByPort);
-                    for (int q = 0; q < entry.getValue()[0]; q++)
-                    {
-                        port.setupRxQueue(q, config.descriptors(), config.pool());
-                    }
-                    for (int q = 0; q < entry.getValue()[1]; q++)
-                    {
-                        port.setupTxQueue(q, config.descriptors());
-                    }
-                    port.start();
-                    port.promiscuous();
-                }
+                ports.start(config);
             }
             catch (final RuntimeException ex)
             {
@@ -241,169 +160,12 @@ public final class DpdkTransport implements Transport
     }
 
     /**
-     * Configures a port the transport owns: with more than one receive queue and {@code rss} on, asks for UDP/IPv4
-     * receive-side scaling (applied where the device offers it) and logs what it got; otherwise the defaults.
-     */
-    private static void configure(
-        final EthPort port, final int rxQueues, final int txQueues, final boolean rss, final Map<Integer, Long> rssByPort)
-    {
-        if (rxQueues > 1 && rss)
-        {
-            final long applied = port.configureRss(rxQueues, txQueues, EthPort.RSS_IPV4_UDP);
-            rssByPort.put(port.id(), applied);
-            if (applied != 0)
-            {
-                LOGGER.log(System.Logger.Level.INFO, "DPDK port {0}: RSS over {1} rx queues, hash types 0x{2}",
-                    port.id(), rxQueues, Long.toHexString(applied));
-            }
-            else
-            {
-                LOGGER.log(System.Logger.Level.INFO, "DPDK port {0}: {1} rx queues without RSS (the device offers no"
-                    + " UDP/IPv4 hashing): steer frames to queues by other means", port.id(), rxQueues);
-            }
-        }
-        else
-        {
-            port.configure(rxQueues, txQueues);
-            if (rxQueues > 1)
-            {
-                LOGGER.log(System.Logger.Level.INFO, "DPDK port {0}: {1} rx queues, RSS turned off", port.id(),
-                    rxQueues);
-            }
-        }
-    }
-
-    /** Frames are single-segment: the largest one must fit an mbuf of the pool after the default headroom. */
-    private static void requireFrameRoom(final DpdkTransportConfig config)
-    {
-        try (Arena arena = Arena.ofConfined())
-        {
-            final MemorySegment one = arena.allocate(ValueLayout.ADDRESS);
-            if (!FastPath.rawBulkAlloc(config.pool().address(), one, 1))
-            {
-                throw new IllegalArgumentException("the pool " + config.pool().name() + " has no free mbuf");
-            }
-            final long mbuf = Mbuf.at(one, 0);
-            Mbuf.prepareRaw(mbuf, 0);
-            final int room = Mbuf.tailroom(mbuf);
-            FastPath.bulkFree(one, 1);
-            if (HEADERS_LENGTH + config.maxMessageLength() > room)
-            {
-                throw new IllegalArgumentException("maxMessageLength " + config.maxMessageLength() + " plus "
-                    + HEADERS_LENGTH + " bytes of headers does not fit the " + room + " bytes of an mbuf of pool "
-                    + config.pool().name());
-            }
-        }
-    }
-
-    private static EthPort findPort(final String nameOrId)
-    {
-        try
-        {
-            if (nameOrId.chars().allMatch(Character::isDigit))
-            {
-                final int id = Integer.parseInt(nameOrId);
-                if (id >= EthPort.availableCount())
-                {
-                    throw new DpdkException("no DPDK port " + id + "; " + describePorts(), 19);
-                }
-                return EthPort.of(id);
-            }
-            return EthPort.byName(nameOrId);
-        }
-        catch (final DpdkException ex)
-        {
-            throw new DpdkException("cannot find DPDK port '" + nameOrId + "': " + ex.getMessage() + "; "
-                + describePorts() + " (give a device with --vdev or a PCI address with -a in the EAL arguments)",
-                ex.errno());
-        }
-    }
-
-    private static String describePorts()
-    {
-        final int count = EthPort.availableCount();
-        final List<String> names = new ArrayList<>();
-        for (int id = 0; id < count; id++)
-        {
-            try
-            {
-                names.add(id + "=" + EthPort.of(id).name());
-            }
-            catch (final DpdkException ex)
-            {
-                names.add(id + "=?");
-            }
-        }
-        return count + " port(s) available " + names;
-    }
-
-    /**
      * Registers {@code peer} (or finds it by IPv4 address and UDP port) and returns its number, or -1 when the peer
      * table is full.
      */
     public int addPeer(final DpdkPeer peer)
     {
-        if (peer.link() >= linkCount)
-        {
-            throw new IllegalArgumentException("peer " + peer + " names link " + peer.link() + " of " + linkCount);
-        }
-        final long key = sourceKey(peer.ip(), peer.udpPort());
-        final long known = peerBySource.get(key);
-        if (known >= 0)
-        {
-            return (int)known;
-        }
-        if (peerCount == maxPeers)
-        {
-            return -1;
-        }
-        final int p = peerCount++;
-        peerMac[p] = peer.mac();
-        peerIp[p] = peer.ip();
-        peerUdpPort[p] = peer.udpPort();
-        peerLink[p] = peer.link();
-        peerPartialChecksum[p] = writeTemplate(templates, (long)p * TEMPLATE_STRIDE, localMac, localIp, localUdpPort,
-            peer.mac(), peer.ip(), peer.udpPort());
-        peerBySource.put(key, p);
-        return p;
-    }
-
-    /**
-     * Writes the 42 header bytes of a frame from us to a peer, with zero in the IPv4 total length, header checksum
-     * and UDP length, and returns the one's-complement sum of the IPv4 header so far (unfolded).
-     */
-    static int writeTemplate(
-        final MemorySegment memory, final long at, final long srcMac, final int srcIp, final int srcPort,
-        final long dstMac, final int dstIp, final int dstPort)
-    {
-        memory.set(U16, at, (short)(dstMac >>> 32));
-        memory.set(U32, at + 2, (int)dstMac);
-        memory.set(U16, at + 6, (short)(srcMac >>> 32));
-        memory.set(U32, at + 8, (int)srcMac);
-        memory.set(U16, at + 12, (short)ETHERTYPE_IPV4);
-        memory.set(U16, at + IP, (short)0x4500);
-        memory.set(U16, at + IP + 2, (short)0);
-        memory.set(U16, at + IP + 4, (short)0);
-        memory.set(U16, at + IP + 6, (short)0x4000); // don't fragment
-        memory.set(U16, at + IP + 8, (short)(64 << 8 | PROTOCOL_UDP));
-        memory.set(U16, at + IP + 10, (short)0);
-        memory.set(U32, at + IP + 12, srcIp);
-        memory.set(U32, at + IP + 16, dstIp);
-        memory.set(U16, at + UDP, (short)srcPort);
-        memory.set(U16, at + UDP + 2, (short)dstPort);
-        memory.set(U16, at + UDP + 4, (short)0);
-        memory.set(U16, at + UDP + 6, (short)0); // no UDP checksum (allowed over IPv4)
-        int sum = 0;
-        for (int i = 0; i < 20; i += 2)
-        {
-            sum += Short.toUnsignedInt(memory.get(U16, at + IP + i));
-        }
-        return sum;
-    }
-
-    private static long sourceKey(final int ip, final int udpPort)
-    {
-        return (ip & 0xFFFF_FFFFL) << 16 | udpPort;
+        return peers.add(peer);
     }
 
     @Override
@@ -421,7 +183,7 @@ public final class DpdkTransport implements Transport
     @Override
     public long claim(final int peer, final int length)
     {
-        if (peer < 0 || peer >= peerCount || length < 0 || length > maxMessageLength)
+        if (!peers.contains(peer) || length < 0 || length > maxMessageLength)
         {
             return CLAIM_FAILED;
         }
@@ -429,7 +191,7 @@ public final class DpdkTransport implements Transport
         {
             bindThread();
         }
-        final int link = peerLink[peer];
+        final int link = peers.link(peer);
         if (txCount[link] == burst)
         {
             flushLink(link);
@@ -440,15 +202,8 @@ public final class DpdkTransport implements Transport
             return CLAIM_FAILED;
         }
         final long mbuf = Mbuf.at(stash, --stashCount);
-        final int ipLength = 20 + 8 + length;
-        final long frame = Mbuf.prepareRaw(mbuf, IP + ipLength);
-        MemorySegment.copy(templates, (long)peer * TEMPLATE_STRIDE, MEMORY, frame, HEADERS_LENGTH);
-        int sum = peerPartialChecksum[peer] + ipLength;
-        sum = (sum & 0xFFFF) + (sum >>> 16);
-        sum = (sum & 0xFFFF) + (sum >>> 16);
-        MEMORY.set(U16, frame + IP + 2, (short)ipLength);
-        MEMORY.set(U16, frame + IP + 10, (short)~sum);
-        MEMORY.set(U16, frame + UDP + 4, (short)(8 + length));
+        final long frame = Mbuf.prepareRaw(mbuf, HEADERS_LENGTH + length);
+        peers.writeHeaders(peer, MEMORY, frame, length);
         claimedMbuf = mbuf;
         claimedLink = link;
         return frame + HEADERS_LENGTH;
@@ -549,68 +304,41 @@ public final class DpdkTransport implements Transport
     {
         final int frameLength = Mbuf.dataLen(mbuf);
         final long frame = Mbuf.dataAddress(mbuf);
-        if (frameLength < HEADERS_LENGTH || Mbuf.pktLen(mbuf) != frameLength
-            || Short.toUnsignedInt(MEMORY.get(U16, frame + 12)) != ETHERTYPE_IPV4)
+        final int udp = Mbuf.pktLen(mbuf) != frameLength ? UdpFrameCodec.NOT_FOR_US
+            : UdpFrameCodec.udpOffset(MEMORY, frame, frameLength, localIp, localUdpPort);
+        if (udp == UdpFrameCodec.NOT_FOR_US)
         {
             framesDropped++;
             return 0;
         }
-        final int versionAndLength = MEMORY.get(ValueLayout.JAVA_BYTE, frame + IP);
-        final int ipHeaderLength = (versionAndLength & 0x0F) << 2;
-        final int ipLength = Short.toUnsignedInt(MEMORY.get(U16, frame + IP + 2));
-        if ((versionAndLength & 0xF0) != 0x40 || ipHeaderLength < 20 || ipLength < ipHeaderLength + 8
-            || IP + ipLength > frameLength
-            || MEMORY.get(ValueLayout.JAVA_BYTE, frame + IP + 9) != PROTOCOL_UDP
-            || (MEMORY.get(U16, frame + IP + 6) & 0x3FFF) != 0
-            || MEMORY.get(U32, frame + IP + 16) != localIp
-            || !headerChecksumValid(frame + IP, ipHeaderLength))
-        {
-            framesDropped++;
-            return 0;
-        }
-        final long udp = frame + IP + ipHeaderLength;
-        final int udpLength = Short.toUnsignedInt(MEMORY.get(U16, udp + 4));
-        if (Short.toUnsignedInt(MEMORY.get(U16, udp + 2)) != localUdpPort || udpLength < 8
-            || udpLength > ipLength - ipHeaderLength)
-        {
-            framesDropped++;
-            return 0;
-        }
-        final int sourceIp = MEMORY.get(U32, frame + IP + 12);
-        final int sourcePort = Short.toUnsignedInt(MEMORY.get(U16, udp));
-        int peer = (int)peerBySource.get(sourceKey(sourceIp, sourcePort));
+        final int sourceIp = UdpFrameCodec.sourceIp(MEMORY, frame);
+        final int sourcePort = UdpFrameCodec.sourcePort(MEMORY, frame, udp);
+        int peer = peers.find(sourceIp, sourcePort);
         if (peer < 0)
         {
             peer = learn(frame, sourceIp, sourcePort, link);
+            if (peer == PeerTable.NO_PORT)
+            {
+                framesFromPortZero++;
+                return 0;
+            }
         }
-        handler.onMessage(MEMORY, udp + 8, udpLength - 8, peer);
+        handler.onMessage(MEMORY, frame + udp + UdpFrameCodec.UDP_LENGTH,
+            UdpFrameCodec.messageLength(MEMORY, frame, udp), peer);
         return 1;
-    }
-
-    private static boolean headerChecksumValid(final long ipHeader, final int length)
-    {
-        int sum = 0;
-        for (int i = 0; i < length; i += 2)
-        {
-            sum += Short.toUnsignedInt(MEMORY.get(U16, ipHeader + i));
-        }
-        sum = (sum & 0xFFFF) + (sum >>> 16);
-        sum = (sum & 0xFFFF) + (sum >>> 16);
-        return sum == 0xFFFF;
     }
 
     private int learn(final long frame, final int sourceIp, final int sourcePort, final int link)
     {
-        final long mac = (Short.toUnsignedLong(MEMORY.get(U16, frame + 6)) << 32)
-            | Integer.toUnsignedLong(MEMORY.get(U32, frame + 8));
-        final int peer = addPeer(new DpdkPeer(mac, sourceIp, sourcePort == 0 ? 1 : sourcePort, link));
-        if (peer < 0)
-        {
-            peerTableFull++;
-        }
-        else
+        final int peer = sourcePort == 0 ? PeerTable.NO_PORT
+            : peers.learn(UdpFrameCodec.sourceMac(MEMORY, frame), sourceIp, sourcePort, link);
+        if (peer >= 0)
         {
             peersLearned++;
+        }
+        else if (peer == PeerTable.NO_PEER)
+        {
+            peerTableFull++;
         }
         return peer;
     }
@@ -633,18 +361,13 @@ public final class DpdkTransport implements Transport
     @Override
     public String describePeer(final int peer)
     {
-        if (peer < 0 || peer >= peerCount)
-        {
-            return "unknown peer " + peer;
-        }
-        return "dpdk://" + DpdkPeer.formatIp(peerIp[peer]) + ":" + peerUdpPort[peer] + " (" +
-            DpdkPeer.formatMac(peerMac[peer]) + " via " + config.links().get(peerLink[peer]) + ")";
+        return peers.describe(peer, config.links());
     }
 
     /** Peers known, given and learned. */
     public int peerCount()
     {
-        return peerCount;
+        return peers.count();
     }
 
     /** The DPDK port id of each link. */
@@ -659,7 +382,7 @@ public final class DpdkTransport implements Transport
      */
     public long rssHashTypes(final int link)
     {
-        return rssByPort.getOrDefault(linkPort[link], 0L);
+        return ports.rssHashTypes(linkPort[link]);
     }
 
     public int linkCount()
@@ -707,6 +430,12 @@ public final class DpdkTransport implements Transport
         return peersLearned;
     }
 
+    /** Frames from UDP source port 0, dropped: no reply could reach their sender. */
+    public long framesFromPortZero()
+    {
+        return framesFromPortZero;
+    }
+
     /** Messages from new sources handed up as peer -1 because the peer table was full. */
     public long peerTableFull()
     {
@@ -718,7 +447,8 @@ public final class DpdkTransport implements Transport
     {
         return "frames sent " + framesSent + ", unsent (tx queue full) " + framesUnsent + ", claims without mbuf "
             + claimsWithoutMbuf + ", received " + framesReceived + ", dropped (not for us) " + framesDropped
-            + ", peers learned " + peersLearned + ", peer table full " + peerTableFull;
+            + ", dropped (source port 0) " + framesFromPortZero + ", peers learned " + peersLearned
+            + ", peer table full " + peerTableFull;
     }
 
     /**
@@ -742,23 +472,7 @@ public final class DpdkTransport implements Transport
         }
         FastPath.bulkFree(stash, stashCount);
         stashCount = 0;
-        RuntimeException failure = null;
-        for (int i = 0; i < ownedPorts.size(); i++)
-        {
-            final EthPort port = ownedPorts.get(i);
-            try
-            {
-                if (port.isStarted())
-                {
-                    drain(port.id(), ownedPortRxQueues.get(i), rxMbufs, burst);
-                }
-                port.close();
-            }
-            catch (final RuntimeException ex)
-            {
-                failure = failure == null ? ex : failure;
-            }
-        }
+        final RuntimeException failure = ports.close(rxMbufs, burst);
         if (registeredThread && owner == Thread.currentThread() && Eal.current() != null)
         {
             Eal.current().unregisterCurrentThread();
@@ -769,26 +483,6 @@ public final class DpdkTransport implements Transport
         if (failure != null)
         {
             throw failure;
-        }
-    }
-
-    /**
-     * Receives and frees until receive queues {@code 0..rxQueues-1} of {@code portId} come back empty, or at most
-     * 65 536 frames per queue (a device such as net_null never runs dry): mbufs still in a virtual device's rings
-     * (net_ring) are not released when the port stops.
-     */
-    public static void drain(final int portId, final int rxQueues, final MemorySegment mbufs, final int burst)
-    {
-        for (int queue = 0; queue < rxQueues; queue++)
-        {
-            int drained = 0;
-            int received = FastPath.rxBurst(portId, queue, mbufs, burst);
-            while (received > 0)
-            {
-                FastPath.bulkFree(mbufs, received);
-                drained += received;
-                received = drained < DRAIN_LIMIT ? FastPath.rxBurst(portId, queue, mbufs, burst) : 0;
-            }
         }
     }
 }

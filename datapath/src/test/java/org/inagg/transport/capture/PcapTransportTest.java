@@ -18,6 +18,7 @@ import org.inagg.transport.InProcessNetwork;
 import org.inagg.transport.MessageHandler;
 import org.inagg.transport.Transport;
 import org.inagg.transport.UdpTransport;
+import org.inagg.transport.frame.UdpFrameCodec;
 import org.inagg.wire.InaggHeader;
 import org.inagg.wire.MessageType;
 import org.junit.jupiter.api.Test;
@@ -272,7 +273,7 @@ class PcapTransportTest
         @Override
         public long claim(final int peer, final int length)
         {
-            SyntheticFrameHeaders.write(memory, 100, 0x0200_0000_00AAL, 0x0A00_0009, 5000, 0x0200_0000_00BBL,
+            UdpFrameCodec.write(memory, 100, 0x0200_0000_00AAL, 0x0A00_0009, 5000, 0x0200_0000_00BBL,
                 0x0A00_0008, 6000, length);
             return 142;
         }

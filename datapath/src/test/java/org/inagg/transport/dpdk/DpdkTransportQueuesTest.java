@@ -166,7 +166,7 @@ class DpdkTransportQueuesTest
         {
             try (Arena arena = Arena.ofConfined())
             {
-                DpdkTransport.drain(port.id(), 2 * WORKERS, arena.allocate(ValueLayout.ADDRESS, 32), 32);
+                DpdkPorts.drain(port.id(), 2 * WORKERS, arena.allocate(ValueLayout.ADDRESS, 32), 32);
             }
             port.close();
         }

@@ -19,6 +19,7 @@ import org.inagg.ffi.dpdk.MbufPool;
 import org.inagg.ffi.dpdk.NativeLibraryLoader;
 import org.inagg.transport.MessageHandler;
 import org.inagg.transport.Transport;
+import org.inagg.transport.frame.UdpFrameCodec;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Assumptions;
@@ -195,26 +196,20 @@ class DpdkTransportTest
     }
 
     @Test
-    void shouldDropAndCountFramesThatAreNotIpv4UdpToOurAddressAndPort()
+    void shouldDropAndCountFramesThatAreNotIpv4UdpToOurAddressAndPortOrComeFromPortZero()
     {
         final int available = pool.availableCount();
         try (DpdkTransport b = DpdkTransport.open(config(MAC_B, IP_B, 9001));
              Arena arena = Arena.ofConfined())
         {
             final MemorySegment mbufs = arena.allocate(ValueLayout.ADDRESS, 8);
-            assertThat(pool.bulkAlloc(mbufs, 7)).isTrue();
+            assertThat(pool.bulkAlloc(mbufs, 8)).isTrue();
             final int good = 60;
-            for (int i = 0; i < 7; i++)
+            for (int i = 0; i < 8; i++)
             {
                 final long m = Mbuf.at(mbufs, i);
                 final long frame = Mbuf.dataAddress(m);
-                final int sum = DpdkTransport.writeTemplate(Mbuf.MEMORY, frame, MAC_A, IP_A, 9000, MAC_B, IP_B, 9001);
-                final int ipLength = good - 14;
-                Mbuf.MEMORY.set(U16, frame + 16, (short)ipLength);
-                int folded = sum + ipLength;
-                folded = (folded & 0xFFFF) + (folded >>> 16);
-                Mbuf.MEMORY.set(U16, frame + 24, (short)~folded);
-                Mbuf.MEMORY.set(U16, frame + 38, (short)(ipLength - 20));
+                UdpFrameCodec.write(Mbuf.MEMORY, frame, MAC_A, IP_A, i == 7 ? 0 : 9000, MAC_B, IP_B, 9001, good - 42);
                 Mbuf.setLen(m, good);
                 switch (i)
                 {
@@ -225,16 +220,19 @@ class DpdkTransportTest
                     case 4 -> Mbuf.MEMORY.set(U16, frame + 24, (short)0x1234); // bad header checksum
                     case 5 -> Mbuf.setLen(m, 30); // truncated
                     case 6 -> Mbuf.MEMORY.set(U32, frame + 30, IP_A); // another destination
+                    case 7 -> { } // from UDP source port 0: no reply could reach it
                     default -> throw new IllegalStateException();
                 }
             }
-            assertThat(FastPath.txBurstFreeUnsent(port.id(), 0, mbufs, 7)).isEqualTo(7);
+            assertThat(FastPath.txBurstFreeUnsent(port.id(), 0, mbufs, 8)).isEqualTo(8);
             final int[] delivered = new int[1];
             assertThat(pollOnce(b, (memory, offset, length, peer) -> delivered[0] += length == good - 42 ? 1 : 100))
                 .isEqualTo(1);
             assertThat(delivered[0]).isEqualTo(1);
-            assertThat(b.framesReceived()).isEqualTo(7);
+            assertThat(b.framesReceived()).isEqualTo(8);
             assertThat(b.framesDropped()).isEqualTo(6);
+            assertThat(b.framesFromPortZero()).isEqualTo(1);
+            assertThat(b.peerCount()).as("the valid sender; source port 0 is never learned").isEqualTo(1);
         }
         assertThat(pool.availableCount()).isEqualTo(available);
     }

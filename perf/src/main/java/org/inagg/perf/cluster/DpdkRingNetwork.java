@@ -13,6 +13,7 @@ import org.inagg.ffi.dpdk.MbufPool;
 import org.inagg.transport.Transport;
 import org.inagg.transport.dpdk.DpdkEal;
 import org.inagg.transport.dpdk.DpdkPeer;
+import org.inagg.transport.dpdk.DpdkPorts;
 import org.inagg.transport.dpdk.DpdkTransport;
 import org.inagg.transport.dpdk.DpdkTransportConfig;
 
@@ -150,7 +151,7 @@ final class DpdkRingNetwork implements AutoCloseable
             {
                 if (port.isStarted())
                 {
-                    DpdkTransport.drain(port.id(), 2, mbufs, BURST);
+                    DpdkPorts.drain(port.id(), 2, mbufs, BURST);
                 }
                 port.close();
             }

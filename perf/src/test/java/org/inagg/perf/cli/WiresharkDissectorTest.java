@@ -23,6 +23,7 @@ import org.inagg.transport.FaultConfig;
 import org.inagg.transport.capture.PcapReader;
 import org.inagg.transport.capture.PcapWriter;
 import org.inagg.transport.capture.SyntheticFrameHeaders;
+import org.inagg.transport.frame.UdpFrameCodec;
 import org.inagg.wire.InaggHeader;
 import org.inagg.wire.MessageType;
 import org.inagg.wire.RejectReason;
@@ -516,7 +517,7 @@ class WiresharkDissectorTest
             for (final byte[] message : messages)
             {
                 final long at = writer.claim(42 + message.length);
-                SyntheticFrameHeaders.write(writer.buffer(), at, SyntheticFrameHeaders.macOf(0x0A00_0002),
+                UdpFrameCodec.write(writer.buffer(), at, SyntheticFrameHeaders.macOf(0x0A00_0002),
                     0x0A00_0002, 40_000, SyntheticFrameHeaders.macOf(0x0A00_0001), 0x0A00_0001, port, message.length);
                 MemorySegment.copy(MemorySegment.ofArray(message), 0, writer.buffer(), at + 42, message.length);
                 writer.commit();
