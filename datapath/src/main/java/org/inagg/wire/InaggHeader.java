@@ -95,6 +95,26 @@ public final class InaggHeader
     public static final int FLAG_RESULT = 0x01;
     public static final int FLAG_RETRANSMIT = 0x02;
     public static final int FLAG_INT32 = 0x04;
+    /** Flags bits 3-4: the collective of an AGGREGATE (docs/wire-format.md, "Collectives and reduce ops"). */
+    public static final int COLLECTIVE_SHIFT = 3;
+    public static final int COLLECTIVE_MASK = 0x3 << COLLECTIVE_SHIFT;
+    /** Flags bits 5-6: the reduce op of an AGGREGATE. */
+    public static final int OP_SHIFT = 5;
+    public static final int OP_MASK = 0x3 << OP_SHIFT;
+    /** Flags bit 7: reserved, must be 0 in an AGGREGATE. */
+    public static final int FLAG_RESERVED = 0x80;
+
+    public static final int COLLECTIVE_ALL_REDUCE = 0;
+    public static final int COLLECTIVE_REDUCE_SCATTER = 1;
+    /** ALL_GATHER; a broadcast is an ALL_GATHER whose Owner is the root in every packet. */
+    public static final int COLLECTIVE_ALL_GATHER = 2;
+
+    public static final int OP_SUM = 0;
+    public static final int OP_MIN = 1;
+    public static final int OP_MAX = 2;
+
+    /** The Owner of a REDUCE_SCATTER or ALL_GATHER AGGREGATE: Priority and Status as one 16-bit field. */
+    public static final int OWNER_OFFSET = PRIORITY_OFFSET;
 
     public static final int SHADOW_BIT = 0x8000;
     public static final int MAX_SLOTS = 0x8000;
@@ -180,6 +200,35 @@ public final class InaggHeader
     public static int nextExponent(final MemorySegment m, final long o)
     {
         return m.get(ValueLayout.JAVA_BYTE, o + NEXT_EXPONENT_OFFSET);
+    }
+
+    /** The collective of an AGGREGATE: {@link #COLLECTIVE_ALL_REDUCE}, ..._REDUCE_SCATTER, ..._ALL_GATHER or 3. */
+    public static int collective(final MemorySegment m, final long o)
+    {
+        return (flags(m, o) & COLLECTIVE_MASK) >>> COLLECTIVE_SHIFT;
+    }
+
+    /** The reduce op of an AGGREGATE: {@link #OP_SUM}, {@link #OP_MIN}, {@link #OP_MAX} or 3. */
+    public static int reduceOp(final MemorySegment m, final long o)
+    {
+        return (flags(m, o) & OP_MASK) >>> OP_SHIFT;
+    }
+
+    /** Flags bits of a collective and an op, to OR into the other flags. */
+    public static int collectiveFlags(final int collective, final int op)
+    {
+        return (collective << COLLECTIVE_SHIFT) & COLLECTIVE_MASK | (op << OP_SHIFT) & OP_MASK;
+    }
+
+    /** The Owner of a REDUCE_SCATTER or ALL_GATHER AGGREGATE (unsigned 16 bits). */
+    public static int owner(final MemorySegment m, final long o)
+    {
+        return m.get(U16, o + OWNER_OFFSET) & 0xFFFF;
+    }
+
+    public static void setOwner(final MemorySegment m, final long o, final int owner)
+    {
+        m.set(U16, o + OWNER_OFFSET, (short)owner);
     }
 
     public static int priority(final MemorySegment m, final long o)
