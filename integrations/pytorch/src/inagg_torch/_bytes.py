@@ -1,34 +1,18 @@
-"""The collectives that move bytes (all-gather, broadcast, barrier) as an int32 all-reduce: each rank writes its bytes
-at their place in a zeroed buffer, the agent (and the switch) sum the buffers as int32, and a sum of one value and
-zeros is that value: exact, whatever the element type, whatever order the sums arrive in.
+"""The collectives that move bytes (all-gather, broadcast, barrier) as GATHER rounds of the agent: each rank gives
+the bytes it owns at their place in the collective's output, the agent copies every rank's bytes into the round's
+result (over several hosts the switch adds the hosts' results as int32, each host's bytes and zeros elsewhere: exact,
+whatever the element type and the order the sums arrive in), and each rank copies out what it needs.
 
-    buffer  |<- region 0: nbytes, padded to ALIGN ->|<- region 1 ... ->|
-    rank r  |  0 ... 0 | rank r's bytes | 0 ... 0  |       ...        |
+    output  |<- rank 0's bytes ->|<- rank 1's bytes ->| ...      rounds of at most the slot's capacity each
 """
 
 from __future__ import annotations
 
-from typing import Callable, List, Optional
+from typing import List, Optional
 
 import torch
 
-__all__ = ["ALIGN", "Region", "nbytes", "raw_bytes", "copy_into", "bytes_reason"]
-
-
-class Region:
-    """A span of an exchange: ``nbytes`` long, this rank's ``parts`` (offset, uint8 data) in it, and what takes the
-    summed bytes (None: nothing, as for a barrier)."""
-
-    __slots__ = ("nbytes", "parts", "copy_out")
-
-    def __init__(self, nbytes: int, parts, copy_out) -> None:
-        self.nbytes = nbytes
-        self.parts = parts
-        self.copy_out = copy_out
-
-
-#: Regions start at multiples of this, so that their bytes view as any element type.
-ALIGN = 16
+__all__ = ["ByteSink", "nbytes", "raw_bytes", "bytes_reason"]
 
 
 def nbytes(t: torch.Tensor) -> int:
@@ -39,18 +23,37 @@ def raw_bytes(t: torch.Tensor) -> torch.Tensor:
     return t.detach().contiguous().view(-1).view(torch.uint8)
 
 
-def copy_into(outputs: List[torch.Tensor]) -> Callable[[torch.Tensor], None]:
-    """A copy-out that fills ``outputs`` in order from the region's bytes."""
+class ByteSink:
+    """The bytes of ``outputs`` laid end to end, written by ranges as rounds complete: contiguous outputs in place,
+    the others through a contiguous copy written back by :meth:`finish`."""
 
-    def copy(raw: torch.Tensor) -> None:
+    def __init__(self, outputs: List[torch.Tensor]) -> None:
+        self._targets = []
+        self._staged = []
         offset = 0
         for o in outputs:
-            n = nbytes(o)
-            with torch.no_grad():
-                o.copy_(raw[offset:offset + n].view(o.dtype).view(o.shape))
-            offset += n
+            if o.is_contiguous():
+                raw = o.detach().view(-1).view(torch.uint8)
+            else:
+                staging = torch.empty(o.shape, dtype=o.dtype)
+                self._staged.append((o, staging))
+                raw = staging.view(-1).view(torch.uint8)
+            self._targets.append((offset, raw))
+            offset += raw.numel()
+        self.nbytes = offset
 
-    return copy
+    def write(self, at: int, data: torch.Tensor) -> None:
+        """Bytes ``at`` .. ``at + len(data)`` of the outputs end to end."""
+        end = at + data.numel()
+        for start, raw in self._targets:
+            lo, hi = max(at, start), min(end, start + raw.numel())
+            if lo < hi:
+                raw[lo - start:hi - start].copy_(data[lo - at:hi - at])
+
+    def finish(self) -> None:
+        with torch.no_grad():
+            for o, staging in self._staged:
+                o.copy_(staging)
 
 
 def bytes_reason(tensors: List[torch.Tensor]) -> Optional[str]:

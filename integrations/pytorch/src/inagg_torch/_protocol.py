@@ -8,7 +8,7 @@ import struct
 
 from . import errors
 
-VERSION = 1
+VERSION = 2
 HELLO_MAGIC = 0x48414E49
 HELLO_LENGTH = 256
 HELLO_KEY_OFFSET = 44
@@ -27,6 +27,7 @@ DOORBELL_COMPLETE = b"C"
 
 OP_SUM = 1
 OP_AVG = 2
+OP_GATHER = 3  # not a sum: each rank gives a byte range of the round (all-gather, broadcast)
 DTYPE_FLOAT32 = 1
 DTYPE_INT32 = 2
 
@@ -35,10 +36,11 @@ SHM_MAGIC = 0x4D48534747414E49
 HEADER_LENGTH = 4096
 DESCRIPTOR_LENGTH = 512
 SHM_KEY_OFFSET = 64  # the job key in the header, UTF-8
-REQUEST = struct.Struct("<qiiqq")  # sequence, op, dtype, count, collective total at descriptor offset 0
-COMPLETION = struct.Struct("<qii")  # completed sequence, status, message length at offset 32
-COMPLETION_OFFSET = 32
-MESSAGE_OFFSET = 48
+#: sequence, op, dtype, count, collective total, gather from, gather length (bytes) at descriptor offset 0
+REQUEST = struct.Struct("<qiiqqqq")
+COMPLETION = struct.Struct("<qii")  # completed sequence, status, message length at offset 48
+COMPLETION_OFFSET = 48
+MESSAGE_OFFSET = 64
 MAX_MESSAGE_BYTES = DESCRIPTOR_LENGTH - MESSAGE_OFFSET
 HEADER = struct.Struct("<qiiiiqqqqi")  # magic, version, local ranks, world, pad, capacity, data, result, pid, key len
 

@@ -14,7 +14,7 @@ from torch._C._distributed_c10d import AllgatherOptions, BroadcastOptions, Reduc
 from . import _protocol as p
 from . import errors
 from ._agent import AgentClient
-from ._bytes import ALIGN, Region, bytes_reason, copy_into, nbytes, raw_bytes
+from ._bytes import ByteSink, bytes_reason, nbytes, raw_bytes
 from ._config import Config
 from ._executor import InaggWork, SerialExecutor  # noqa: F401 - InaggWork: the Work of this group's collectives
 from ._fallback import GlooFallback, say_once
@@ -173,7 +173,7 @@ class ProcessGroupInagg(dist.ProcessGroup):
             if group:
                 self._reduce_group(group, dtype, op)
 
-    def _reduce_group(self, tensors: List[torch.Tensor], dtype: int, op: int) -> None:
+    def _reduce_group(self, tensors: List[torch.Tensor], dtype: int, op: int, copy_out=None) -> None:
         staged = []
         flats = []
         for t in tensors:
@@ -185,11 +185,11 @@ class ProcessGroupInagg(dist.ProcessGroup):
                 flats.append(c.view(-1))
         total = sum(f.numel() for f in flats)
         for pieces in _rounds(flats, self._client.elements):
-            self._client.round(pieces, dtype, op, total)
+            self._client.round(pieces, dtype, op, total, copy_out)
         for t, c in staged:
             t.copy_(c)
 
-    # --- collectives that move bytes: exact int32 all-reduces ------------------------------------------------------
+    # --- collectives that move bytes: the agent's GATHER rounds (_bytes.py) ---------------------------------------
 
     def broadcast(self, tensors, opts=None):
         name = "broadcast"
@@ -206,9 +206,9 @@ class ProcessGroupInagg(dist.ProcessGroup):
         if reason is not None:
             return self._fallback.run(name, reason, lambda: self._gloo.broadcast(tensors, opts))
         t = tensors[0]
-        mine = raw_bytes(t) if self._rank == root else None
-        return self._exchange(name, [Region(nbytes(t), [(0, mine)] if mine is not None else [],
-                                             None if self._rank == root else copy_into([t]))], tensors)
+        if self._rank == root:
+            return self._gather(name, nbytes(t), (0, raw_bytes(t).clone()), None, tensors)
+        return self._gather(name, nbytes(t), None, ByteSink([t]), tensors)
 
     def allgather(self, output_tensors, input_tensors, opts=None):
         name = "allgather"
@@ -227,8 +227,8 @@ class ProcessGroupInagg(dist.ProcessGroup):
             return self._fallback.run(name, reason, lambda: self._gloo.allgather(output_tensors, input_tensors,
                                                                                  opts or AllgatherOptions()))
         n = nbytes(t)
-        return self._exchange(name, [Region(n * self._size, [(self._rank * n, raw_bytes(t))], copy_into(outs))],
-                              output_tensors)
+        return self._gather(name, n * self._size, (self._rank * n, raw_bytes(t).clone()), ByteSink(outs),
+                            output_tensors)
 
     def all_gather_single(self, output, input, opts=None):
         return self._all_gather_tensors("all_gather_single", [output], [input], opts)
@@ -251,38 +251,45 @@ class ProcessGroupInagg(dist.ProcessGroup):
         reason = bytes_reason(outputs + inputs)
         if reason is not None:
             return self._fallback.run(name, reason, lambda: self._fallback.all_gather_tensors(outputs, inputs))
-        regions = []
-        for o, t in zip(outputs, inputs):
-            n = nbytes(t)
-            regions.append(Region(n * self._size, [(self._rank * n, raw_bytes(t))], copy_into([o])))
-        return self._exchange(name, regions, outputs if len(outputs) > 1 else outputs[0])
-
-    def barrier(self, opts=None):
-        """A one-element int32 all-reduce: returns on each rank once every rank called it."""
-        return self._exchange("barrier", [Region(4, [], None)], None)
-
-    def _exchange(self, name: str, regions: List[Region], result) -> dist.Work:
-        """Sums the regions as int32 through the agent (every rank's contributions at their offsets, zeros elsewhere:
-        exact, order-independent) and hands each region's bytes to its copy-out. Contributions are copied now, on the
-        caller's thread; the copies out run when the sum is in."""
-        starts = []
-        total = 0
-        for region in regions:
-            starts.append(total)
-            total += -(-region.nbytes // ALIGN) * ALIGN  # each region aligned for any element type's view
-        buffer = torch.zeros(max(total, 4) // 4, dtype=torch.int32)
-        raw = buffer.view(torch.uint8)
-        for start, region in zip(starts, regions):
-            for offset, data in region.parts:
-                raw[start + offset:start + offset + data.numel()].copy_(data)
+        # this rank's bytes now, on the caller's thread: the inputs may change once the call returned
+        moves = [(nbytes(t) * self._size, (self._rank * nbytes(t), raw_bytes(t).clone()), ByteSink([o]))
+                 for o, t in zip(outputs, inputs)]
 
         def body() -> None:
-            self._reduce_group([buffer], p.DTYPE_INT32, p.OP_SUM)
-            for start, region in zip(starts, regions):
-                if region.copy_out is not None:
-                    region.copy_out(raw[start:start + region.nbytes])
+            for move in moves:
+                self._move(*move)
 
-        return self._submit(body, result, name=name)
+        return self._submit(body, outputs if len(outputs) > 1 else outputs[0], name=name)
+
+    def barrier(self, opts=None):
+        """A one-word GATHER round that gives nothing: returns on each rank once every rank called it."""
+        return self._gather("barrier", 4, None, None, None)
+
+    def _gather(self, name: str, total: int, mine, sink: Optional[ByteSink], result) -> dist.Work:
+        return self._submit(lambda: self._move(total, mine, sink), result, name=name)
+
+    def _move(self, total: int, mine, sink: Optional[ByteSink]) -> None:
+        """Runs on this group's thread: ``total`` bytes in GATHER rounds of at most the slot's capacity; ``mine`` is
+        this rank's (offset, uint8 bytes) or None; ``sink`` takes the rounds' bytes (None: nothing to take)."""
+        capacity = self._client.elements * 4
+        words = -(-total // 4)
+        at = 0
+        while True:
+            length = min(capacity, total - at)
+            give = None
+            if mine is not None:
+                start, data = mine
+                lo, hi = max(at, start), min(at + length, start + data.numel())
+                if lo < hi:
+                    give = (lo - at, data[lo - start:hi - start])
+            result = self._client.gather_round(length, words, give)
+            if sink is not None:
+                sink.write(at, result)
+            at += length
+            if at >= total:
+                break
+        if sink is not None:
+            sink.finish()
 
     # --- reduce-scatter: an all-reduce of which each rank keeps its part ------------------------------------------
 
@@ -335,19 +342,33 @@ class ProcessGroupInagg(dist.ProcessGroup):
         return self._reduce_scatter_here(name, outputs, flats, code, outputs if len(outputs) > 1 else outputs[0])
 
     def _reduce_scatter_here(self, name, outputs, flats, code: int, result) -> dist.Work:
-        """The whole input all-reduced through the agent (SUM/AVG as all_reduce does them); each rank keeps its part.
-        The switch carries the whole tensor: a reduce-scatter in the network, where a host receives only its part,
-        needs packet kinds the protocol does not have."""
+        """The whole input summed through the agent (SUM/AVG as all_reduce does them); each rank copies out of each
+        round only what falls in its part. Over several hosts the switch still carries the whole tensor to each."""
         copies = [torch.empty(f.numel(), dtype=f.dtype) for f in flats]
         for c, f in zip(copies, flats):
             c.copy_(f)  # now, on the caller's thread: the inputs are never written
         rank = self._rank
 
         def body() -> None:
-            self._reduce_all(copies, code)
-            for o, c in zip(outputs, copies):
-                m = o.numel()
-                o.copy_(c[rank * m:(rank + 1) * m].view(o.shape))
+            sinks = [(c.data_ptr(), ByteSink([o]), o.numel(), o.element_size()) for c, o in zip(copies, outputs)]
+            part_of = {ptr: (sink, m) for ptr, sink, m, _ in sinks}
+
+            def take(pieces, summed: torch.Tensor) -> None:
+                offset = 0
+                for flat, start, length in pieces:
+                    sink, m = part_of[flat.data_ptr()]
+                    lo, hi = max(start, rank * m), min(start + length, (rank + 1) * m)
+                    if lo < hi:
+                        part = summed[offset + lo - start:offset + hi - start].to(flat.dtype)
+                        sink.write((lo - rank * m) * flat.element_size(), part.view(torch.uint8))
+                    offset += length
+
+            for dtype in (p.DTYPE_FLOAT32, p.DTYPE_INT32):
+                group = [c for c in copies if INAGG_DTYPES[c.dtype] == dtype]
+                if group:
+                    self._reduce_group(group, dtype, code, take)
+            for _, sink, _, _ in sinks:
+                sink.finish()
 
         return self._submit(body, result, name=name)
 

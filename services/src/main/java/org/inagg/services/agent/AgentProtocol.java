@@ -47,7 +47,7 @@ package org.inagg.services.agent;
 public final class AgentProtocol
 {
     /** Bumped on any change of the frames or of {@link SharedRegion}'s layout. */
-    public static final int VERSION = 1;
+    public static final int VERSION = 2;
     public static final int HELLO_MAGIC = 0x48414E49;
     public static final int HELLO_LENGTH = 256;
     public static final int HELLO_KEY_OFFSET = 44;
@@ -65,6 +65,11 @@ public final class AgentProtocol
 
     public static final int OP_SUM = 1;
     public static final int OP_AVG = 2;
+    /**
+     * Not a sum: every rank gives a byte range of the round (its descriptor's gather from and length), which the agent
+     * copies into the result; int32 only ({@link SharedRegion}). All-gather and broadcast.
+     */
+    public static final int OP_GATHER = 3;
     public static final int DTYPE_FLOAT32 = 1;
     public static final int DTYPE_INT32 = 2;
 

@@ -230,12 +230,19 @@ final class JobSession implements AutoCloseable
                 return;
             }
         }
-        final int divisor = first.op() == AgentProtocol.OP_AVG && hosts == 1 ? worldSize : 1;
-        final boolean finite = reducer.reduce(inputs, region.result(), first.count(), first.dtype(), divisor);
-        if (!finite)
+        if (first.op() == AgentProtocol.OP_GATHER)
         {
-            completeRound(AgentProtocol.ERROR_NON_FINITE, nonFinite(first));
-            return;
+            gather(first);
+        }
+        else
+        {
+            final int divisor = first.op() == AgentProtocol.OP_AVG && hosts == 1 ? worldSize : 1;
+            final boolean finite = reducer.reduce(inputs, region.result(), first.count(), first.dtype(), divisor);
+            if (!finite)
+            {
+                completeRound(AgentProtocol.ERROR_NON_FINITE, nonFinite(first));
+                return;
+            }
         }
         if (hosts == 1 || first.count() == 0)
         {
@@ -245,6 +252,29 @@ final class JobSession implements AutoCloseable
         inNetwork = true;
         network.allReduce(region.result(), first.count(), first.dtype()).whenComplete((ignored, error) ->
             post.accept(() -> onNetworkDone(first, error)));
+    }
+
+    /**
+     * A gather round: each local rank's range of its data region into the result at the same offsets. Over several
+     * hosts the rest of the result is zero and the switch's exact int32 sum fills in the other hosts' ranges (they give
+     * disjoint ones, zeros elsewhere).
+     */
+    private void gather(final CollectiveRequest first)
+    {
+        final MemorySegment result = region.result();
+        if (hosts > 1)
+        {
+            result.asSlice(0, first.count() * AgentProtocol.elementBytes(first.dtype())).fill((byte)0);
+        }
+        for (int i = 0; i < localWorldSize; i++)
+        {
+            final CollectiveRequest request = members[i].pending;
+            if (request.gatherLength() > 0)
+            {
+                MemorySegment.copy(inputs[i], request.gatherFrom(), result, request.gatherFrom(),
+                    request.gatherLength());
+            }
+        }
     }
 
     private void onNetworkDone(final CollectiveRequest first, final Throwable error)
@@ -287,6 +317,10 @@ final class JobSession implements AutoCloseable
 
     private static String describe(final CollectiveRequest request)
     {
+        if (request.op() == AgentProtocol.OP_GATHER)
+        {
+            return "GATHER (all-gather or broadcast)";
+        }
         return (request.op() == AgentProtocol.OP_SUM ? "SUM" : "AVG") + " of "
             + (request.dtype() == AgentProtocol.DTYPE_FLOAT32 ? "float32" : "int32");
     }

@@ -132,15 +132,17 @@ public final class RequestDecoder
         final int dtype = descriptor.get(SharedRegion.INT, SharedRegion.REQUEST_DTYPE);
         final long count = descriptor.get(SharedRegion.LONG, SharedRegion.REQUEST_COUNT);
         final long total = descriptor.get(SharedRegion.LONG, SharedRegion.REQUEST_TOTAL);
+        final long gatherFrom = descriptor.get(SharedRegion.LONG, SharedRegion.REQUEST_GATHER_FROM);
+        final long gatherLength = descriptor.get(SharedRegion.LONG, SharedRegion.REQUEST_GATHER_LENGTH);
         if (sequence != expectedSequence)
         {
             throw bad("request sequence " + sequence + ", expected " + expectedSequence
                 + " (a doorbell without a new request, or a request written twice)");
         }
-        if (op != AgentProtocol.OP_SUM && op != AgentProtocol.OP_AVG)
+        if (op != AgentProtocol.OP_SUM && op != AgentProtocol.OP_AVG && op != AgentProtocol.OP_GATHER)
         {
-            throw bad("op " + op + " is neither SUM (" + AgentProtocol.OP_SUM + ") nor AVG (" + AgentProtocol.OP_AVG
-                + ")");
+            throw bad("op " + op + " is neither SUM (" + AgentProtocol.OP_SUM + "), AVG (" + AgentProtocol.OP_AVG
+                + ") nor GATHER (" + AgentProtocol.OP_GATHER + ")");
         }
         if (dtype != AgentProtocol.DTYPE_FLOAT32 && dtype != AgentProtocol.DTYPE_INT32)
         {
@@ -157,7 +159,28 @@ public final class RequestDecoder
         {
             throw bad("collective total " + total + " is less than this round's count " + count);
         }
-        return new CollectiveRequest(sequence, op, dtype, count, total);
+        if (op != AgentProtocol.OP_GATHER)
+        {
+            if (gatherFrom != 0 || gatherLength != 0)
+            {
+                throw bad("gather range " + gatherFrom + "+" + gatherLength + " in a sum (it must be 0+0)");
+            }
+        }
+        else
+        {
+            if (dtype != AgentProtocol.DTYPE_INT32)
+            {
+                throw bad("GATHER of dtype " + dtype + ": a gather moves int32 words (" + AgentProtocol.DTYPE_INT32
+                    + ")");
+            }
+            final long bytes = count * AgentProtocol.elementBytes(dtype);
+            if (gatherFrom < 0 || gatherLength < 0 || gatherFrom > bytes || gatherLength > bytes - gatherFrom)
+            {
+                throw bad("gather range " + gatherFrom + "+" + gatherLength + " is not within the round's " + bytes
+                    + " bytes");
+            }
+        }
+        return new CollectiveRequest(sequence, op, dtype, count, total, gatherFrom, gatherLength);
     }
 
     private static AgentProtocolException bad(final String message)

@@ -30,9 +30,10 @@ import java.util.Set;
  *                      |   written by the rank:                                     |
  *                      |     0 request sequence (long)  8 op (int) 12 dtype (int)   |
  *                      |    16 element count (long)    24 collective's total (long) |
+ *                      |    32 gather from (long)      40 gather length (long)      |
  *                      |   written by the agent:                                    |
- *                      |    32 completed sequence (long) 40 status (int)            |
- *                      |    44 message length (int)     48 message UTF-8 ... 511    |
+ *                      |    48 completed sequence (long) 56 status (int)            |
+ *                      |    60 message length (int)     64 message UTF-8 ... 511    |
  *                      | descriptor of local rank 1 ...                             |
  *  data offset         +------------------------------------------------------------+
  *  (4096-aligned)      | data of local rank 0 (slot capacity bytes): its input      |
@@ -46,6 +47,11 @@ import java.util.Set;
  * writes each descriptor's completion and rings {@link AgentProtocol#DOORBELL_COMPLETE}; each rank copies the result
  * out. A rank writes its next request only after it copied the result out, so the agent never overwrites a result
  * someone still reads. The socket's system calls order the memory accesses on both sides.
+ * <p>
+ * A {@link AgentProtocol#OP_GATHER} round moves bytes instead of summing: each rank writes only the bytes it gives
+ * (gather from, gather length: a byte range of the round, at the same offsets in its data region, or none), the agent
+ * copies every rank's range into the result, and each rank copies out what it needs. All-gather and broadcast are
+ * such rounds; the ranks' ranges do not overlap.
  */
 public final class SharedRegion implements AutoCloseable
 {
@@ -60,10 +66,12 @@ public final class SharedRegion implements AutoCloseable
     public static final int REQUEST_DTYPE = 12;
     public static final int REQUEST_COUNT = 16;
     public static final int REQUEST_TOTAL = 24;
-    public static final int COMPLETED_SEQUENCE = 32;
-    public static final int STATUS = 40;
-    public static final int MESSAGE_LENGTH = 44;
-    public static final int MESSAGE = 48;
+    public static final int REQUEST_GATHER_FROM = 32;
+    public static final int REQUEST_GATHER_LENGTH = 40;
+    public static final int COMPLETED_SEQUENCE = 48;
+    public static final int STATUS = 56;
+    public static final int MESSAGE_LENGTH = 60;
+    public static final int MESSAGE = 64;
     public static final int MAX_MESSAGE_BYTES = DESCRIPTOR_LENGTH - MESSAGE;
 
     static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);

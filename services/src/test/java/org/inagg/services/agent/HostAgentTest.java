@@ -85,6 +85,46 @@ class HostAgentTest
     }
 
     @Test
+    void shouldGatherEachRanksRangeIntoTheResultWithoutSummingAndLeaveTheRestAlone() throws Exception
+    {
+        try (TestRank a = new TestRank(socket(), 0, 2, 0, 2, "job-g");
+             TestRank b = new TestRank(socket(), 1, 2, 1, 2, "job-g"))
+        {
+            final int words = 6;
+            for (int i = 0; i < words; i++)
+            {
+                a.data().setAtIndex(INT, i, 100 + i); // only words 0..2 are a's to give
+                b.data().setAtIndex(INT, i, 200 + i); // only words 3..4 are b's; word 5 nobody's
+                a.result().setAtIndex(INT, i, -1);
+            }
+            final CompletableFuture<Integer> first = CompletableFuture.supplyAsync(() -> gather(a, words, 0, 12));
+            assertThat(gather(b, words, 12, 8)).isEqualTo(AgentProtocol.OK);
+            assertThat(first.get()).isEqualTo(AgentProtocol.OK);
+            assertThat(java.util.stream.IntStream.range(0, words).map(i -> b.result().getAtIndex(INT, i)).toArray())
+                .containsExactly(100, 101, 102, 203, 204, -1);
+
+            // a rank that gives nothing (a broadcast's non-root, a barrier)
+            final CompletableFuture<Integer> second = CompletableFuture.supplyAsync(() -> gather(a, 1, 0, 0));
+            assertThat(gather(b, 1, 0, 4)).isEqualTo(AgentProtocol.OK);
+            assertThat(second.get()).isEqualTo(AgentProtocol.OK);
+            assertThat(a.result().getAtIndex(INT, 0)).isEqualTo(200);
+        }
+    }
+
+    private static int gather(final TestRank rank, final long words, final long from, final long length)
+    {
+        try
+        {
+            rank.gatherRequest(AgentProtocol.OP_GATHER, AgentProtocol.DTYPE_INT32, words, from, length);
+            return rank.awaitCompletion();
+        }
+        catch (final IOException ex)
+        {
+            throw new java.io.UncheckedIOException(ex);
+        }
+    }
+
+    @Test
     void shouldFailTheRoundOnEveryRankWhenSizesDifferOrAFloatIsNaNAndKeepTheJob() throws Exception
     {
         try (TestRank a = new TestRank(socket(), 0, 2, 0, 2, "job-b");

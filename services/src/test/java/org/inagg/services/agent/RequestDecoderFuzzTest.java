@@ -44,7 +44,10 @@ class RequestDecoderFuzzTest
             final CollectiveRequest request = RequestDecoder.decodeRequest(descriptor, expected, capacity);
             assertThat(request.sequence()).isEqualTo(expected);
             assertThat(request.count()).isBetween(0L, capacity / 4).isLessThanOrEqualTo(request.total());
-            assertThat(request.op()).isIn(AgentProtocol.OP_SUM, AgentProtocol.OP_AVG);
+            assertThat(request.op()).isIn(AgentProtocol.OP_SUM, AgentProtocol.OP_AVG, AgentProtocol.OP_GATHER);
+            assertThat(request.gatherFrom()).isNotNegative();
+            assertThat(request.gatherLength()).isNotNegative();
+            assertThat(request.gatherFrom() + request.gatherLength()).isLessThanOrEqualTo(request.count() * 4);
             assertThat(request.dtype()).isIn(AgentProtocol.DTYPE_FLOAT32, AgentProtocol.DTYPE_INT32);
         }
         catch (final AgentProtocolException e)

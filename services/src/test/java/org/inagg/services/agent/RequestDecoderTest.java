@@ -16,7 +16,7 @@ class RequestDecoderTest
     {
         final Hello hello = RequestDecoder.decodeHello(TestRank.hello(AgentProtocol.VERSION, 1, 2, 1, 2, "run-1"));
         assertThat(hello).isEqualTo(new Hello(AgentProtocol.VERSION, 1, 2, 1, 2, 0, 1, 0, 4242, "run-1", 0));
-        assertThatThrownBy(() -> RequestDecoder.decodeHello(TestRank.hello(1, 3, 4, 1, 2, "k")))
+        assertThatThrownBy(() -> RequestDecoder.decodeHello(TestRank.hello(AgentProtocol.VERSION, 3, 4, 1, 2, "k")))
             .hasMessageContaining("one host but local world size 2 != world size 4");
         assertThat(RequestDecoder.decodeHello(TestRank.hello(AgentProtocol.VERSION, 0, 1, 0, 1, "k")
             .putInt(AgentProtocol.HELLO_TIMEOUT_OFFSET, 2500)).collectiveTimeoutMs()).isEqualTo(2500);
@@ -31,20 +31,20 @@ class RequestDecoderTest
     {
         assertThatThrownBy(() -> RequestDecoder.decodeHello(ByteBuffer.allocate(10)))
             .hasMessageContaining("hello frame of 10 bytes");
-        final ByteBuffer badMagic = TestRank.hello(1, 0, 1, 0, 1, "k");
+        final ByteBuffer badMagic = TestRank.hello(AgentProtocol.VERSION, 0, 1, 0, 1, "k");
         badMagic.putInt(0, 7);
         assertThatThrownBy(() -> RequestDecoder.decodeHello(badMagic)).hasMessageContaining("not an inagg rank");
         assertThatThrownBy(() -> RequestDecoder.decodeHello(TestRank.hello(9, 0, 1, 0, 1, "k")))
             .isInstanceOfSatisfying(AgentProtocolException.class,
                 e -> assertThat(e.code()).isEqualTo(AgentProtocol.ERROR_VERSION))
             .hasMessageContaining("version 9");
-        assertThatThrownBy(() -> RequestDecoder.decodeHello(TestRank.hello(1, 4, 4, 0, 1, "k")))
+        assertThatThrownBy(() -> RequestDecoder.decodeHello(TestRank.hello(AgentProtocol.VERSION, 4, 4, 0, 1, "k")))
             .hasMessageContaining("rank 4 is not in 0..3");
-        assertThatThrownBy(() -> RequestDecoder.decodeHello(TestRank.hello(1, 0, 2, 2, 2, "k")))
+        assertThatThrownBy(() -> RequestDecoder.decodeHello(TestRank.hello(AgentProtocol.VERSION, 0, 2, 2, 2, "k")))
             .hasMessageContaining("local rank 2 is not in 0..1");
-        assertThatThrownBy(() -> RequestDecoder.decodeHello(TestRank.hello(1, 0, 2, 0, 2, "")))
+        assertThatThrownBy(() -> RequestDecoder.decodeHello(TestRank.hello(AgentProtocol.VERSION, 0, 2, 0, 2, "")))
             .hasMessageContaining("job key length 0");
-        final ByteBuffer notUtf8 = TestRank.hello(1, 0, 2, 0, 2, "ab");
+        final ByteBuffer notUtf8 = TestRank.hello(AgentProtocol.VERSION, 0, 2, 0, 2, "ab");
         notUtf8.put(AgentProtocol.HELLO_KEY_OFFSET, (byte)0xC3).put(AgentProtocol.HELLO_KEY_OFFSET + 1, (byte)0x28);
         assertThatThrownBy(() -> RequestDecoder.decodeHello(notUtf8)).hasMessageContaining("not UTF-8");
     }
@@ -60,8 +60,8 @@ class RequestDecoderTest
                 .isEqualTo(new CollectiveRequest(5, AgentProtocol.OP_AVG, AgentProtocol.DTYPE_INT32, 1024, 5000));
             assertThatThrownBy(() -> RequestDecoder.decodeRequest(d, 6, 4096)).hasMessageContaining("sequence 5, "
                 + "expected 6");
-            write(d, 1, 3, AgentProtocol.DTYPE_INT32, 1, 1);
-            assertThatThrownBy(() -> RequestDecoder.decodeRequest(d, 1, 4096)).hasMessageContaining("op 3");
+            write(d, 1, 4, AgentProtocol.DTYPE_INT32, 1, 1);
+            assertThatThrownBy(() -> RequestDecoder.decodeRequest(d, 1, 4096)).hasMessageContaining("op 4");
             write(d, 1, AgentProtocol.OP_SUM, 0, 1, 1);
             assertThatThrownBy(() -> RequestDecoder.decodeRequest(d, 1, 4096)).hasMessageContaining("dtype 0");
             write(d, 1, AgentProtocol.OP_SUM, AgentProtocol.DTYPE_FLOAT32, 1025, 2000);
@@ -71,6 +71,39 @@ class RequestDecoderTest
             assertThatThrownBy(() -> RequestDecoder.decodeRequest(d, 1, 4096))
                 .hasMessageContaining("total 9 is less than this round's count 10");
         }
+    }
+
+    @Test
+    void shouldCheckTheGatherRangeOfARequest()
+    {
+        try (Arena arena = Arena.ofConfined())
+        {
+            final MemorySegment d = arena.allocate(SharedRegion.DESCRIPTOR_LENGTH);
+            write(d, 1, AgentProtocol.OP_GATHER, AgentProtocol.DTYPE_INT32, 10, 30);
+            gather(d, 8, 32);
+            assertThat(RequestDecoder.decodeRequest(d, 1, 4096)).isEqualTo(
+                new CollectiveRequest(1, AgentProtocol.OP_GATHER, AgentProtocol.DTYPE_INT32, 10, 30, 8, 32));
+            gather(d, 8, 33);
+            assertThatThrownBy(() -> RequestDecoder.decodeRequest(d, 1, 4096))
+                .hasMessageContaining("gather range 8+33 is not within the round's 40 bytes");
+            gather(d, -1, 0);
+            assertThatThrownBy(() -> RequestDecoder.decodeRequest(d, 1, 4096)).hasMessageContaining("gather range -1");
+            gather(d, 0, Long.MAX_VALUE);
+            assertThatThrownBy(() -> RequestDecoder.decodeRequest(d, 1, 4096)).hasMessageContaining("gather range 0+");
+            gather(d, 0, 4);
+            write(d, 1, AgentProtocol.OP_GATHER, AgentProtocol.DTYPE_FLOAT32, 10, 30);
+            assertThatThrownBy(() -> RequestDecoder.decodeRequest(d, 1, 4096))
+                .hasMessageContaining("GATHER of dtype 1");
+            write(d, 1, AgentProtocol.OP_SUM, AgentProtocol.DTYPE_FLOAT32, 10, 30);
+            assertThatThrownBy(() -> RequestDecoder.decodeRequest(d, 1, 4096))
+                .hasMessageContaining("gather range 0+4 in a sum");
+        }
+    }
+
+    static void gather(final MemorySegment d, final long from, final long length)
+    {
+        d.set(SharedRegion.LONG, SharedRegion.REQUEST_GATHER_FROM, from);
+        d.set(SharedRegion.LONG, SharedRegion.REQUEST_GATHER_LENGTH, length);
     }
 
     static void write(final MemorySegment d, final long sequence, final int op, final int dtype, final long count,

@@ -90,6 +90,13 @@ final class TestRank implements AutoCloseable
     /** Writes the request and rings; {@link #awaitCompletion()} then waits for the agent. */
     void request(final int op, final int dtype, final long count) throws IOException
     {
+        gatherRequest(op, dtype, count, 0, 0);
+    }
+
+    /** A request with a gather range (bytes of the round this rank gives: {@link AgentProtocol#OP_GATHER}). */
+    void gatherRequest(final int op, final int dtype, final long count, final long from, final long length)
+        throws IOException
+    {
         final MemorySegment d = mapping.asSlice(SharedRegion.HEADER_LENGTH
             + (long)localRank * SharedRegion.DESCRIPTOR_LENGTH, SharedRegion.DESCRIPTOR_LENGTH);
         d.set(SharedRegion.LONG, SharedRegion.REQUEST_SEQUENCE, ++sequence);
@@ -97,6 +104,8 @@ final class TestRank implements AutoCloseable
         d.set(SharedRegion.INT, SharedRegion.REQUEST_DTYPE, dtype);
         d.set(SharedRegion.LONG, SharedRegion.REQUEST_COUNT, count);
         d.set(SharedRegion.LONG, SharedRegion.REQUEST_TOTAL, count);
+        d.set(SharedRegion.LONG, SharedRegion.REQUEST_GATHER_FROM, from);
+        d.set(SharedRegion.LONG, SharedRegion.REQUEST_GATHER_LENGTH, length);
         channel.write(ByteBuffer.wrap(new byte[] {AgentProtocol.DOORBELL_REQUEST}));
     }
 
