@@ -330,7 +330,7 @@ def _divide(t: torch.Tensor, world: int) -> torch.Tensor:
 
 def _all_reduce_case(rank: int, world: int, gloo, dtype: torch.dtype, op_name: str) -> None:
     """all_reduce of ``dtype`` with ``op_name``, from empty to several rounds, against gloo's answer (and against the
-    exact sum for SUM and AVG, which run on the agent; MIN and MAX fall back to gloo). Every size is reduced before
+    exact sum for SUM and AVG; MIN and MAX run on the agent too on one host, exact). Every size is reduced before
     any is checked, so that a failed check leaves no collective unmatched on the other ranks."""
     op = getattr(dist.ReduceOp, op_name)
     results = []
@@ -433,7 +433,7 @@ def scenario_tensor_collectives(rank: int, world: int, gloo) -> None:
         opts.reduceOp = dist.ReduceOp.SUM
         pg.reduce_scatter_tensor_coalesced(got, ys, opts).wait()
         highest = [torch.zeros_like(g) for g in got]
-        opts.reduceOp = dist.ReduceOp.MAX  # on gloo, composed (its binding has no coalesced reduce-scatter)
+        opts.reduceOp = dist.ReduceOp.MAX  # on the agent (one host)
         pg.reduce_scatter_tensor_coalesced(highest, ys, opts).wait()
         for y, h in zip(ys, highest):
             m = h.numel()
@@ -508,9 +508,15 @@ def scenario_strict(rank: int, world: int, gloo) -> None:
     rs = torch.zeros(5)
     dist.reduce_scatter_tensor(rs, out)
     assert torch.equal(rs, torch.full((5,), float(rank * world))), rs  # every rank gathered the same
-    for name, call in (("allreduce", lambda: dist.all_reduce(torch.ones(3), op=dist.ReduceOp.MAX)),
+    highest = torch.full((3,), float(rank))
+    dist.all_reduce(highest, op=dist.ReduceOp.MAX)  # MIN and MAX run on the agent on one host
+    assert torch.equal(highest, torch.full((3,), float(world - 1))), highest
+    lowest = torch.zeros(2)
+    dist.reduce_scatter_tensor(lowest, torch.arange(2.0 * world) + rank, op=dist.ReduceOp.MIN)
+    assert torch.equal(lowest, torch.arange(2.0 * rank, 2.0 * rank + 2)), lowest
+    for name, call in (("allreduce", lambda: dist.all_reduce(torch.ones(3), op=dist.ReduceOp.PRODUCT)),
                        ("reduce_scatter_single", lambda: dist.reduce_scatter_tensor(
-                           torch.zeros(2), torch.ones(2 * world), op=dist.ReduceOp.MIN)),
+                           torch.zeros(2, dtype=torch.float64), torch.ones(2 * world, dtype=torch.float64))),
                        ("all_to_all_single", lambda: dist.all_to_all_single(torch.zeros(world), torch.ones(world)))):
         try:
             call()

@@ -32,7 +32,8 @@ def assert_case(results, name: str) -> None:
 @pytest.mark.parametrize("op", _ranks.COLLECTIVE_OPS)
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
 def test_all_reduce_matches_gloo(cases, dtype, op):
-    """From empty to several rounds; SUM and AVG on the agent (also against the exact sum), MIN and MAX on gloo."""
+    """From empty to several rounds; SUM and AVG on the agent (also against the exact sum), MIN and MAX on the agent
+    too (one host), bit for bit gloo's."""
     assert_case(cases, f"all_reduce-{dtype}-{op}")
 
 

@@ -28,6 +28,8 @@ DOORBELL_COMPLETE = b"C"
 OP_SUM = 1
 OP_AVG = 2
 OP_GATHER = 3  # not a sum: each rank gives a byte range of the round (all-gather, broadcast)
+OP_MIN = 4  # element-wise minimum (one host)
+OP_MAX = 5  # element-wise maximum (one host)
 DTYPE_FLOAT32 = 1
 DTYPE_INT32 = 2
 

@@ -39,11 +39,17 @@ def _op_name(op) -> str:
     return str(getattr(inner, "name", inner))
 
 
-def _op_code(op) -> Optional[int]:
+def _op_code(op, hosts: int) -> Optional[int]:
+    """The agent's op for a torch ReduceOp (None: the agent cannot): MIN and MAX on one host only, since the agent's
+    switch stage sums."""
     if op == dist.ReduceOp.SUM:
         return p.OP_SUM
     if op == dist.ReduceOp.AVG:
         return p.OP_AVG
+    if hosts == 1 and op == dist.ReduceOp.MIN:
+        return p.OP_MIN
+    if hosts == 1 and op == dist.ReduceOp.MAX:
+        return p.OP_MAX
     return None
 
 
@@ -145,7 +151,7 @@ class ProcessGroupInagg(dist.ProcessGroup):
 
     def _allreduce(self, tensors: List[torch.Tensor], op, coalesced: bool) -> dist.Work:
         name = "allreduce_coalesced" if coalesced else "allreduce"
-        code = _op_code(op)
+        code = _op_code(op, self.hosts)
         dtypes = {t.dtype for t in tensors}
         if code is not None and all(d in INAGG_DTYPES for d in dtypes):
             if not any(t.device.type != "cpu" for t in tensors):
@@ -305,7 +311,7 @@ class ProcessGroupInagg(dist.ProcessGroup):
                                        f"size {self._size}")
         for r, t in enumerate(ins):
             self._check_pair(name, out, t, t.numel(), "output", f"input {r}")
-        code = _op_code(opts.reduceOp)
+        code = _op_code(opts.reduceOp, self.hosts)
         reason = self._sum_here(code, opts.reduceOp, [out] + ins)
         if reason is not None:
             if code == p.OP_AVG:
@@ -333,7 +339,7 @@ class ProcessGroupInagg(dist.ProcessGroup):
         for i, (o, t) in enumerate(zip(outputs, inputs)):
             self._check_pair(name, o, t, t.numel(), f"output {i}" if len(outputs) > 1 else "output", "input",
                              scatter=True)
-        code = _op_code(opts.reduceOp)
+        code = _op_code(opts.reduceOp, self.hosts)
         reason = self._sum_here(code, opts.reduceOp, outputs + inputs)
         if reason is not None:
             return self._fallback.run(name, reason,
@@ -378,7 +384,7 @@ class ProcessGroupInagg(dist.ProcessGroup):
             if not any(op == same for same in _GLOO_SAME):
                 raise errors.UnsupportedError(f"inagg: op {_op_name(op)} is not supported (inagg: SUM, AVG; gloo: "
                                               "MIN, MAX, PRODUCT, BAND, BOR, BXOR)")
-            return f"op {_op_name(op)}: inagg sums SUM and AVG"
+            return f"op {_op_name(op)}: {_AGENT_OPS}"
         other = sorted({str(t.dtype) for t in tensors if t.dtype not in INAGG_DTYPES})
         if other:
             return f"dtype {', '.join(other)}: inagg sums float32, float16, bfloat16, int32"
@@ -455,12 +461,14 @@ class ProcessGroupInagg(dist.ProcessGroup):
 
 def _sum_reason(op, code, dtypes) -> str:
     if code is None:
-        return f"op {_op_name(op)}: inagg sums SUM and AVG"
+        return f"op {_op_name(op)}: {_AGENT_OPS}"
     other = sorted(str(d) for d in dtypes if d not in INAGG_DTYPES)
     return f"dtype {', '.join(other)}: inagg sums float32, float16, bfloat16, int32"
 
 
-_TORCH_OP = {p.OP_SUM: dist.ReduceOp.SUM, p.OP_AVG: dist.ReduceOp.AVG}
+_AGENT_OPS = "inagg reduces SUM and AVG, and MIN and MAX on one host"
+_TORCH_OP = {p.OP_SUM: dist.ReduceOp.SUM, p.OP_AVG: dist.ReduceOp.AVG, p.OP_MIN: dist.ReduceOp.MIN,
+             p.OP_MAX: dist.ReduceOp.MAX}
 
 
 def _rounds(flats: List[torch.Tensor], elements: int) -> Iterator[list]:

@@ -70,6 +70,10 @@ public final class AgentProtocol
      * copies into the result; int32 only ({@link SharedRegion}). All-gather and broadcast.
      */
     public static final int OP_GATHER = 3;
+    /** Element-wise minimum ({@link InHostExtremes}): one host only until the switch stage carries MIN and MAX. */
+    public static final int OP_MIN = 4;
+    /** Element-wise maximum: as {@link #OP_MIN}. */
+    public static final int OP_MAX = 5;
     public static final int DTYPE_FLOAT32 = 1;
     public static final int DTYPE_INT32 = 2;
 

@@ -234,6 +234,21 @@ final class JobSession implements AutoCloseable
         {
             gather(first);
         }
+        else if (first.op() == AgentProtocol.OP_MIN || first.op() == AgentProtocol.OP_MAX)
+        {
+            if (hosts > 1)
+            {
+                completeRound(AgentProtocol.ERROR_OP_MISMATCH, describe(first) + " #" + first.sequence()
+                    + " over " + hosts + " hosts: the agent's switch stage carries SUM and AVG only");
+                return;
+            }
+            if (!InHostExtremes.reduce(inputs, region.result(), first.count(), first.dtype(),
+                first.op() == AgentProtocol.OP_MAX))
+            {
+                completeRound(AgentProtocol.ERROR_NON_FINITE, nanMessage(first));
+                return;
+            }
+        }
         else
         {
             final int divisor = first.op() == AgentProtocol.OP_AVG && hosts == 1 ? worldSize : 1;
@@ -315,8 +330,30 @@ final class JobSession implements AutoCloseable
             + " elements): the inputs are finite but too large for float32";
     }
 
+    private String nanMessage(final CollectiveRequest round)
+    {
+        // Cold path: name the first rank with a NaN.
+        for (int i = 0; i < localWorldSize; i++)
+        {
+            for (long e = 0; e < round.count(); e++)
+            {
+                if (Float.isNaN(inputs[i].getAtIndex(java.lang.foreign.ValueLayout.JAVA_FLOAT_UNALIGNED, e)))
+                {
+                    return "NaN in the float tensor of rank " + members[i].identity.rank() + " at element " + e
+                        + " of " + describe(round) + " #" + round.sequence() + "; nothing was reduced";
+                }
+            }
+        }
+        return "NaN in " + describe(round) + " #" + round.sequence();
+    }
+
     private static String describe(final CollectiveRequest request)
     {
+        if (request.op() == AgentProtocol.OP_MIN || request.op() == AgentProtocol.OP_MAX)
+        {
+            return (request.op() == AgentProtocol.OP_MIN ? "MIN" : "MAX") + " of "
+                + (request.dtype() == AgentProtocol.DTYPE_FLOAT32 ? "float32" : "int32");
+        }
         if (request.op() == AgentProtocol.OP_GATHER)
         {
             return "GATHER (all-gather or broadcast)";

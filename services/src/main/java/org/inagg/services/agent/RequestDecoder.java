@@ -139,10 +139,11 @@ public final class RequestDecoder
             throw bad("request sequence " + sequence + ", expected " + expectedSequence
                 + " (a doorbell without a new request, or a request written twice)");
         }
-        if (op != AgentProtocol.OP_SUM && op != AgentProtocol.OP_AVG && op != AgentProtocol.OP_GATHER)
+        if (op < AgentProtocol.OP_SUM || op > AgentProtocol.OP_MAX)
         {
-            throw bad("op " + op + " is neither SUM (" + AgentProtocol.OP_SUM + "), AVG (" + AgentProtocol.OP_AVG
-                + ") nor GATHER (" + AgentProtocol.OP_GATHER + ")");
+            throw bad("op " + op + " is none of SUM (" + AgentProtocol.OP_SUM + "), AVG (" + AgentProtocol.OP_AVG
+                + "), GATHER (" + AgentProtocol.OP_GATHER + "), MIN (" + AgentProtocol.OP_MIN + "), MAX ("
+                + AgentProtocol.OP_MAX + ")");
         }
         if (dtype != AgentProtocol.DTYPE_FLOAT32 && dtype != AgentProtocol.DTYPE_INT32)
         {

@@ -111,6 +111,54 @@ class HostAgentTest
         }
     }
 
+    @Test
+    void shouldTakeTheMinimumAndMaximumExactlyAndRefuseANaNNamingItsRank() throws Exception
+    {
+        try (TestRank a = new TestRank(socket(), 0, 2, 0, 2, "job-m");
+             TestRank b = new TestRank(socket(), 1, 2, 1, 2, "job-m"))
+        {
+            final int n = 1000; // more than a vector, not a multiple of one
+            for (int i = 0; i < n; i++)
+            {
+                a.data().setAtIndex(FLOAT, i, i % 2 == 0 ? -i : Float.POSITIVE_INFINITY);
+                b.data().setAtIndex(FLOAT, i, 0.5f * i);
+            }
+            final CompletableFuture<Integer> min = CompletableFuture.supplyAsync(() ->
+                round(a, AgentProtocol.OP_MIN, AgentProtocol.DTYPE_FLOAT32, n));
+            assertThat(round(b, AgentProtocol.OP_MIN, AgentProtocol.DTYPE_FLOAT32, n)).isEqualTo(AgentProtocol.OK);
+            assertThat(min.get()).isEqualTo(AgentProtocol.OK);
+            for (int i = 0; i < n; i++)
+            {
+                assertThat(a.result().getAtIndex(FLOAT, i)).isEqualTo(i % 2 == 0 ? -i : 0.5f * i);
+            }
+            for (int i = 0; i < n; i++)
+            {
+                a.data().setAtIndex(INT, i, i - 500);
+                b.data().setAtIndex(INT, i, 500 - i);
+            }
+            final CompletableFuture<Integer> max = CompletableFuture.supplyAsync(() ->
+                round(a, AgentProtocol.OP_MAX, AgentProtocol.DTYPE_INT32, n));
+            assertThat(round(b, AgentProtocol.OP_MAX, AgentProtocol.DTYPE_INT32, n)).isEqualTo(AgentProtocol.OK);
+            assertThat(max.get()).isEqualTo(AgentProtocol.OK);
+            for (int i = 0; i < n; i++)
+            {
+                assertThat(b.result().getAtIndex(INT, i)).isEqualTo(Math.abs(i - 500));
+            }
+            for (int i = 0; i < n; i++)
+            {
+                a.data().setAtIndex(FLOAT, i, i);
+                b.data().setAtIndex(FLOAT, i, -i);
+            }
+            b.data().setAtIndex(FLOAT, 777, Float.NaN);
+            final CompletableFuture<Integer> nan = CompletableFuture.supplyAsync(() ->
+                round(a, AgentProtocol.OP_MAX, AgentProtocol.DTYPE_FLOAT32, n));
+            assertThat(round(b, AgentProtocol.OP_MAX, AgentProtocol.DTYPE_FLOAT32, n))
+                .isEqualTo(AgentProtocol.ERROR_NON_FINITE);
+            assertThat(nan.get()).isEqualTo(AgentProtocol.ERROR_NON_FINITE);
+            assertThat(a.lastMessage()).contains("NaN", "rank 1", "element 777", "MAX of float32");
+        }
+    }
+
     private static int gather(final TestRank rank, final long words, final long from, final long length)
     {
         try

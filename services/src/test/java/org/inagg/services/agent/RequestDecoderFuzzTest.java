@@ -44,7 +44,8 @@ class RequestDecoderFuzzTest
             final CollectiveRequest request = RequestDecoder.decodeRequest(descriptor, expected, capacity);
             assertThat(request.sequence()).isEqualTo(expected);
             assertThat(request.count()).isBetween(0L, capacity / 4).isLessThanOrEqualTo(request.total());
-            assertThat(request.op()).isIn(AgentProtocol.OP_SUM, AgentProtocol.OP_AVG, AgentProtocol.OP_GATHER);
+            assertThat(request.op()).isIn(AgentProtocol.OP_SUM, AgentProtocol.OP_AVG, AgentProtocol.OP_GATHER,
+                AgentProtocol.OP_MIN, AgentProtocol.OP_MAX);
             assertThat(request.gatherFrom()).isNotNegative();
             assertThat(request.gatherLength()).isNotNegative();
             assertThat(request.gatherFrom() + request.gatherLength()).isLessThanOrEqualTo(request.count() * 4);

@@ -60,8 +60,8 @@ class RequestDecoderTest
                 .isEqualTo(new CollectiveRequest(5, AgentProtocol.OP_AVG, AgentProtocol.DTYPE_INT32, 1024, 5000));
             assertThatThrownBy(() -> RequestDecoder.decodeRequest(d, 6, 4096)).hasMessageContaining("sequence 5, "
                 + "expected 6");
-            write(d, 1, 4, AgentProtocol.DTYPE_INT32, 1, 1);
-            assertThatThrownBy(() -> RequestDecoder.decodeRequest(d, 1, 4096)).hasMessageContaining("op 4");
+            write(d, 1, 6, AgentProtocol.DTYPE_INT32, 1, 1);
+            assertThatThrownBy(() -> RequestDecoder.decodeRequest(d, 1, 4096)).hasMessageContaining("op 6");
             write(d, 1, AgentProtocol.OP_SUM, 0, 1, 1);
             assertThatThrownBy(() -> RequestDecoder.decodeRequest(d, 1, 4096)).hasMessageContaining("dtype 0");
             write(d, 1, AgentProtocol.OP_SUM, AgentProtocol.DTYPE_FLOAT32, 1025, 2000);
