@@ -1,5 +1,6 @@
 package org.inagg.control.aggregation;
 
+import org.inagg.control.lp.Cancellation;
 import org.inagg.control.topology.Path;
 import org.inagg.control.topology.PathFinder;
 import org.inagg.control.topology.Topology;
@@ -92,6 +93,7 @@ public final class AggregationProblem {
         List<RouteOption> options = new ArrayList<>();
         Set<List<Object>> seen = new HashSet<>();
         for (WorkerClass workerClass : classes) {
+            Cancellation.check("candidate paths of worker class " + workerClass.id() + " of " + classes.size());
             int access = workerClass.accessSwitch();
             for (int j = 0; j < parameterServers.length; j++) {
                 int ps = parameterServers[j];

@@ -1,5 +1,7 @@
 package org.inagg.control.aggregation;
 
+import org.inagg.control.lp.Cancellation;
+
 import java.util.List;
 
 /**
@@ -70,9 +72,7 @@ public final class LocalSearch {
         int[][] choices = start.choicesCopy();
         IntegralRouting current = start;
         for (int pass = 0; pass < maxPasses; pass++) {
-            if (Thread.currentThread().isInterrupted()) { // a caller's time limit (the controller's POST /v1/plans)
-                throw new java.util.concurrent.CancellationException("local search interrupted at pass " + pass);
-            }
+            Cancellation.check("local search pass " + pass);
             boolean improved = false;
             for (WorkerClass workerClass : problem.classes()) {
                 for (int j = 0; j < problem.parameterServerCount(); j++) {

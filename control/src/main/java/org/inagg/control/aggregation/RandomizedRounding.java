@@ -1,5 +1,7 @@
 package org.inagg.control.aggregation;
 
+import org.inagg.control.lp.Cancellation;
+
 import java.util.List;
 import java.util.SplittableRandom;
 
@@ -25,10 +27,7 @@ public final class RandomizedRounding {
         IntegralRouting best = null;
         double[] drawRates = new double[draws];
         for (int draw = 0; draw < draws; draw++) {
-            if (Thread.currentThread().isInterrupted()) { // a caller's time limit (the controller's POST /v1/plans)
-                throw new java.util.concurrent.CancellationException("rounding interrupted at draw " + draw + " of "
-                    + draws);
-            }
+            Cancellation.check("rounding draw " + draw + " of " + draws);
             int[][] choices = new int[workers.length][problem.parameterServerCount()];
             for (int i = 0; i < workers.length; i++) {
                 int classId = problem.classOf(workers[i]);

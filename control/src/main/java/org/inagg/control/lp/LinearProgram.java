@@ -72,15 +72,28 @@ public final class LinearProgram {
         return new Row(model.addExpression(name + "#" + rows));
     }
 
+    /**
+     * @throws LpException if the solver proves no optimum.
+     * @throws java.util.concurrent.CancellationException if the thread is interrupted before or during the solve
+     *     ({@link Cancellation}): the solve is not started, or stops at its next iteration.
+     */
     public LpSolution maximise() {
+        Cancellation.check(where());
         return solve(model.maximise());
     }
 
+    /** As {@link #maximise()}. */
     public LpSolution minimise() {
+        Cancellation.check(where());
         return solve(model.minimise());
     }
 
+    private String where() {
+        return "a linear program of " + variables.size() + " variables and " + rows + " rows";
+    }
+
     private LpSolution solve(Optimisation.Result result) {
+        Cancellation.check(where() + " (solver state " + result.getState() + ")");
         if (!result.getState().isOptimal()) {
             throw new LpException("solver ended in state " + result.getState() + " with " + variables.size()
                 + " variables and " + rows + " rows");

@@ -54,4 +54,20 @@ class LinearProgramTest {
 
         assertThatThrownBy(lp::maximise).isInstanceOf(LpException.class);
     }
+
+    @Test
+    void shouldNotStartASolveOnAnInterruptedThreadAndLeaveTheInterruptSet() {
+        LinearProgram lp = new LinearProgram();
+        int x = lp.nonNegative("x", 1);
+        lp.row("cap").plus(x, 1).atMost(4);
+        Thread.currentThread().interrupt();
+        try {
+            assertThatThrownBy(lp::maximise).isInstanceOf(java.util.concurrent.CancellationException.class)
+                .hasMessageContaining("planning interrupted at a linear program of 1 variables and 1 rows");
+            assertThat(Thread.currentThread().isInterrupted()).as("the caller still sees why").isTrue();
+        } finally {
+            Thread.interrupted();
+        }
+        assertThat(lp.maximise().objective()).as("solves once the interrupt is cleared").isCloseTo(4, within(1e-9));
+    }
 }

@@ -9,8 +9,8 @@ import java.util.function.Consumer;
 /**
  * A job the controller admitted: its name, id, world size, tensor, slot range, session, and the current registration
  * of each rank (null where the rank has none: not yet registered, finished, or lost). {@link #running} once all ranks of
- * the current session registered and the switch was programmed with their sources. Guarded by the registry's lock,
- * except {@link #switchLock}.
+ * the current session registered and the switch was programmed with their sources. Guarded by the monitor of the
+ * {@link RegistryState} that holds it, except {@link #switchLock}.
  */
 final class ControlledJob
 {
@@ -29,8 +29,8 @@ final class ControlledJob
     /** A rank restarted: the switch must get the new session (and sources) before the ranks re-register. */
     boolean reprogram;
     /**
-     * Held (without the registry's lock) while the switch is called for this job, so that its calls reach the switch
-     * one at a time, in the order of the changes, and its removal comes after any install in flight.
+     * Held (without the registry state's monitor) while the switch is called for this job, so that its calls reach
+     * the switch one at a time, in the order of the changes, and its removal comes after any install in flight.
      */
     final ReentrantLock switchLock = new ReentrantLock();
     /** Why the switch did not take the job at the last try, or null. */

@@ -29,7 +29,7 @@ import org.inagg.services.http.JsonHttp;
  * POST   /v1/plans                       GRID / InArt plan with path-aware multicast for a posted topology
  * </pre>
  * Who may do what: the cluster token (if set) lets a request in; a job's secret ({@code X-Inagg-Job-Secret}) is needed
- * for anything on that job once it exists; the operator's token may do everything ({@link JobRegistry}, issue 24).
+ * for anything on that job once it exists; the operator's token may do everything ({@link JobAccess}, issue 24).
  */
 public final class Controller implements AutoCloseable
 {
@@ -146,7 +146,7 @@ public final class Controller implements AutoCloseable
 
     /**
      * The operator's token lets a request do anything; otherwise the cluster token (if one is set) must be there, and
-     * what the request may touch is decided by the job secret it shows ({@link JobRegistry}).
+     * what the request may touch is decided by the job secret it shows ({@link JobAccess}).
      */
     private void authorizeAndRoute(final HttpExchange exchange) throws IOException
     {

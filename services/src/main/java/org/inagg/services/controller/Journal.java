@@ -29,8 +29,8 @@ import org.inagg.services.http.JsonHttp;
  * within a constant factor of the live state and each change costs amortised O(1). A compaction that fails (a full or
  * read-only disk) is logged and retried later; the journal it leaves is whole and appends go on. Lease renewals are
  * not journaled: after a restart every lease starts afresh. The lines hold the ranks' JOIN credentials
- * (docs/security.md), so the file is its user's alone (mode 0600 where the file system has modes). Not thread-safe: {@link JobRegistry} calls it under its
- * lock.
+ * (docs/security.md), so the file is its user's alone (mode 0600 where the file system has modes). Not thread-safe: {@link JobJournal} calls it under the
+ * {@link RegistryState}'s monitor.
  */
 final class Journal implements AutoCloseable
 {

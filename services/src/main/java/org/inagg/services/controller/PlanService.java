@@ -5,12 +5,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Future;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.SynchronousQueue;
-import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -19,6 +17,7 @@ import org.inagg.control.aggregation.RandomizedRounding;
 import org.inagg.control.inart.InArtPlanner;
 import org.inagg.control.inart.InArtResult;
 import org.inagg.control.inart.SplitMethod;
+import org.inagg.control.lp.Cancellation;
 import org.inagg.control.multicast.LinkReservations;
 import org.inagg.control.multicast.MulticastTree;
 import org.inagg.control.multicast.PathAwareMulticast;
@@ -33,43 +32,57 @@ import org.inagg.services.http.JsonHttp;
  * or InArt (several), each PS's results multicast on a path-aware tree. The answer is the plan file
  * ({@code inagg-plan/1}, control/README.md) that {@code deploy} reads.
  * <p>
- * A posted topology can ask for minutes of work, so plans run one at a time on a planner thread of their own, each
- * within a time limit ({@link ControllerContext#planTimeoutMs}): a plan past it is interrupted (the planner stops at
- * its next rounding draw or local-search pass; an LP solve in progress runs to its end) and answered 503 naming the
- * limit; a plan asked for while another runs is answered 503 too. The HTTP thread that waits is held no longer than
- * the limit.
+ * A posted topology can ask for minutes of work, so a plan runs on a thread of its own ({@value #THREAD_NAME}), one
+ * plan at a time, within a time limit ({@link ControllerContext#planTimeoutMs}). At the limit the request is answered
+ * 503 naming the limit, and the thread is interrupted: the planners stop at their next step and an LP solve at its
+ * next iteration ({@link org.inagg.control.lp.Cancellation}; ojAlgo's presolve and first factorisation, about a
+ * second for 10^4 variables, run to their end), then the thread ends. A plan asked for while another runs, or while a
+ * stopped one winds down, is answered 503 too. The HTTP thread that waits is held no longer than the limit.
  */
 final class PlanService implements AutoCloseable
 {
+    static final String THREAD_NAME = "inagg-controller-planner";
+    private static final System.Logger LOGGER = System.getLogger(PlanService.class.getName());
     private static final Set<String> FIELDS = Set.of("topology", "split", "pathSlack", "pathLimit", "draws", "seed");
 
     private final long timeoutMs;
-    private final ThreadPoolExecutor planner;
+    /** The thread of the plan running now, or null. */
+    private final AtomicReference<Thread> planning = new AtomicReference<>();
+    private volatile boolean closed;
 
     PlanService(final long timeoutMs)
     {
         this.timeoutMs = timeoutMs;
-        this.planner = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new SynchronousQueue<>(), r ->
-        {
-            final Thread thread = new Thread(r, "inagg-controller-planner");
-            thread.setDaemon(true);
-            return thread;
-        });
     }
 
     /** Plans {@code body}'s topology within the time limit. */
     JsonNode plan(final byte[] body)
     {
-        final Future<JsonNode> result;
-        try
+        final FutureTask<JsonNode> result = new FutureTask<>(() -> planNow(body));
+        final long startedNs = System.nanoTime();
+        final Thread thread = Thread.ofPlatform().daemon().name(THREAD_NAME).unstarted(() ->
         {
-            result = planner.submit(() -> planNow(body));
-        }
-        catch (final RejectedExecutionException ex)
+            try
+            {
+                result.run();
+            }
+            finally
+            {
+                planning.set(null);
+                if (result.isCancelled())
+                {
+                    LOGGER.log(System.Logger.Level.INFO, () -> "controller: a plan stopped at its limit of "
+                        + timeoutMs + " ms ended " + (TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startedNs)
+                        - timeoutMs) + " ms after it");
+                }
+            }
+        });
+        if (closed || !planning.compareAndSet(null, thread))
         {
             throw new HttpFailure(HttpFailure.UNAVAILABLE, "the controller is computing another plan (one at a time,"
                 + " each for at most " + timeoutMs + " ms); retry later");
         }
+        thread.start();
         try
         {
             return result.get(timeoutMs, TimeUnit.MILLISECONDS);
@@ -97,10 +110,21 @@ final class PlanService implements AutoCloseable
         }
     }
 
+    /** Whether a plan's thread still runs (a stopped one until it reaches its next step). */
+    boolean planning()
+    {
+        return planning.get() != null;
+    }
+
     @Override
     public void close()
     {
-        planner.shutdownNow();
+        closed = true;
+        final Thread thread = planning.get();
+        if (thread != null)
+        {
+            thread.interrupt();
+        }
     }
 
     static JsonNode planNow(final byte[] body)
@@ -155,6 +179,7 @@ final class PlanService implements AutoCloseable
         final int[] servers = topology.parameterServers();
         for (int i = 0; i < servers.length; i++)
         {
+            Cancellation.check("the multicast tree of parameter server " + i + " of " + servers.length);
             final double demand = result.rateGbps() * result.split()[i];
             final MulticastTree tree = multicast.reserve(servers[i], topology.workers(), demand);
             trees.add(tree != null ? tree : multicast.reserveBestEffort(servers[i], topology.workers(), demand));

@@ -8,7 +8,8 @@ import java.util.List;
  * Ranges of the switch's shared register pool, {@code [0, poolSlots)}: each admitted job gets one contiguous range of
  * its own ({@code slotBase}, {@code slots}), first fit. <b>ESA-aware</b>: the ESA aggregator pool, where one is
  * configured, is reserved (ESA jobs hash into it; a slot-protocol range inside it would be overwritten by them), and so
- * are ranges held by jobs the controller found on a switch but did not install. Not thread-safe (the registry's lock).
+ * are ranges held by jobs the controller found on a switch but did not install. Not thread-safe (the
+ * {@link RegistryState}'s monitor).
  */
 final class SlotAllocator
 {

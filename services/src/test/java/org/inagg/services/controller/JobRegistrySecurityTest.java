@@ -23,7 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Issue 24, controller state: what one tenant's large job or a slow switch must not do to the controller and to
  * everyone else's jobs. The journal stays in proportion to the jobs (a change writes one short line, not the whole
  * membership), a compaction that fails does not fail the changes after it, and the switch is called outside the
- * registry's lock so that other jobs' renewals go on while it is slow.
+ * registry's lock (recovery's calls too) so that other jobs' renewals go on while it is slow.
  */
 class JobRegistrySecurityTest
 {
@@ -43,9 +43,17 @@ class JobRegistrySecurityTest
 
     private JobRegistry registry(final SwitchBackend backend)
     {
+        return registry(backend, true);
+    }
+
+    private JobRegistry registry(final SwitchBackend backend, final boolean recover)
+    {
         final JobRegistry registry = new JobRegistry(backend, Journal.open(dir.resolve("journal")),
             new SlotAllocator(8192), now::get, LEASE_MS, 256, 16, false);
-        registry.recover();
+        if (recover)
+        {
+            registry.recover();
+        }
         return registry;
     }
 
@@ -257,6 +265,41 @@ class JobRegistrySecurityTest
             backend.release.countDown();
             assertThat(release.get(10, TimeUnit.SECONDS).body().path("jobFreed").asBoolean()).isTrue();
             assertThat(backend.inner.jobs.keySet()).doesNotContain(endingId).hasSize(2);
+        }
+        finally
+        {
+            backend.release.countDown();
+        }
+        registry.close();
+    }
+
+    @Test
+    @Timeout(60)
+    void shouldServeOtherRequestsWhileRecoveryReinstallsAJobOnASlowSwitch() throws Exception
+    {
+        final FakeSwitch first = new FakeSwitch();
+        JobRegistry registry = registry(first);
+        final String ranks = id(registry.register(rank("survivor", 0, 1)));
+        registry.close();
+
+        final SlowSwitch backend = new SlowSwitch(); // restarted too: it lost the job, and answers slowly
+        backend.slow = true;
+        registry = registry(backend, false);
+        final JobRegistry recovering = registry;
+        try
+        {
+            final Future<Integer> recovered = threads.submit(recovering::recover);
+            assertThat(backend.entered.await(10, TimeUnit.SECONDS)).as("recovery's install began").isTrue();
+            assertThat(threads.submit(() -> recovering.jobs(Caller.embedded())).get(5, TimeUnit.SECONDS)
+                .path("jobs").size()).as("the registry is not locked during the switch call").isEqualTo(1);
+            now.addAndGet(LEASE_MS / 2);
+            assertThat(threads.submit(() -> recovering.renew(ranks, Caller.embedded())).get(5, TimeUnit.SECONDS)
+                .status()).isEqualTo(200);
+            assertThat(recovered.isDone()).as("still waiting for the switch").isFalse();
+            backend.release.countDown();
+            assertThat(recovered.get(10, TimeUnit.SECONDS)).isEqualTo(1);
+            assertThat(backend.inner.jobs).as("installed again").hasSize(1);
+            assertThat(recovering.status(ranks, Caller.embedded()).status()).isEqualTo(200);
         }
         finally
         {
