@@ -33,21 +33,14 @@ class SoftwareSwitchCollectivesTest
     private static final int[][] INPUTS = {{5, -1, 0, Integer.MIN_VALUE}, {-7, 3, 0, 9}, {2, 2, Integer.MAX_VALUE, -4}};
 
     private final CaptureTransport transport = new CaptureTransport();
-    private SoftwareSwitch sw;
+    private final SoftwareSwitch sw = new SoftwareSwitch(transport, new CounterRegistry(64), 16);
 
     @BeforeEach
-    void setUp()
+    void joinEveryWorker()
     {
-        sw = new SoftwareSwitch(transport, new CounterRegistry(64), 16);
         sw.addJob(new SwitchJobConfig(JOB, WORKERS, 2, LANES));
         sw.doWork();
-        for (int w = 0; w < WORKERS; w++)
-        {
-            final MemorySegment m = Arena.ofAuto().allocate(InaggHeader.LENGTH);
-            InaggHeader.write(m, 0, MessageType.JOIN, 0, JOB, w, 0, 0, WORKERS, 0, 0, InaggHeader.NO_EXPONENT, 0);
-            deliver(m, 100 + w);
-        }
-        transport.sent.clear();
+        transport.joinAll(sw, JOB, WORKERS, 100);
     }
 
     @ParameterizedTest

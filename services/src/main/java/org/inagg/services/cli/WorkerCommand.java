@@ -267,6 +267,7 @@ public final class WorkerCommand implements Callable<Integer>
             profile.start();
             final long sentBefore = job.counter(WorkerCounter.PACKETS_SENT);
             final long bytesBefore = job.counter(WorkerCounter.PAYLOAD_BYTES_SENT);
+            final long receivedBefore = job.counter(WorkerCounter.ELEMENTS_REDUCED);
             final long retransmittedBefore = job.counter(WorkerCounter.RETRANSMISSIONS);
             final ProgressBar progress = new ProgressBar(System.err, iterations, !noProgress);
             final Histogram latencyUs = new Histogram(TimeUnit.MINUTES.toMicros(10), 3);
@@ -304,6 +305,9 @@ public final class WorkerCommand implements Callable<Integer>
             out.printf("  %-22s %.3e%n", "packets/s", sent / seconds);
             out.printf("  %-22s %.3f Gb/s%n", "payload sent",
                 (job.counter(WorkerCounter.PAYLOAD_BYTES_SENT) - bytesBefore) * 8 / seconds / 1e9);
+            out.printf("  %-22s sent %.3f MB, received %.3f MB (lanes, per operation)%n", "payload per op",
+                (job.counter(WorkerCounter.PAYLOAD_BYTES_SENT) - bytesBefore) / 1e6 / iterations,
+                (job.counter(WorkerCounter.ELEMENTS_REDUCED) - receivedBefore) * (double)Integer.BYTES / 1e6 / iterations);
             out.printf("  %-22s %,d%n", "retransmissions", retransmitted);
             out.printf("  %-22s %,d (%.3f%% retransmitted)%n", "packets sent", sent,
                 sent > 0 ? 100.0 * retransmitted / sent : 0.0);
