@@ -35,6 +35,14 @@ import org.inagg.wire.WireCheck;
  * result of packet v tells every worker the agreed exponent of block v just before the slot is reused for it: the
  * exponent negotiation costs A extra exponent-only packets per tensor (one extra round trip), not one per block. Int32
  * all-reduces need no exponents and send packet v = block v.
+ * <h2>Collectives</h2>
+ * An operation may be a REDUCE_SCATTER or an ALL_GATHER over parts each owned by a worker, and a SUM, MIN or MAX
+ * (docs/wire-format.md, "Collectives and reduce ops"); its blocks are cut per part ({@link BlockSchedule}) and each
+ * packet names its block's Owner. A REDUCE_SCATTER streams like an all-reduce (float SUM with the same exponents and
+ * lanes, so the owned parts hold the all-reduce's bits) but only the Owner's result carries lanes: the others free the
+ * slot and learn the next exponent from a header-only result. An ALL_GATHER sends the owned blocks' raw bits as INT32
+ * lanes and header-only packets for the others, and writes every result. Float MIN and MAX travel as
+ * {@link OrderedKeys}; whatever is not float SUM travels as INT32, with no exponents and no lead packets.
  * <h2>Slots and shadow copies</h2>
  * A slot carries one packet at a time per worker; each slot alternates between two shadow copies, so the switch can
  * still answer a retransmission of round r from its copy while round r+1 fills the other. The sequence number is the
@@ -110,6 +118,9 @@ public final class WorkerAgent implements Agent, MessageHandler, DeadlineTimerWh
     private int sendCount;
 
     private AllReduceOperation op;
+    private final BlockSchedule schedule = new BlockSchedule();
+    /** The operation's lanes are fixed point with exponents ({@link AllReduceOperation#fixedPoint()}). */
+    private boolean fixedPoint;
     private int blocks;
     private int activeSlots;
     private int lead;
@@ -419,17 +430,21 @@ public final class WorkerAgent implements Agent, MessageHandler, DeadlineTimerWh
 
     private void start(final AllReduceOperation next)
     {
-        final long n = next.elements();
-        final int lanes = elementsPerPacket;
-        final int blockCount = (int)((n + lanes - 1) / lanes);
-        if (next.floats() && !computeExponents(next, blockCount))
+        schedule.reset(next.parts(), next.partElements(), elementsPerPacket);
+        final int blockCount = schedule.blocks();
+        if (next.fixedPoint() && !computeExponents(next, blockCount))
+        {
+            return;
+        }
+        if (next.orderedKeys() && !refuseNonFinite(next))
         {
             return;
         }
         op = next;
+        fixedPoint = next.fixedPoint();
         blocks = blockCount;
         activeSlots = Math.min(slots, blocks);
-        lead = next.floats() ? activeSlots : 0;
+        lead = fixedPoint ? activeSlots : 0;
         totalPackets = blocks + lead;
         completedPackets = 0;
         retransmissionsThisOp = 0;
@@ -463,15 +478,15 @@ public final class WorkerAgent implements Agent, MessageHandler, DeadlineTimerWh
         final MemorySegment source = next.source();
         for (int b = 0; b < blockCount; b++)
         {
-            final int count = blockLength(b, next.elements());
-            final long offset = (long)b * elementsPerPacket * Float.BYTES;
+            final int count = schedule.length(b);
+            final long first = schedule.element(b);
+            final long offset = first * Float.BYTES;
             final int exponent = next.sourceArray() != null
-                ? converter.blockExponent(next.sourceArray(), next.sourceIndex() + b * elementsPerPacket, count)
+                ? converter.blockExponent(next.sourceArray(), next.sourceIndex() + (int)first, count)
                 : converter.blockExponent(source, offset, count);
             if (exponent == FixedPoint.NON_FINITE)
             {
-                final long index = (long)b * elementsPerPacket
-                    + FixedPointConverter.firstNonFinite(source, offset, count);
+                final long index = first + FixedPointConverter.firstNonFinite(source, offset, count);
                 final float value = source.get(java.lang.foreign.ValueLayout.JAVA_FLOAT_UNALIGNED, index * Float.BYTES);
                 next.completion().completeExceptionally(new InvalidTensorException("job " + settings.jobId()
                     + " worker " + settings.workerId() + ": element " + index + " of the tensor is " + value
@@ -483,9 +498,25 @@ public final class WorkerAgent implements Agent, MessageHandler, DeadlineTimerWh
         return true;
     }
 
-    private int blockLength(final int block, final long elements)
+    /** MIN and MAX of floats: a NaN or infinity fails the operation before any packet leaves. */
+    private boolean refuseNonFinite(final AllReduceOperation next)
     {
-        return (int)Math.min(elementsPerPacket, elements - (long)block * elementsPerPacket);
+        final long index = OrderedKeys.firstNonFinite(next.source(), 0, next.elements());
+        if (index < 0)
+        {
+            return true;
+        }
+        final float value = next.source().get(java.lang.foreign.ValueLayout.JAVA_FLOAT_UNALIGNED, index * Float.BYTES);
+        next.completion().completeExceptionally(new InvalidTensorException("job " + settings.jobId() + " worker "
+            + settings.workerId() + ": element " + index + " of the tensor is " + value + "; MIN and MAX take finite"
+            + " values. Nothing of this tensor was sent.", index));
+        return false;
+    }
+
+    /** The Owner a packet names: its block's, or for an exponent-only lead packet the block it negotiates. */
+    private int packetOwner(final int packet, final int block)
+    {
+        return op.partOwner(schedule.part(block >= 0 ? block : packet));
     }
 
     private int sendQueued()
@@ -509,33 +540,47 @@ public final class WorkerAgent implements Agent, MessageHandler, DeadlineTimerWh
     private boolean send(final int slot, final int packet, final boolean retransmission)
     {
         final int block = packet - lead;
-        final int count = block >= 0 ? blockLength(block, op.elements()) : 0;
+        final int collective = op.collective();
+        final int owner = collective == InaggHeader.COLLECTIVE_ALL_REDUCE ? -1 : packetOwner(packet, block);
+        // An ALL_GATHER's lanes come from the block's Owner alone; the others contribute a header.
+        final int count = block < 0 || (collective == InaggHeader.COLLECTIVE_ALL_GATHER && owner != settings.workerId())
+            ? 0 : schedule.length(block);
         final long offset = transport.claim(settings.switchPeer(), InaggHeader.messageLength(count));
         if (offset == Transport.CLAIM_FAILED)
         {
             return false;
         }
         final MemorySegment m = transport.txMemory();
-        final boolean floats = op.floats();
+        final boolean floats = fixedPoint;
         final int blockExponent = floats && block >= 0 ? agreedExponent[block] : 0;
         final int nextExponent = floats && packet < blocks ? localExponent[packet] : InaggHeader.NO_EXPONENT;
-        final int flags = (floats ? 0 : InaggHeader.FLAG_INT32) | (retransmission ? InaggHeader.FLAG_RETRANSMIT : 0);
+        final int flags = (floats ? 0 : InaggHeader.FLAG_INT32) | (retransmission ? InaggHeader.FLAG_RETRANSMIT : 0)
+            | InaggHeader.collectiveFlags(collective, op.reduceOp());
         InaggHeader.write(m, offset, MessageType.AGGREGATE, flags, settings.jobId(), settings.workerId(), slot,
             slotRound[slot] & 1, streamBase + packet, count, blockExponent, nextExponent, settings.priority());
         InaggHeader.setSession(m, offset, session);
+        if (owner >= 0)
+        {
+            InaggHeader.setOwner(m, offset, owner);
+        }
         if (count > 0)
         {
-            final long sourceOffset = (long)block * elementsPerPacket * Integer.BYTES;
+            final long first = schedule.element(block);
+            final long sourceOffset = first * Integer.BYTES;
             final long lanes = offset + InaggHeader.PAYLOAD_OFFSET;
             if (floats && op.sourceArray() != null)
             {
-                converter.quantize(op.sourceArray(), op.sourceIndex() + block * elementsPerPacket, count,
+                converter.quantize(op.sourceArray(), op.sourceIndex() + (int)first, count,
                     FixedPoint.shift(blockExponent, settings.workers()), m, lanes);
             }
             else if (floats)
             {
                 converter.quantize(op.source(), sourceOffset, count, FixedPoint.shift(blockExponent, settings.workers()),
                     m, lanes);
+            }
+            else if (op.orderedKeys())
+            {
+                OrderedKeys.encode(op.source(), sourceOffset, count, m, lanes);
             }
             else
             {
@@ -803,9 +848,11 @@ public final class WorkerAgent implements Agent, MessageHandler, DeadlineTimerWh
             return;
         }
         final int block = packet - lead;
-        final int count = block >= 0 ? blockLength(block, op.elements()) : 0;
+        // A REDUCE_SCATTER result carries lanes to the block's Owner only; the others get its header.
+        final int count = block < 0 || (op.collective() == InaggHeader.COLLECTIVE_REDUCE_SCATTER
+            && packetOwner(packet, block) != settings.workerId()) ? 0 : schedule.length(block);
         final int nextExponent = InaggHeader.nextExponent(m, o);
-        final boolean needsExponent = op.floats() && packet < blocks;
+        final boolean needsExponent = fixedPoint && packet < blocks;
         if (InaggHeader.elementCount(m, o) != count
             || (needsExponent && (nextExponent < FixedPoint.MIN_EXPONENT || nextExponent > FixedPoint.MAX_EXPONENT)))
         {
@@ -814,17 +861,23 @@ public final class WorkerAgent implements Agent, MessageHandler, DeadlineTimerWh
         }
         if (count > 0)
         {
-            final long destinationOffset = (long)block * elementsPerPacket * Integer.BYTES;
+            final long first = (long)op.destinationPart(schedule.part(block)) * op.partElements()
+                + schedule.offsetInPart(block);
+            final long destinationOffset = first * Integer.BYTES;
             final long lanes = o + InaggHeader.PAYLOAD_OFFSET;
-            if (op.floats() && op.destinationArray() != null)
+            if (fixedPoint && op.destinationArray() != null)
             {
                 converter.dequantize(m, lanes, count, FixedPoint.shift(agreedExponent[block], settings.workers()),
-                    op.destinationArray(), op.destinationIndex() + block * elementsPerPacket);
+                    op.destinationArray(), op.destinationIndex() + (int)first);
             }
-            else if (op.floats())
+            else if (fixedPoint)
             {
                 converter.dequantize(m, lanes, count, FixedPoint.shift(agreedExponent[block], settings.workers()),
                     op.destination(), destinationOffset);
+            }
+            else if (op.orderedKeys())
+            {
+                OrderedKeys.decode(m, lanes, count, op.destination(), destinationOffset);
             }
             else
             {

@@ -214,6 +214,23 @@ public final class InaggHeader
         return (flags(m, o) & OP_MASK) >>> OP_SHIFT;
     }
 
+    /**
+     * Whether an AGGREGATE names a reserved collective or op, or sets {@link #FLAG_RESERVED}: a switch drops it and
+     * counts it {@code DROP_UNSUPPORTED}.
+     */
+    public static boolean hasReservedCollectiveBits(final MemorySegment m, final long o)
+    {
+        final int flags = flags(m, o);
+        return (flags & FLAG_RESERVED) != 0 || (flags & COLLECTIVE_MASK) == COLLECTIVE_MASK
+            || (flags & OP_MASK) == OP_MASK;
+    }
+
+    /** Whether an AGGREGATE is an ALL_REDUCE SUM with the reserved bit clear: all that ESA and a parameter server carry. */
+    public static boolean isAllReduceSum(final MemorySegment m, final long o)
+    {
+        return (flags(m, o) & (COLLECTIVE_MASK | OP_MASK | FLAG_RESERVED)) == 0;
+    }
+
     /** Flags bits of a collective and an op, to OR into the other flags. */
     public static int collectiveFlags(final int collective, final int op)
     {

@@ -29,7 +29,9 @@ public enum EsaCounter implements CounterDescriptor
     JOINS(322, "joins accepted"),
     REJECTS(323, "joins rejected"),
     /** A JOIN without the worker's credential, as {@code SwitchCounter.DROP_BAD_CREDENTIAL} (224). */
-    DROP_BAD_CREDENTIAL(324, "dropped: JOIN without the worker's credential (unanswered)");
+    DROP_BAD_CREDENTIAL(324, "dropped: JOIN without the worker's credential (unanswered)"),
+    /** An AGGREGATE that is not ALL_REDUCE SUM (ESA sums only), as {@code SwitchCounter.DROP_UNSUPPORTED} (225). */
+    DROP_UNSUPPORTED(325, "dropped: collective or reduce op other than ALL_REDUCE SUM");
 
     private final int typeId;
     private final String label;

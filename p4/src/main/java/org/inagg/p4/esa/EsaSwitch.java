@@ -251,6 +251,12 @@ public final class EsaSwitch implements Agent, MessageHandler
             increment(EsaCounter.DROP_MALFORMED);
             return;
         }
+        if (!InaggHeader.isAllReduceSum(m, o))
+        {
+            // ESA's aggregators and the server's sums carry ALL_REDUCE SUM only (docs/wire-format.md).
+            increment(EsaCounter.DROP_UNSUPPORTED);
+            return;
+        }
         final EsaJobConfig job = jobs[InaggHeader.jobId(m, o)];
         if (job == null)
         {

@@ -260,7 +260,15 @@ public final class ParameterServer implements Agent, MessageHandler
         }
         else if (type == MessageType.AGGREGATE && (InaggHeader.flags(m, o) & InaggHeader.FLAG_RESULT) == 0)
         {
-            raw(job, m, o);
+            if (InaggHeader.isAllReduceSum(m, o))
+            {
+                raw(job, m, o);
+            }
+            else
+            {
+                // The server sums: ALL_REDUCE SUM only (docs/wire-format.md, "Collectives and reduce ops").
+                increment(ServerCounter.DROP_UNSUPPORTED);
+            }
         }
         else if (type == EsaWire.TYPE_PARTIAL)
         {

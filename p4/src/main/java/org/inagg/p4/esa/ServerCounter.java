@@ -21,7 +21,9 @@ public enum ServerCounter implements CounterDescriptor
     REJECTS(414, "joins rejected"),
     EVICTED(415, "open blocks evicted by a newer round of their slot copy (completed elsewhere)"),
     /** A JOIN without the worker's credential, as {@code SwitchCounter.DROP_BAD_CREDENTIAL} (224). */
-    DROP_BAD_CREDENTIAL(424, "dropped: JOIN without the worker's credential (unanswered)");
+    DROP_BAD_CREDENTIAL(424, "dropped: JOIN without the worker's credential (unanswered)"),
+    /** An AGGREGATE that is not ALL_REDUCE SUM (the server sums only), as {@code SwitchCounter.DROP_UNSUPPORTED} (225). */
+    DROP_UNSUPPORTED(425, "dropped: collective or reduce op other than ALL_REDUCE SUM");
 
     private final int typeId;
     private final String label;

@@ -19,8 +19,11 @@ import org.inagg.wire.InaggHeader;
  *   seen[i][w]   : bit   worker w contributed to the copy's round       (P4: register seen_reg, W bits per copy)
  *   exponent[i]  : byte  max of the contributors' Next Exponent         (P4: register exp_reg)
  *   lanes[i]     : int   lane count of the round                        (P4: register lanes_reg)
- *   sum[i][k]    : int32 sum of lane k                                  (P4: registers lane_k, one per lane)
+ *   sum[i][k]    : int32 lane k combined with the round's op            (P4: registers lane_k, one per lane)
  * </pre>
+ * The lanes of a round are combined with the packet's reduce op (wrapping SUM, signed MIN or MAX: docs/wire-format.md,
+ * "Collectives and reduce ops"); an ALL_GATHER round holds its owner's lanes as they came ({@link #gatherAction}),
+ * and its header-only contributions ({@link #NO_LANE_COUNT}) neither set nor check the round's lane count.
  */
 final class SlotPool
 {
@@ -31,6 +34,8 @@ final class SlotPool
     static final int ROUND_STALE = 3;
     static final int ROUND_VIOLATION = 4;
     static final int ROUND_BAD_SIZE = 5;
+    /** The lane count of a header-only ALL_GATHER contribution for {@link #roundAction}: it sets and checks nothing. */
+    static final int NO_LANE_COUNT = -1;
 
     private static final VectorSpecies<Integer> INTS = IntVector.SPECIES_PREFERRED;
 
@@ -75,7 +80,9 @@ final class SlotPool
      * starts a new round; a packet of the copy's round finds it open (it may contribute, if its lane count matches) or
      * complete (it may only be answered: a complete round never takes another contribution, even from a worker whose
      * seen bit was since cleared, so a late duplicate cannot be added twice); older rounds are stale; a newer round
-     * while the copy is incomplete is a protocol violation. Sequences compare as serial numbers.
+     * while the copy is incomplete is a protocol violation. Sequences compare as serial numbers. A {@code laneCount}
+     * of {@link #NO_LANE_COUNT} (a header-only ALL_GATHER contribution) starts a round with no lanes yet and is never
+     * a size mismatch.
      */
     int roundAction(final int copyIndex, final int sequence, final int laneCount)
     {
@@ -85,7 +92,7 @@ final class SlotPool
             used[copyIndex] = true;
             round[copyIndex] = sequence;
             count[copyIndex] = 0;
-            lanes[copyIndex] = laneCount;
+            lanes[copyIndex] = Math.max(0, laneCount);
             return ROUND_NEW;
         }
         if (age == 0)
@@ -94,7 +101,7 @@ final class SlotPool
             {
                 return ROUND_COMPLETE;
             }
-            return lanes[copyIndex] == laneCount ? ROUND_OPEN : ROUND_BAD_SIZE;
+            return laneCount == NO_LANE_COUNT || lanes[copyIndex] == laneCount ? ROUND_OPEN : ROUND_BAD_SIZE;
         }
         return age < 0 ? ROUND_STALE : ROUND_VIOLATION;
     }
@@ -128,36 +135,63 @@ final class SlotPool
         return count[copyIndex];
     }
 
-    /** Register actions on the lane sums: the first contributor writes, the others add (wrapping int32). */
-    void lanesAction(final int copyIndex, final boolean first, final MemorySegment m, final long lanesOffset, final int n)
+    /**
+     * Register actions on the lanes: the first contributor writes, the others combine with {@code op}
+     * ({@link InaggHeader#OP_SUM} wrapping int32 addition, {@link InaggHeader#OP_MIN} / {@link InaggHeader#OP_MAX}
+     * signed int32 minimum / maximum).
+     */
+    void lanesAction(
+        final int copyIndex, final boolean first, final int op, final MemorySegment m, final long lanesOffset,
+        final int n)
     {
         final int base = copyIndex * lanesPerPacket;
-        final int bound = INTS.loopBound(n);
-        int i = 0;
         if (first)
         {
-            for (; i < bound; i += INTS.length())
-            {
-                IntVector.fromMemorySegment(INTS, m, lanesOffset + (long)i * Integer.BYTES, ByteOrder.BIG_ENDIAN)
-                    .intoArray(sum, base + i);
-            }
-            for (; i < n; i++)
-            {
-                sum[base + i] = InaggHeader.element(m, lanesOffset - InaggHeader.PAYLOAD_OFFSET, i);
-            }
+            store(base, m, lanesOffset, n);
+            return;
         }
-        else
+        final int bound = INTS.loopBound(n);
+        int i = 0;
+        for (; i < bound; i += INTS.length())
         {
-            for (; i < bound; i += INTS.length())
-            {
-                IntVector.fromMemorySegment(INTS, m, lanesOffset + (long)i * Integer.BYTES, ByteOrder.BIG_ENDIAN)
-                    .add(IntVector.fromArray(INTS, sum, base + i))
-                    .intoArray(sum, base + i);
-            }
-            for (; i < n; i++)
-            {
-                sum[base + i] += InaggHeader.element(m, lanesOffset - InaggHeader.PAYLOAD_OFFSET, i);
-            }
+            final IntVector lane = IntVector.fromMemorySegment(
+                INTS, m, lanesOffset + (long)i * Integer.BYTES, ByteOrder.BIG_ENDIAN);
+            final IntVector held = IntVector.fromArray(INTS, sum, base + i);
+            final IntVector combined = op == InaggHeader.OP_MIN ? held.min(lane)
+                : op == InaggHeader.OP_MAX ? held.max(lane) : held.add(lane);
+            combined.intoArray(sum, base + i);
+        }
+        for (; i < n; i++)
+        {
+            final int lane = InaggHeader.element(m, lanesOffset - InaggHeader.PAYLOAD_OFFSET, i);
+            final int held = sum[base + i];
+            sum[base + i] = op == InaggHeader.OP_MIN ? Math.min(held, lane)
+                : op == InaggHeader.OP_MAX ? Math.max(held, lane) : held + lane;
+        }
+    }
+
+    /**
+     * Register actions of an ALL_GATHER round on its owner's contribution: the round's lane count and the owner's lanes,
+     * stored as they are whenever the owner's packet comes (first or last of the round).
+     */
+    void gatherAction(final int copyIndex, final MemorySegment m, final long lanesOffset, final int n)
+    {
+        lanes[copyIndex] = n;
+        store(copyIndex * lanesPerPacket, m, lanesOffset, n);
+    }
+
+    private void store(final int base, final MemorySegment m, final long lanesOffset, final int n)
+    {
+        final int bound = INTS.loopBound(n);
+        int i = 0;
+        for (; i < bound; i += INTS.length())
+        {
+            IntVector.fromMemorySegment(INTS, m, lanesOffset + (long)i * Integer.BYTES, ByteOrder.BIG_ENDIAN)
+                .intoArray(sum, base + i);
+        }
+        for (; i < n; i++)
+        {
+            sum[base + i] = InaggHeader.element(m, lanesOffset - InaggHeader.PAYLOAD_OFFSET, i);
         }
     }
 

@@ -31,6 +31,13 @@ import org.inagg.wire.WireCheck;
  * (a complete round never takes another contribution); anything else is absorbed or dropped and counted, never
  * aggregated.
  * <p>
+ * Collectives and reduce ops (docs/wire-format.md, "Collectives and reduce ops") are read from each packet's Flags:
+ * the lanes combine with the op (SUM, MIN, MAX); a REDUCE_SCATTER round's result goes with its lanes to the packet's
+ * Owner and header-only to every other worker; an ALL_GATHER round stores the Owner's lanes, counts the others'
+ * header-only contributions, and sends the Owner's lanes to every worker. A reserved collective, op or flag is
+ * dropped by the parser ({@link SwitchCounter#DROP_UNSUPPORTED}); so is anything but ALL_REDUCE SUM of a two-level job,
+ * whose parameter server only sums; an Owner that is not a worker id of the job is dropped at the worker check.
+ * <p>
  * Jobs are installed through {@link #addJob}, from any thread; the agent applies them between messages. Each job owns
  * its slots: jobs placed in the shared register pool ({@link SwitchJobConfig#slotBase()}) must not overlap, as the P4
  * programs index one register pool with {@code slotBase + slot}. A job with registered worker sources
@@ -42,6 +49,8 @@ import org.inagg.wire.WireCheck;
 public final class SoftwareSwitch implements Agent, MessageHandler
 {
     private static final int NO_PEER = -1;
+    /** The result's lanes go to every worker (ALL_REDUCE, ALL_GATHER), not to one Owner (REDUCE_SCATTER). */
+    private static final int ALL_WORKERS = -1;
     private static final int MAX_RECEIVE_BURSTS_PER_CYCLE = 64;
 
     private final Transport transport;
@@ -320,6 +329,11 @@ public final class SoftwareSwitch implements Agent, MessageHandler
         final int type = InaggHeader.type(m, o);
         if (type == MessageType.AGGREGATE && (InaggHeader.flags(m, o) & InaggHeader.FLAG_RESULT) == 0)
         {
+            if (InaggHeader.hasReservedCollectiveBits(m, o))
+            {
+                increment(SwitchCounter.DROP_UNSUPPORTED);
+                return;
+            }
             aggregate(m, o, length, peer);
         }
         else if (type == MessageType.JOIN)
@@ -341,9 +355,17 @@ public final class SoftwareSwitch implements Agent, MessageHandler
             increment(SwitchCounter.DROP_UNKNOWN_JOB);
             return;
         }
-        // Worker check
+        if (job.upstreamPeer != NO_PEER && !InaggHeader.isAllReduceSum(m, o))
+        {
+            // The parameter server sums; a two-level job carries ALL_REDUCE SUM only.
+            increment(SwitchCounter.DROP_UNSUPPORTED);
+            return;
+        }
+        // Worker check: the sender, and the Owner of a REDUCE_SCATTER or ALL_GATHER
         final int worker = InaggHeader.workerId(m, o);
-        if (worker >= job.config.workers() || !job.local[worker])
+        final int collective = InaggHeader.collective(m, o);
+        final int owner = collective == InaggHeader.COLLECTIVE_ALL_REDUCE ? worker : InaggHeader.owner(m, o);
+        if (worker >= job.config.workers() || !job.local[worker] || owner >= job.config.workers())
         {
             increment(SwitchCounter.DROP_UNKNOWN_WORKER);
             return;
@@ -369,7 +391,9 @@ public final class SoftwareSwitch implements Agent, MessageHandler
             increment(SwitchCounter.DROP_BAD_SLOT);
             return;
         }
-        if (laneCount > job.config.lanesPerPacket())
+        final boolean gather = collective == InaggHeader.COLLECTIVE_ALL_GATHER;
+        // An ALL_GATHER round's lanes come from its Owner alone, and only from it.
+        if (laneCount > job.config.lanesPerPacket() || (gather && (laneCount > 0) != (worker == owner)))
         {
             increment(SwitchCounter.DROP_BAD_SIZE);
             return;
@@ -377,7 +401,8 @@ public final class SoftwareSwitch implements Agent, MessageHandler
         final SlotPool pool = job.pool;
         final int copyIndex = 2 * slot + InaggHeader.shadowCopy(m, o);
         // Register actions
-        final int round = pool.roundAction(copyIndex, InaggHeader.sequence(m, o), laneCount);
+        final int round = pool.roundAction(copyIndex, InaggHeader.sequence(m, o),
+            gather ? SlotPool.NO_LANE_COUNT : laneCount);
         switch (round)
         {
             case SlotPool.ROUND_STALE -> increment(SwitchCounter.DROP_STALE);
@@ -390,7 +415,7 @@ public final class SoftwareSwitch implements Agent, MessageHandler
                     // The switch holds only its workers' sum, not the result: the server answers (or adds it).
                     forwardUpstream(job, m, o, length);
                 }
-                else if (sendResult(job, copyIndex, m, o, worker))
+                else if (sendResult(job, copyIndex, m, o, worker, owner))
                 {
                     increment(SwitchCounter.RETRANSMIT_REPLIES);
                 }
@@ -404,14 +429,23 @@ public final class SoftwareSwitch implements Agent, MessageHandler
                 }
                 final int count = pool.countAction(copyIndex);
                 final boolean first = count == 1;
-                pool.lanesAction(copyIndex, first, m, o + InaggHeader.PAYLOAD_OFFSET, laneCount);
+                if (!gather)
+                {
+                    pool.lanesAction(copyIndex, first, InaggHeader.reduceOp(m, o), m, o + InaggHeader.PAYLOAD_OFFSET,
+                        laneCount);
+                }
+                else if (worker == owner)
+                {
+                    pool.gatherAction(copyIndex, m, o + InaggHeader.PAYLOAD_OFFSET, laneCount);
+                }
                 pool.exponentAction(copyIndex, first, InaggHeader.nextExponent(m, o));
                 increment(SwitchCounter.CONTRIBUTIONS);
                 if (count == job.contributors)
                 {
                     if (job.upstreamPeer == NO_PEER)
                     {
-                        multicastResult(job, copyIndex, m, o);
+                        multicastResult(job, copyIndex, m, o, collective == InaggHeader.COLLECTIVE_REDUCE_SCATTER
+                            ? owner : ALL_WORKERS);
                     }
                     else
                     {
@@ -425,14 +459,18 @@ public final class SoftwareSwitch implements Agent, MessageHandler
     /**
      * Sends the completed sum to every worker: built once in the switch's own staging memory, then copied per
      * destination with its worker id (as egress replication does). Never copy from an already committed message: its
-     * receiver may consume it, and a ring reclaim and zero it, while the later copies are still being made.
+     * receiver may consume it, and a ring reclaim and zero it, while the later copies are still being made. With a
+     * {@code lanesTo} owner (REDUCE_SCATTER) only that worker's copy carries the lanes; the others are header-only.
      */
-    private void multicastResult(final SwitchJob job, final int copyIndex, final MemorySegment m, final long o)
+    private void multicastResult(
+        final SwitchJob job, final int copyIndex, final MemorySegment m, final long o, final int lanesTo)
     {
-        final int length = InaggHeader.messageLength(job.pool.lanes(copyIndex));
-        writeResult(job, copyIndex, m, o, 0, staging, 0);
+        final int fullLength = InaggHeader.messageLength(job.pool.lanes(copyIndex));
+        writeResult(job, copyIndex, m, o, 0, staging, 0, true);
         for (int worker = 0; worker < job.config.workers(); worker++)
         {
+            final boolean withLanes = lanesTo == ALL_WORKERS || worker == lanesTo;
+            final int length = withLanes ? fullLength : InaggHeader.LENGTH;
             final long offset = transport.claim(job.membership.peer(worker), length);
             if (offset == Transport.CLAIM_FAILED)
             {
@@ -442,6 +480,10 @@ public final class SoftwareSwitch implements Agent, MessageHandler
             final MemorySegment tx = transport.txMemory();
             MemorySegment.copy(staging, 0, tx, offset, length);
             InaggHeader.setWorkerId(tx, offset, worker);
+            if (!withLanes)
+            {
+                InaggHeader.setElementCount(tx, offset, 0);
+            }
             transport.commit();
             increment(SwitchCounter.RESULTS_SENT);
         }
@@ -494,32 +536,43 @@ public final class SoftwareSwitch implements Agent, MessageHandler
         increment(SwitchCounter.UPSTREAM_FORWARDS);
     }
 
+    /** A complete round's result to one worker: header-only for a REDUCE_SCATTER worker that is not the Owner. */
     private boolean sendResult(
-        final SwitchJob job, final int copyIndex, final MemorySegment m, final long o, final int worker)
+        final SwitchJob job, final int copyIndex, final MemorySegment m, final long o, final int worker,
+        final int owner)
     {
+        final boolean withLanes = InaggHeader.collective(m, o) != InaggHeader.COLLECTIVE_REDUCE_SCATTER
+            || worker == owner;
         final long offset = transport.claim(job.membership.peer(worker),
-            InaggHeader.messageLength(job.pool.lanes(copyIndex)));
+            withLanes ? InaggHeader.messageLength(job.pool.lanes(copyIndex)) : InaggHeader.LENGTH);
         if (offset == Transport.CLAIM_FAILED)
         {
             increment(SwitchCounter.TX_FULL);
             return false;
         }
-        writeResult(job, copyIndex, m, o, worker, transport.txMemory(), offset);
+        writeResult(job, copyIndex, m, o, worker, transport.txMemory(), offset, withLanes);
         transport.commit();
         return true;
     }
 
-    /** The result reuses the request's header (job, slot, copy, sequence, block exponent) with the sums. */
+    /**
+     * The result reuses the request's header (job, slot, copy, sequence, block exponent, collective, op, Owner) with
+     * the round's lanes, or none ({@code withLanes} false: a REDUCE_SCATTER result to a worker that is not the Owner).
+     */
     private static void writeResult(
         final SwitchJob job, final int copyIndex, final MemorySegment m, final long o, final int worker,
-        final MemorySegment tx, final long offset)
+        final MemorySegment tx, final long offset, final boolean withLanes)
     {
         MemorySegment.copy(m, o, tx, offset, InaggHeader.LENGTH);
-        InaggHeader.setFlags(tx, offset, (InaggHeader.flags(m, o) & InaggHeader.FLAG_INT32) | InaggHeader.FLAG_RESULT);
+        InaggHeader.setFlags(tx, offset, (InaggHeader.flags(m, o)
+            & (InaggHeader.FLAG_INT32 | InaggHeader.COLLECTIVE_MASK | InaggHeader.OP_MASK)) | InaggHeader.FLAG_RESULT);
         InaggHeader.setWorkerId(tx, offset, worker);
-        InaggHeader.setElementCount(tx, offset, job.pool.lanes(copyIndex));
+        InaggHeader.setElementCount(tx, offset, withLanes ? job.pool.lanes(copyIndex) : 0);
         InaggHeader.setNextExponent(tx, offset, job.pool.exponent(copyIndex));
-        job.pool.readLanes(copyIndex, tx, offset + InaggHeader.PAYLOAD_OFFSET);
+        if (withLanes)
+        {
+            job.pool.readLanes(copyIndex, tx, offset + InaggHeader.PAYLOAD_OFFSET);
+        }
     }
 
     private void replyStaleSession(

@@ -29,7 +29,14 @@ public enum SwitchCounter implements CounterDescriptor
      * untouched. Number 24 of every family (224 here, {@code EsaCounter} 324, {@code ServerCounter} 424) and index 24
      * of {@code inagg_counters} in both P4 programs, for every kind of job.
      */
-    DROP_BAD_CREDENTIAL(224, "dropped: JOIN without the worker's credential (unanswered)");
+    DROP_BAD_CREDENTIAL(224, "dropped: JOIN without the worker's credential (unanswered)"),
+    /**
+     * An AGGREGATE naming a reserved collective or op, or with the reserved flag set, or (a two-level job, whose
+     * parameter server sums only) any collective or op but ALL_REDUCE SUM (docs/wire-format.md, "Collectives and
+     * reduce ops"). Number 25 of every family (225 here, {@code EsaCounter} 325, {@code ServerCounter} 425) and index 25
+     * of {@code inagg_counters} in both P4 programs.
+     */
+    DROP_UNSUPPORTED(225, "dropped: collective or reduce op not supported (reserved, or not ALL_REDUCE SUM upstream)");
 
     private final int typeId;
     private final String label;

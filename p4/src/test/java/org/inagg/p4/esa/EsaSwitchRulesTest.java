@@ -288,4 +288,16 @@ class EsaSwitchRulesTest
         assertThat(transport.drain()).extracting(CaptureTransport.Sent::status)
             .containsExactly(EsaWire.REASON_PREEMPTED);
     }
+
+    @Test
+    void shouldDropEveryCollectiveAndOpButAllReduceSumAsUnsupported()
+    {
+        start(AllocationMode.PREEMPTIVE);
+        send(B, 0, 5, 1, InaggHeader.collectiveFlags(InaggHeader.COLLECTIVE_REDUCE_SCATTER, InaggHeader.OP_SUM), 1, 2);
+        send(B, 0, 5, 1, InaggHeader.collectiveFlags(InaggHeader.COLLECTIVE_ALL_REDUCE, InaggHeader.OP_MAX), 1, 2);
+        send(B, 0, 5, 1, InaggHeader.FLAG_RESERVED, 1, 2);
+        assertThat(sw.counter(EsaCounter.DROP_UNSUPPORTED)).isEqualTo(3);
+        assertThat(sw.counter(EsaCounter.ALLOCATIONS)).isZero();
+        assertThat(transport.sent).isEmpty();
+    }
 }

@@ -140,4 +140,17 @@ class ParameterServerTest
         assertThat(out.get(1).lanes()).containsExactly(3, 3, 3, 3);
         assertThat(InaggHeader.flags(out.get(1).segment(), 0) & InaggHeader.FLAG_RESULT).isNotZero();
     }
+
+    @Test
+    void shouldDropEveryCollectiveAndOpButAllReduceSumAsUnsupported()
+    {
+        start(false);
+        deliver(server, aggregate(JOB, 0, 22, 0,
+            InaggHeader.collectiveFlags(InaggHeader.COLLECTIVE_ALL_GATHER, InaggHeader.OP_SUM), 1, 1, 1, 1), SWITCH);
+        deliver(server, aggregate(JOB, 1, 22, 0,
+            InaggHeader.collectiveFlags(InaggHeader.COLLECTIVE_ALL_REDUCE, InaggHeader.OP_MIN), 1, 1, 1, 1), SWITCH);
+        assertThat(server.counter(ServerCounter.DROP_UNSUPPORTED)).isEqualTo(2);
+        assertThat(server.openBlocks(JOB)).isZero();
+        assertThat(transport.sent).isEmpty();
+    }
 }

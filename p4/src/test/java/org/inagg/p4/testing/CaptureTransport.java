@@ -66,6 +66,25 @@ public final class CaptureTransport extends DiscardTransport
         return bytes;
     }
 
+    /** A JOIN of {@code worker} of a job of {@code workers}, asking for any session, with no credential. */
+    public static byte[] join(final int job, final int worker, final int workers)
+    {
+        final byte[] bytes = new byte[InaggHeader.LENGTH];
+        InaggHeader.write(MemorySegment.ofArray(bytes), 0, MessageType.JOIN, 0, job, worker, 0, 0, workers, 0, 0,
+            InaggHeader.NO_EXPONENT, 0);
+        return bytes;
+    }
+
+    /** Delivers every worker's JOIN (worker i from peer {@code firstPeer + i}), then forgets the answers. */
+    public void joinAll(final MessageHandler handler, final int job, final int workers, final int firstPeer)
+    {
+        for (int w = 0; w < workers; w++)
+        {
+            deliver(handler, join(job, w, workers), firstPeer + w);
+        }
+        sent.clear();
+    }
+
     public static byte[] partial(final int job, final int workers, final int sequence, final int reason, final int bitmap,
         final int... lanes)
     {

@@ -27,8 +27,9 @@ import picocli.CommandLine.Model.CommandSpec;
 @Command(
     name = "worker",
     mixinStandardHelpOptions = true,
-    description = "Join a job on a switch over UDP and all-reduce synthetic gradients; every worker of the job must "
-        + "run with the same --elements, --iterations and --seed. Checks the result against a double-precision sum. "
+    description = "Join a job on a switch over UDP and all-reduce synthetic gradients (or run another --collective "
+        + "with an --op); every worker of the job must run with the same --elements, --iterations, --seed, "
+        + "--collective and --op. Checks the result against a double-precision sum (or an exact reference). "
         + "Started by torchrun, mpirun or srun, it takes --worker-id and -w from their environment.")
 public final class WorkerCommand implements Callable<Integer>
 {
@@ -85,6 +86,17 @@ public final class WorkerCommand implements Callable<Integer>
         description = "float32 (fixed point, checked against the documented error bound) or int32 (summed exactly, "
             + "wrapping) (default ${DEFAULT-VALUE}).")
     private String dtype;
+
+    @Option(names = "--collective", defaultValue = "all-reduce",
+        description = "all-reduce, reduce-scatter (each worker receives its 1/N part of the -n elements), all-gather "
+            + "(each worker sends n/N elements, receives n) or broadcast (worker 0's n elements); anything but the "
+            + "all-reduce sum is checked exactly against a reference (float sums against the fixed-point bound) "
+            + "(default ${DEFAULT-VALUE}).")
+    private String collectiveName;
+
+    @Option(names = "--op", defaultValue = "sum",
+        description = "Reduce op of an all-reduce or reduce-scatter: sum, min or max (default ${DEFAULT-VALUE}).")
+    private String opName;
 
     @Option(names = "--seed", defaultValue = "1", description = "Seed of the synthetic gradients (default ${DEFAULT-VALUE}).")
     private long seed;
@@ -209,6 +221,8 @@ public final class WorkerCommand implements Callable<Integer>
             case "int32" -> true;
             default -> throw new IllegalArgumentException("--dtype must be float32 or int32, not " + dtype);
         };
+        final CollectiveCheck collective = CollectiveCheck.of(collectiveName, opName, ints, elements, workers, workerId,
+            seed);
         final float[] source = ints ? null : new float[elements];
         final float[] result = ints ? null : new float[elements];
         final int[] intSource = ints ? new int[elements] : null;
@@ -224,8 +238,9 @@ public final class WorkerCommand implements Callable<Integer>
         boolean correct;
         try (AllReduceJob job = AllReduceJob.open(context))
         {
-            out.printf("inagg worker %d/%d (rank from %s) of job %d joined switch %s (%d lanes/packet, %s)%n",
-                workerId, workers, launch.source(), jobId, transport.describePeer(0), job.elementsPerPacket(), dtype);
+            out.printf("inagg worker %d/%d (rank from %s) of job %d joined switch %s (%d lanes/packet, %s%s)%n",
+                workerId, workers, launch.source(), jobId, transport.describePeer(0), job.elementsPerPacket(), dtype,
+                collective == null ? "" : ", " + collective.describe());
             if (transport instanceof UdpTransport udp)
             {
                 out.println("  " + udp.describeIo());
@@ -234,7 +249,11 @@ public final class WorkerCommand implements Callable<Integer>
             out.flush();
             for (int i = 0; i < warmup; i++)
             {
-                if (ints)
+                if (collective != null)
+                {
+                    collective.run(job);
+                }
+                else if (ints)
                 {
                     job.allReduce(intSource, intResult);
                 }
@@ -248,6 +267,7 @@ public final class WorkerCommand implements Callable<Integer>
             profile.start();
             final long sentBefore = job.counter(WorkerCounter.PACKETS_SENT);
             final long bytesBefore = job.counter(WorkerCounter.PAYLOAD_BYTES_SENT);
+            final long receivedBefore = job.counter(WorkerCounter.ELEMENTS_REDUCED);
             final long retransmittedBefore = job.counter(WorkerCounter.RETRANSMISSIONS);
             final ProgressBar progress = new ProgressBar(System.err, iterations, !noProgress);
             final Histogram latencyUs = new Histogram(TimeUnit.MINUTES.toMicros(10), 3);
@@ -255,7 +275,11 @@ public final class WorkerCommand implements Callable<Integer>
             long previous = start;
             for (int i = 0; i < iterations; i++)
             {
-                if (ints)
+                if (collective != null)
+                {
+                    collective.run(job);
+                }
+                else if (ints)
                 {
                     job.allReduce(intSource, intResult);
                 }
@@ -281,10 +305,17 @@ public final class WorkerCommand implements Callable<Integer>
             out.printf("  %-22s %.3e%n", "packets/s", sent / seconds);
             out.printf("  %-22s %.3f Gb/s%n", "payload sent",
                 (job.counter(WorkerCounter.PAYLOAD_BYTES_SENT) - bytesBefore) * 8 / seconds / 1e9);
+            out.printf("  %-22s sent %.3f MB, received %.3f MB (lanes, per operation)%n", "payload per op",
+                (job.counter(WorkerCounter.PAYLOAD_BYTES_SENT) - bytesBefore) / 1e6 / iterations,
+                (job.counter(WorkerCounter.ELEMENTS_REDUCED) - receivedBefore) * (double)Integer.BYTES / 1e6 / iterations);
             out.printf("  %-22s %,d%n", "retransmissions", retransmitted);
             out.printf("  %-22s %,d (%.3f%% retransmitted)%n", "packets sent", sent,
                 sent > 0 ? 100.0 * retransmitted / sent : 0.0);
-            if (ints)
+            if (collective != null)
+            {
+                correct = collective.check(job, out);
+            }
+            else if (ints)
             {
                 correct = java.util.Arrays.equals(intResult, SyntheticGradients.referenceInts(elements, workers, 0, seed));
                 out.printf("  %-22s %s%n", "exact int32 sum", correct ? "yes" : "NO");
