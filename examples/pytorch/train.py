@@ -92,17 +92,19 @@ def main() -> None:
     dist.destroy_process_group()
 
 
-def plot(out: Path) -> None:
+def plot(out: Path, prefix: str = "history", title: str = "DDP on sklearn digits: inagg vs gloo",
+         name: str = "curves.png") -> None:
+    """Loss and test accuracy of every OUT/<prefix>-<backend>.json run so far, one line per backend, to OUT/name."""
     try:
         import matplotlib
 
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        print("matplotlib not installed: no curves.png")
+        print(f"matplotlib not installed: no {name}")
         return
     fig, (ax_loss, ax_acc) = plt.subplots(1, 2, figsize=(10, 4))
-    for path in sorted(out.glob("history-*.json")):
+    for path in sorted(out.glob(f"{prefix}-*.json")):
         h = json.loads(path.read_text())
         label = f"{h['backend']} ({h['world_size']} ranks, final {h['accuracy'][-1]:.2f}%)"
         ax_loss.plot(h["epoch"], h["loss"], label=label)
@@ -112,10 +114,10 @@ def plot(out: Path) -> None:
     for ax in (ax_loss, ax_acc):
         ax.grid(alpha=0.3)
         ax.legend()
-    fig.suptitle("DDP on sklearn digits: inagg vs gloo")
+    fig.suptitle(title)
     fig.tight_layout()
-    fig.savefig(out / "curves.png", dpi=110)
-    print(f"curves: {out / 'curves.png'}")
+    fig.savefig(out / name, dpi=110)
+    print(f"curves: {out / name}")
 
 
 if __name__ == "__main__":

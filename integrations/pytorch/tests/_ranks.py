@@ -250,7 +250,7 @@ def scenario_rank_hangs(rank: int, world: int, gloo) -> None:
 
 def scenario_multihost(rank: int, world: int, gloo) -> None:
     """Two emulated hosts through the switch (the first half of the ranks on one): float32 within the fixed-point
-    bound, int32 exact, AVG too."""
+    bound, int32 exact, AVG too; reduce-scatter, all-gather, broadcast, MIN and MAX through the switch's own packets."""
     half = world // 2
     n = 70_000
     for dtype in (torch.float32, torch.int32, torch.bfloat16):
@@ -284,6 +284,37 @@ def scenario_multihost(rank: int, world: int, gloo) -> None:
     dist.reduce_scatter_tensor(r, inputs(rank, world * 10_000, torch.int32, seed=6))
     want = exact(world, world * 10_000, torch.int32, seed=6)[rank * 10_000:(rank + 1) * 10_000]
     assert torch.equal(r.double(), want), "multi-host int32 reduce-scatter"
+    # Through the switch's REDUCE_SCATTER and ALL_GATHER (the ranks are laid out by host): parts smaller than a round
+    # (many per round) and larger (several rounds per part); float32 within all_reduce's bound (above).
+    for m in (37, 30_000):
+        x = inputs(rank, world * m, torch.float32, seed=8)
+        part = torch.zeros(m)
+        dist.reduce_scatter_tensor(part, x)
+        want = exact(world, world * m, torch.float32, seed=8)[rank * m:(rank + 1) * m]
+        host_sum = max(sum(inputs(r, world * m, torch.float32, seed=8).double() for r in ranks).abs().max().item()
+                       for ranks in (range(half), range(half, world)))
+        err = (part.double() - want).abs().max().item()
+        assert err <= host_sum * 2 ** -22, f"multi-host float32 reduce-scatter of {m}: max error {err}"
+        got, want = torch.zeros(world * m), torch.zeros(world * m)
+        dist.all_gather_into_tensor(got, x[:m])
+        dist.all_gather_into_tensor(want, x[:m], group=gloo)
+        assert torch.equal(got, want), f"multi-host all-gather of {m}"
+    odd = inputs(rank, 7, torch.bfloat16, seed=9)  # 14 bytes per rank: not whole int32 words, the int32 sum's way
+    got, want = torch.zeros(world * 7, dtype=torch.bfloat16), torch.zeros(world * 7, dtype=torch.bfloat16)
+    dist.all_gather_into_tensor(got, odd)
+    dist.all_gather_into_tensor(want, odd, group=gloo)
+    assert torch.equal(got, want), "multi-host bfloat16 all-gather of 7"
+    for op in (dist.ReduceOp.MIN, dist.ReduceOp.MAX):  # the switch's MIN and MAX: exact
+        for dtype in (torch.float32, torch.int32):
+            t, g = inputs(rank, 5_000, dtype, seed=10), inputs(rank, 5_000, dtype, seed=10)
+            dist.all_reduce(t, op=op)
+            dist.all_reduce(g, op=op, group=gloo)
+            assert torch.equal(t, g), f"multi-host {op} of {dtype}"
+        part, want = torch.zeros(300), torch.zeros(300)
+        x = inputs(rank, world * 300, torch.float32, seed=11)
+        dist.reduce_scatter_tensor(part, x, op=op)
+        dist.reduce_scatter_tensor(want, x, op=op, group=gloo)
+        assert torch.equal(part, want), f"multi-host reduce-scatter {op}"
 
 
 # --- collectives other than all_reduce (issue 25) --------------------------------------------------------------------

@@ -34,7 +34,8 @@ JAVA_ONLY = {
     "SharedRegion.MAX_KEY_BYTES",
     "SharedRegion.REQUEST_SEQUENCE", "SharedRegion.REQUEST_OP", "SharedRegion.REQUEST_DTYPE",
     "SharedRegion.REQUEST_COUNT", "SharedRegion.REQUEST_TOTAL", "SharedRegion.REQUEST_GATHER_FROM",
-    "SharedRegion.REQUEST_GATHER_LENGTH", "SharedRegion.STATUS", "SharedRegion.MESSAGE_LENGTH",
+    "SharedRegion.REQUEST_GATHER_LENGTH", "SharedRegion.REQUEST_PART_ELEMENTS", "SharedRegion.REQUEST_PART_RANK",
+    "SharedRegion.STATUS", "SharedRegion.MESSAGE_LENGTH",
 }
 
 _CONSTANT = re.compile(r"public\s+static\s+final\s+(?:int|long|short|byte)\s+([A-Z][A-Z0-9_]*)\s*=\s*([^;]+);")
@@ -101,7 +102,8 @@ def test_the_descriptor_request_and_completion_are_where_shared_region_puts_them
     want = [(java["SharedRegion.REQUEST_SEQUENCE"], "q"), (java["SharedRegion.REQUEST_OP"], "i"),
             (java["SharedRegion.REQUEST_DTYPE"], "i"), (java["SharedRegion.REQUEST_COUNT"], "q"),
             (java["SharedRegion.REQUEST_TOTAL"], "q"), (java["SharedRegion.REQUEST_GATHER_FROM"], "q"),
-            (java["SharedRegion.REQUEST_GATHER_LENGTH"], "q")]
+            (java["SharedRegion.REQUEST_GATHER_LENGTH"], "q"), (java["SharedRegion.REQUEST_PART_ELEMENTS"], "q"),
+            (java["SharedRegion.REQUEST_PART_RANK"], "i")]
     assert _struct_fields(p.REQUEST) == want, f"_protocol.REQUEST {p.REQUEST.format}: Java's request fields {want}"
     want = [(java["SharedRegion.COMPLETED_SEQUENCE"], "q"), (java["SharedRegion.STATUS"], "i"),
             (java["SharedRegion.MESSAGE_LENGTH"], "i")]

@@ -47,21 +47,26 @@ def test_example_trains_to_gloo_accuracy(agent, tmp_path):
         assert (tmp_path / "curves.png").stat().st_size > 10_000
 
 
-def test_fsdp_example_trains_like_gloo_without_falling_back(agent, tmp_path):
-    """The FSDP2 example on 2 ranks, inagg under INAGG_STRICT=1 and gloo: the same parameters after 2 epochs (the
-    gradient sums' float32 rounding apart) and the same accuracy."""
+@pytest.mark.parametrize("mesh,ranks", [("flat", 2), ("hsdp", 4)])
+def test_fsdp_example_trains_like_gloo_without_falling_back(agent, tmp_path, mesh, ranks):
+    """The FSDP2 example (flat on 2 ranks, HSDP on a 2x2 mesh), inagg under INAGG_STRICT=1 and gloo: the same
+    parameters after 2 epochs (the gradient sums' float32 rounding apart), the same accuracy, the curves drawn."""
     pytest.importorskip("sklearn")
     for backend in ("inagg", "gloo"):
-        r = torchrun(2, [REPO / "examples" / "pytorch" / "train_fsdp.py", "--backend", backend, "--epochs", "2",
-                         "--out", tmp_path], {"INAGG_AGENT": str(agent.socket), "INAGG_STRICT": "1"})
+        r = torchrun(ranks, [REPO / "examples" / "pytorch" / "train_fsdp.py", "--backend", backend, "--epochs", "2",
+                             "--mesh", mesh, "--out", tmp_path],
+                     {"INAGG_AGENT": str(agent.socket), "INAGG_STRICT": "1"})
         assert r.returncode == 0, r.stdout[-4000:]
         assert "final test accuracy" in r.stdout, r.stdout[-4000:]
     import torch
 
-    inagg, gloo = (torch.load(tmp_path / f"fsdp-{b}.pt") for b in ("inagg", "gloo"))
+    prefix = "fsdp" if mesh == "flat" else "hsdp"
+    pytest.importorskip("matplotlib")
+    assert (tmp_path / f"{prefix}-curves.png").stat().st_size > 0
+    inagg, gloo = (torch.load(tmp_path / f"{prefix}-{b}.pt") for b in ("inagg", "gloo"))
     assert inagg.keys() == gloo.keys() and len(inagg) == 6
     for name in inagg:
         err = (inagg[name] - gloo[name]).abs().max().item()
         assert err < 1e-4, f"{name}: inagg vs gloo {err}"
-    accuracy = {b: json.loads((tmp_path / f"fsdp-{b}.json").read_text())["accuracy"][-1] for b in ("inagg", "gloo")}
+    accuracy = {b: json.loads((tmp_path / f"{prefix}-{b}.json").read_text())["accuracy"][-1] for b in ("inagg", "gloo")}
     assert abs(accuracy["inagg"] - accuracy["gloo"]) <= 1.0 and accuracy["inagg"] > 80, accuracy

@@ -243,17 +243,18 @@ class AgentClient:
         self.staging.pin(self._data, self._result)
 
     def round(self, pieces: Sequence[tuple[torch.Tensor, int, int]], dtype: int, op: int, total: int,
-              copy_out: Optional[Callable[[Sequence[tuple[torch.Tensor, int, int]], torch.Tensor], None]] = None
-              ) -> None:
+              copy_out: Optional[Callable[[Sequence[tuple[torch.Tensor, int, int]], torch.Tensor], None]] = None,
+              parts: tuple[int, int] = (0, 0)) -> None:
         """All-reduces one round: ``pieces`` are (flat tensor, start, length) filling the slot in order; the result
-        goes back into them, or to ``copy_out(pieces, result)`` (a reduce-scatter takes only its part)."""
+        goes back into them, or to ``copy_out(pieces, result)`` (a reduce-scatter takes only its part). ``parts``:
+        (elements per rank's part, first part's rank) of a reduce-scatter's round over several hosts, or (0, 0)."""
         self._check_alive()
         data, result = self.views[dtype]
         offset = 0
         for flat, start, length in pieces:
             data[offset:offset + length].copy_(flat[start:start + length])
             offset += length
-        self._ring(op, dtype, offset, total, 0, 0)
+        self._ring(op, dtype, offset, total, 0, 0, *parts)
         if copy_out is not None:
             copy_out(pieces, result[:offset])
             return
@@ -262,28 +263,30 @@ class AgentClient:
             flat[start:start + length].copy_(result[offset:offset + length])
             offset += length
 
-    def gather_round(self, nbytes: int, total: int, give: Optional[tuple[int, torch.Tensor]]) -> torch.Tensor:
+    def gather_round(self, nbytes: int, total: int, give: Optional[tuple[int, torch.Tensor]],
+                     parts: tuple[int, int] = (0, 0)) -> torch.Tensor:
         """One GATHER round of ``nbytes`` bytes (``total``: int32 words of the whole collective): ``give`` is this
-        rank's (offset in the round, uint8 bytes) or None; returns the round's bytes in the result slot, valid until
-        this rank's next round."""
+        rank's (offset in the round, uint8 bytes) or None; ``parts`` as :meth:`round`'s, in int32 words; returns the
+        round's bytes in the result slot, valid until this rank's next round."""
         self._check_alive()
         start, length = 0, 0
         if give is not None:
             start, data = give
             length = data.numel()
             self._data[start:start + length].copy_(data)
-        self._ring(p.OP_GATHER, p.DTYPE_INT32, -(-nbytes // 4), total, start, length)
+        self._ring(p.OP_GATHER, p.DTYPE_INT32, -(-nbytes // 4), total, start, length, *parts)
         return self._result[:nbytes]
 
     def _check_alive(self) -> None:
         if self.failure is not None:
             raise type(self.failure)(f"{self.failure} (the job failed earlier; create a new process group)")
 
-    def _ring(self, op: int, dtype: int, count: int, total: int, gather_from: int, gather_length: int) -> None:
+    def _ring(self, op: int, dtype: int, count: int, total: int, gather_from: int, gather_length: int,
+              part_elements: int = 0, part_rank: int = 0) -> None:
         """Writes the request, rings, and waits for the completion (raises what the agent answered)."""
         self.sequence += 1
         p.REQUEST.pack_into(self.mm, self.descriptor_offset, self.sequence, op, dtype, count, total, gather_from,
-                            gather_length)
+                            gather_length, part_elements, part_rank)
         try:
             self.sock.sendall(p.DOORBELL_REQUEST)
             bell = self.sock.recv(1)

@@ -28,8 +28,8 @@ DOORBELL_COMPLETE = b"C"
 OP_SUM = 1
 OP_AVG = 2
 OP_GATHER = 3  # not a sum: each rank gives a byte range of the round (all-gather, broadcast)
-OP_MIN = 4  # element-wise minimum (one host)
-OP_MAX = 5  # element-wise maximum (one host)
+OP_MIN = 4  # element-wise minimum (exact; the switch's MIN between hosts)
+OP_MAX = 5  # element-wise maximum
 DTYPE_FLOAT32 = 1
 DTYPE_INT32 = 2
 
@@ -38,11 +38,12 @@ SHM_MAGIC = 0x4D48534747414E49
 HEADER_LENGTH = 4096
 DESCRIPTOR_LENGTH = 512
 SHM_KEY_OFFSET = 64  # the job key in the header, UTF-8
-#: sequence, op, dtype, count, collective total, gather from, gather length (bytes) at descriptor offset 0
-REQUEST = struct.Struct("<qiiqqqq")
-COMPLETION = struct.Struct("<qii")  # completed sequence, status, message length at offset 48
-COMPLETION_OFFSET = 48
-MESSAGE_OFFSET = 64
+#: sequence, op, dtype, count, collective total, gather from, gather length (bytes), part elements, part rank at
+#: descriptor offset 0
+REQUEST = struct.Struct("<qiiqqqqqi")
+COMPLETION = struct.Struct("<qii")  # completed sequence, status, message length at offset 64
+COMPLETION_OFFSET = 64
+MESSAGE_OFFSET = 80
 MAX_MESSAGE_BYTES = DESCRIPTOR_LENGTH - MESSAGE_OFFSET
 HEADER = struct.Struct("<qiiiiqqqqi")  # magic, version, local ranks, world, pad, capacity, data, result, pid, key len
 

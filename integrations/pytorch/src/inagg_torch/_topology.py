@@ -30,6 +30,9 @@ class Topology:
     hosts: int
     #: What names the job on every host's agent (and, hashed, its secret).
     job_key: str
+    #: Whether the ranks are laid out by host: the same number on every host, consecutive ranks together, hosts in
+    #: order (what torchrun does). Reduce-scatter and all-gather send each host only its parts only then.
+    by_host: bool = True
 
     @classmethod
     def exchange(cls, store: dist.Store, rank: int, size: int, host: str) -> "Topology":
@@ -42,5 +45,8 @@ class Topology:
         if rank == 0:
             run = os.environ.get("TORCHELASTIC_RUN_ID", "pg")
             store.set("inagg/key", f"{run}-{uuid.uuid4().hex[:16]}")
+        per_host = size // len(hosts)
+        by_host = size % len(hosts) == 0 and all(hosts.index(hosts_of[r]) == r // per_host for r in range(size))
         return cls(rank=rank, world_size=size, local_rank=local.index(rank), local_world_size=len(local),
-                   host_index=hosts.index(host), hosts=len(hosts), job_key=store.get("inagg/key").decode())
+                   host_index=hosts.index(host), hosts=len(hosts), job_key=store.get("inagg/key").decode(),
+                   by_host=by_host)

@@ -39,16 +39,16 @@ def _op_name(op) -> str:
     return str(getattr(inner, "name", inner))
 
 
-def _op_code(op, hosts: int) -> Optional[int]:
-    """The agent's op for a torch ReduceOp (None: the agent cannot): MIN and MAX on one host only, since the agent's
-    switch stage sums."""
+def _op_code(op) -> Optional[int]:
+    """The agent's op for a torch ReduceOp (None: the agent has none; MIN and MAX cross the switch as its own MIN and
+    MAX, exact)."""
     if op == dist.ReduceOp.SUM:
         return p.OP_SUM
     if op == dist.ReduceOp.AVG:
         return p.OP_AVG
-    if hosts == 1 and op == dist.ReduceOp.MIN:
+    if op == dist.ReduceOp.MIN:
         return p.OP_MIN
-    if hosts == 1 and op == dist.ReduceOp.MAX:
+    if op == dist.ReduceOp.MAX:
         return p.OP_MAX
     return None
 
@@ -151,7 +151,7 @@ class ProcessGroupInagg(dist.ProcessGroup):
 
     def _allreduce(self, tensors: List[torch.Tensor], op, coalesced: bool) -> dist.Work:
         name = "allreduce_coalesced" if coalesced else "allreduce"
-        code = _op_code(op, self.hosts)
+        code = _op_code(op)
         dtypes = {t.dtype for t in tensors}
         if code is not None and all(d in INAGG_DTYPES for d in dtypes):
             if not any(t.device.type != "cpu" for t in tensors):
@@ -212,9 +212,12 @@ class ProcessGroupInagg(dist.ProcessGroup):
         if reason is not None:
             return self._fallback.run(name, reason, lambda: self._gloo.broadcast(tensors, opts))
         t = tensors[0]
-        if self._rank == root:
-            return self._gather(name, nbytes(t), (0, raw_bytes(t).clone()), None, tensors)
-        return self._gather(name, nbytes(t), None, ByteSink([t]), tensors)
+        mine = (0, raw_bytes(t).clone()) if self._rank == root else None
+        spans = list(_spans(nbytes(t), self._client.elements * 4))
+        if self._parted:  # one part, the root's: the switch sends it from the root's host only
+            spans = [(at, length, (-(-length // 4), root)) for at, length, _ in spans]
+        return self._submit(lambda: self._move(nbytes(t), mine, None if self._rank == root else ByteSink([t]), spans),
+                            tensors, name=name)
 
     def allgather(self, output_tensors, input_tensors, opts=None):
         name = "allgather"
@@ -233,8 +236,8 @@ class ProcessGroupInagg(dist.ProcessGroup):
             return self._fallback.run(name, reason, lambda: self._gloo.allgather(output_tensors, input_tensors,
                                                                                  opts or AllgatherOptions()))
         n = nbytes(t)
-        return self._gather(name, n * self._size, (self._rank * n, raw_bytes(t).clone()), ByteSink(outs),
-                            output_tensors)
+        mine, spans = (self._rank * n, raw_bytes(t).clone()), self._gather_spans(n)
+        return self._submit(lambda: self._move(n * self._size, mine, ByteSink(outs), spans), output_tensors, name=name)
 
     def all_gather_single(self, output, input, opts=None):
         return self._all_gather_tensors("all_gather_single", [output], [input], opts)
@@ -258,8 +261,8 @@ class ProcessGroupInagg(dist.ProcessGroup):
         if reason is not None:
             return self._fallback.run(name, reason, lambda: self._fallback.all_gather_tensors(outputs, inputs))
         # this rank's bytes now, on the caller's thread: the inputs may change once the call returned
-        moves = [(nbytes(t) * self._size, (self._rank * nbytes(t), raw_bytes(t).clone()), ByteSink([o]))
-                 for o, t in zip(outputs, inputs)]
+        moves = [(nbytes(t) * self._size, (self._rank * nbytes(t), raw_bytes(t).clone()), ByteSink([o]),
+                  self._gather_spans(nbytes(t))) for o, t in zip(outputs, inputs)]
 
         def body() -> None:
             for move in moves:
@@ -269,31 +272,36 @@ class ProcessGroupInagg(dist.ProcessGroup):
 
     def barrier(self, opts=None):
         """A one-word GATHER round that gives nothing: returns on each rank once every rank called it."""
-        return self._gather("barrier", 4, None, None, None)
+        return self._submit(lambda: self._move(4, None, None, [(0, 4, (0, 0))]), None, name="barrier")
 
-    def _gather(self, name: str, total: int, mine, sink: Optional[ByteSink], result) -> dist.Work:
-        return self._submit(lambda: self._move(total, mine, sink), result, name=name)
+    @property
+    def _parted(self) -> bool:
+        """Whether rounds carry their parts to the agent, so that the switch sends each host only what it needs."""
+        return self.hosts > 1 and self.topology.by_host
 
-    def _move(self, total: int, mine, sink: Optional[ByteSink]) -> None:
-        """Runs on this group's thread: ``total`` bytes in GATHER rounds of at most the slot's capacity; ``mine`` is
-        this rank's (offset, uint8 bytes) or None; ``sink`` takes the rounds' bytes (None: nothing to take)."""
+    def _gather_spans(self, part: int) -> list:
+        """The rounds of an all-gather of ``part`` bytes per rank: (start, length, (part words, first part's rank))
+        aligned to the ranks' parts when :attr:`_parted` and the parts are whole int32 words."""
         capacity = self._client.elements * 4
+        if not self._parted or part % 4:
+            return list(_spans(part * self._size, capacity))
+        return [(at, length, (words // 4, rank)) for at, length, (words, rank) in _part_spans(part * self._size,
+                                                                                               capacity, part)]
+
+    def _move(self, total: int, mine, sink: Optional[ByteSink], spans) -> None:
+        """Runs on this group's thread: ``total`` bytes in the GATHER rounds ``spans`` ((start, length, parts) each);
+        ``mine`` is this rank's (offset, uint8 bytes) or None; ``sink`` takes the rounds' bytes (None: nothing)."""
         words = -(-total // 4)
-        at = 0
-        while True:
-            length = min(capacity, total - at)
+        for at, length, parts in spans:
             give = None
             if mine is not None:
                 start, data = mine
                 lo, hi = max(at, start), min(at + length, start + data.numel())
                 if lo < hi:
                     give = (lo - at, data[lo - start:hi - start])
-            result = self._client.gather_round(length, words, give)
+            result = self._client.gather_round(length, words, give, parts)
             if sink is not None:
                 sink.write(at, result)
-            at += length
-            if at >= total:
-                break
         if sink is not None:
             sink.finish()
 
@@ -311,7 +319,7 @@ class ProcessGroupInagg(dist.ProcessGroup):
                                        f"size {self._size}")
         for r, t in enumerate(ins):
             self._check_pair(name, out, t, t.numel(), "output", f"input {r}")
-        code = _op_code(opts.reduceOp, self.hosts)
+        code = _op_code(opts.reduceOp)
         reason = self._sum_here(code, opts.reduceOp, [out] + ins)
         if reason is not None:
             if code == p.OP_AVG:
@@ -339,7 +347,7 @@ class ProcessGroupInagg(dist.ProcessGroup):
         for i, (o, t) in enumerate(zip(outputs, inputs)):
             self._check_pair(name, o, t, t.numel(), f"output {i}" if len(outputs) > 1 else "output", "input",
                              scatter=True)
-        code = _op_code(opts.reduceOp, self.hosts)
+        code = _op_code(opts.reduceOp)
         reason = self._sum_here(code, opts.reduceOp, outputs + inputs)
         if reason is not None:
             return self._fallback.run(name, reason,
@@ -369,10 +377,16 @@ class ProcessGroupInagg(dist.ProcessGroup):
                         sink.write((lo - rank * m) * flat.element_size(), part.view(torch.uint8))
                     offset += length
 
-            for dtype in (p.DTYPE_FLOAT32, p.DTYPE_INT32):
-                group = [c for c in copies if INAGG_DTYPES[c.dtype] == dtype]
-                if group:
-                    self._reduce_group(group, dtype, code, take)
+            if self._parted:  # each tensor in rounds of whole parts (or pieces of one): the switch's reduce-scatter
+                for c in copies:
+                    for start, length, parts in _part_spans(c.numel(), self._client.elements, c.numel() // self._size):
+                        self._client.round([(c, start, length)] if length else [], INAGG_DTYPES[c.dtype], code,
+                                           c.numel(), take, parts)
+            else:
+                for dtype in (p.DTYPE_FLOAT32, p.DTYPE_INT32):
+                    group = [c for c in copies if INAGG_DTYPES[c.dtype] == dtype]
+                    if group:
+                        self._reduce_group(group, dtype, code, take)
             for _, sink, _, _ in sinks:
                 sink.finish()
 
@@ -466,9 +480,39 @@ def _sum_reason(op, code, dtypes) -> str:
     return f"dtype {', '.join(other)}: inagg sums float32, float16, bfloat16, int32"
 
 
-_AGENT_OPS = "inagg reduces SUM and AVG, and MIN and MAX on one host"
+_AGENT_OPS = "inagg reduces SUM, AVG, MIN and MAX"
 _TORCH_OP = {p.OP_SUM: dist.ReduceOp.SUM, p.OP_AVG: dist.ReduceOp.AVG, p.OP_MIN: dist.ReduceOp.MIN,
              p.OP_MAX: dist.ReduceOp.MAX}
+
+
+def _spans(total: int, capacity: int) -> Iterator[tuple]:
+    """Rounds of at most ``capacity`` over ``total`` (at least one, maybe empty): (start, length, no parts)."""
+    at = 0
+    while True:
+        length = min(capacity, total - at)
+        yield at, length, (0, 0)
+        at += length
+        if at >= total:
+            return
+
+
+def _part_spans(total: int, capacity: int, part: int) -> Iterator[tuple]:
+    """Rounds over ``total`` (the ranks' parts of ``part`` each, end to end) that hold whole parts, as many as fit in
+    ``capacity``, or pieces of one part when a part is larger: (start, length, (part size in the round, first part's
+    rank)). No parts (an empty tensor): one empty round without parts."""
+    if part == 0:
+        yield 0, 0, (0, 0)
+        return
+    if part <= capacity:
+        step = capacity // part * part
+        for at in range(0, total, step):
+            length = min(step, total - at)
+            yield at, length, (part, at // part)
+        return
+    for rank in range(total // part):
+        for piece in range(0, part, capacity):
+            length = min(capacity, part - piece)
+            yield rank * part + piece, length, (length, rank)
 
 
 def _rounds(flats: List[torch.Tensor], elements: int) -> Iterator[list]:

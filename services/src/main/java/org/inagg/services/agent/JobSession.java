@@ -222,6 +222,14 @@ final class JobSession implements AutoCloseable
                     + " elements, rank " + members[i].identity.rank() + " has " + other.total());
                 return;
             }
+            if (other.partElements() != first.partElements() || other.partRank() != first.partRank())
+            {
+                completeRound(AgentProtocol.ERROR_SIZE_MISMATCH, "ranks split round #" + first.sequence()
+                    + " differently: rank " + members[0].identity.rank() + " into parts of " + first.partElements()
+                    + " from rank " + first.partRank() + ", rank " + members[i].identity.rank() + " of "
+                    + other.partElements() + " from rank " + other.partRank());
+                return;
+            }
             if (other.dtype() != first.dtype() || other.op() != first.op())
             {
                 completeRound(AgentProtocol.ERROR_OP_MISMATCH, "ranks disagree in all-reduce #" + first.sequence()
@@ -230,18 +238,18 @@ final class JobSession implements AutoCloseable
                 return;
             }
         }
+        final String parts = partsProblem(first);
+        if (parts != null)
+        {
+            completeRound(AgentProtocol.ERROR_BAD_REQUEST, parts);
+            return;
+        }
         if (first.op() == AgentProtocol.OP_GATHER)
         {
             gather(first);
         }
         else if (first.op() == AgentProtocol.OP_MIN || first.op() == AgentProtocol.OP_MAX)
         {
-            if (hosts > 1)
-            {
-                completeRound(AgentProtocol.ERROR_OP_MISMATCH, describe(first) + " #" + first.sequence()
-                    + " over " + hosts + " hosts: the agent's switch stage carries SUM and AVG only");
-                return;
-            }
             if (!InHostExtremes.reduce(inputs, region.result(), first.count(), first.dtype(),
                 first.op() == AgentProtocol.OP_MAX))
             {
@@ -265,19 +273,53 @@ final class JobSession implements AutoCloseable
             return;
         }
         inNetwork = true;
-        network.allReduce(region.result(), first.count(), first.dtype()).whenComplete((ignored, error) ->
+        network.stage(region.result(), first, ranksPerHost()).whenComplete((ignored, error) ->
             post.accept(() -> onNetworkDone(first, error)));
+    }
+
+    /** Ranks per host when every host has as many (the layout parts need); 0 otherwise. */
+    private int ranksPerHost()
+    {
+        return worldSize == hosts * localWorldSize ? localWorldSize : 0;
+    }
+
+    /** Why the round's parts cannot be (null: they can, or the round has none). */
+    private String partsProblem(final CollectiveRequest round)
+    {
+        if (round.partElements() == 0)
+        {
+            return null;
+        }
+        if (round.partRank() + round.parts() > worldSize)
+        {
+            return "round #" + round.sequence() + " has " + round.parts() + " parts from rank " + round.partRank()
+                + ", past the world size " + worldSize;
+        }
+        if (hosts > 1)
+        {
+            final int perHost = ranksPerHost();
+            for (final RankConnection member : members)
+            {
+                if (perHost == 0 || member.identity.rank() / perHost != member.identity.hostIndex())
+                {
+                    return "round #" + round.sequence() + " is split into parts, but the ranks are not laid out "
+                        + perHost + " per host in rank order (rank " + member.identity.rank() + " is on host "
+                        + member.identity.hostIndex() + " of " + hosts + ", world size " + worldSize + ")";
+                }
+            }
+        }
+        return null;
     }
 
     /**
      * A gather round: each local rank's range of its data region into the result at the same offsets. Over several
-     * hosts the rest of the result is zero and the switch's exact int32 sum fills in the other hosts' ranges (they give
-     * disjoint ones, zeros elsewhere).
+     * hosts, without parts, the rest of the result is zero and the switch's exact int32 sum fills in the other hosts'
+     * ranges (they give disjoint ones, zeros elsewhere); with parts the switch's ALL_GATHER fills them in.
      */
     private void gather(final CollectiveRequest first)
     {
         final MemorySegment result = region.result();
-        if (hosts > 1)
+        if (hosts > 1 && first.partElements() == 0)
         {
             result.asSlice(0, first.count() * AgentProtocol.elementBytes(first.dtype())).fill((byte)0);
         }

@@ -10,6 +10,7 @@ import java.util.concurrent.CompletableFuture;
 import org.inagg.api.AllReduceJob;
 import org.inagg.api.ElementType;
 import org.inagg.api.JobContext;
+import org.inagg.api.ReduceOp;
 import org.inagg.services.controller.Assignment;
 import org.inagg.services.controller.ControllerClient;
 import org.inagg.transport.UdpTransport;
@@ -40,6 +41,8 @@ final class NetworkStage implements AutoCloseable
     private final CompletableFuture<AllReduceJob> job;
     private volatile ControllerClient controller;
     private volatile boolean closed;
+    /** Reduce-scatter landing buffer (the agent's thread creates it; one round at a time uses it). */
+    private MemorySegment scratch;
 
     NetworkStage(final HostAgentContext context, final Hello hello)
     {
@@ -134,12 +137,79 @@ final class NetworkStage implements AutoCloseable
         }
     }
 
-    /** All-reduces {@code count} elements of {@code data} in place through the switch. */
-    CompletableFuture<Void> allReduce(final MemorySegment data, final long count, final int dtype)
+    /**
+     * The round's switch stage, in place in {@code data}: an all-reduce (SUM for SUM and AVG, MIN, MAX) of the host's
+     * in-host result; with parts ({@link CollectiveRequest#partElements()}), a REDUCE_SCATTER that brings back only
+     * this host's ranks' parts (at their offsets; the others' are left as they were) or an ALL_GATHER that sends only
+     * this host's parts and receives the others'. A GATHER round without parts is an int32 sum of the hosts' results,
+     * each its own bytes and zeros elsewhere.
+     *
+     * @param ranksPerHost consecutive ranks per host (the owner of rank {@code r}'s part is host {@code r / ranksPerHost}).
+     */
+    CompletableFuture<Void> stage(final MemorySegment data, final CollectiveRequest round, final int ranksPerHost)
     {
-        final MemorySegment round = data.asSlice(0, count * AgentProtocol.elementBytes(dtype));
-        final ElementType type = dtype == AgentProtocol.DTYPE_FLOAT32 ? ElementType.FLOAT32 : ElementType.INT32;
-        return job.thenCompose(j -> j.allReduceAsync(round, round, type));
+        final MemorySegment r = data.asSlice(0, round.count() * AgentProtocol.elementBytes(round.dtype()));
+        final ElementType type = round.dtype() == AgentProtocol.DTYPE_FLOAT32 ? ElementType.FLOAT32 : ElementType.INT32;
+        if (round.op() == AgentProtocol.OP_GATHER)
+        {
+            if (round.partElements() == 0)
+            {
+                return job.thenCompose(j -> j.allReduceAsync(r, r, ElementType.INT32));
+            }
+            final int[] owners = owners(round, ranksPerHost);
+            return job.thenCompose(j -> j.allGatherAsync(r, ElementType.INT32, round.partElements(), owners));
+        }
+        final ReduceOp op = switch (round.op())
+        {
+            case AgentProtocol.OP_MIN -> ReduceOp.MIN;
+            case AgentProtocol.OP_MAX -> ReduceOp.MAX;
+            default -> ReduceOp.SUM;
+        };
+        if (round.partElements() == 0)
+        {
+            return job.thenCompose(j -> j.allReduceAsync(r, r, type, op));
+        }
+        final int[] owners = owners(round, ranksPerHost);
+        final long partBytes = round.partElements() * AgentProtocol.elementBytes(round.dtype());
+        final MemorySegment scratch = scratch(r.byteSize());
+        return job.thenCompose(j ->
+        {
+            final int host = j.context().workerId();
+            final long owned = java.util.Arrays.stream(owners).filter(o -> o == host).count();
+            final MemorySegment mine = scratch.asSlice(0, owned * partBytes);
+            return j.reduceScatterAsync(r, mine, type, op, round.partElements(), owners).thenRun(() ->
+            {
+                // The owned parts come back one after another; each goes to its place in the round.
+                long k = 0;
+                for (int p = 0; p < owners.length; p++)
+                {
+                    if (owners[p] == host)
+                    {
+                        MemorySegment.copy(mine, k++ * partBytes, r, p * partBytes, partBytes);
+                    }
+                }
+            });
+        });
+    }
+
+    private static int[] owners(final CollectiveRequest round, final int ranksPerHost)
+    {
+        final int[] owners = new int[(int)round.parts()];
+        for (int p = 0; p < owners.length; p++)
+        {
+            owners[p] = (round.partRank() + p) / ranksPerHost;
+        }
+        return owners;
+    }
+
+    /** Where a reduce-scatter's owned parts land first: one buffer, grown to the largest round seen. */
+    private MemorySegment scratch(final long bytes)
+    {
+        if (scratch == null || scratch.byteSize() < bytes)
+        {
+            scratch = java.lang.foreign.Arena.ofAuto().allocate(bytes, 64);
+        }
+        return scratch;
     }
 
     @Override

@@ -134,6 +134,8 @@ public final class RequestDecoder
         final long total = descriptor.get(SharedRegion.LONG, SharedRegion.REQUEST_TOTAL);
         final long gatherFrom = descriptor.get(SharedRegion.LONG, SharedRegion.REQUEST_GATHER_FROM);
         final long gatherLength = descriptor.get(SharedRegion.LONG, SharedRegion.REQUEST_GATHER_LENGTH);
+        final long partElements = descriptor.get(SharedRegion.LONG, SharedRegion.REQUEST_PART_ELEMENTS);
+        final int partRank = descriptor.get(SharedRegion.INT, SharedRegion.REQUEST_PART_RANK);
         if (sequence != expectedSequence)
         {
             throw bad("request sequence " + sequence + ", expected " + expectedSequence
@@ -181,7 +183,14 @@ public final class RequestDecoder
                     + " bytes");
             }
         }
-        return new CollectiveRequest(sequence, op, dtype, count, total, gatherFrom, gatherLength);
+        if (partElements < 0 || partElements > 0 && (count == 0 || count % partElements != 0) || partRank < 0
+            || partElements == 0 && partRank != 0 || partRank > AgentProtocol.MAX_WORLD_SIZE)
+        {
+            throw bad("parts of " + partElements + " elements from rank " + partRank + " do not split the round's "
+                + count + " elements (0 elements: no parts)");
+        }
+        return new CollectiveRequest(sequence, op, dtype, count, total, gatherFrom, gatherLength, partElements,
+            partRank);
     }
 
     private static AgentProtocolException bad(final String message)

@@ -31,9 +31,10 @@ import java.util.Set;
  *                      |     0 request sequence (long)  8 op (int) 12 dtype (int)   |
  *                      |    16 element count (long)    24 collective's total (long) |
  *                      |    32 gather from (long)      40 gather length (long)      |
+ *                      |    48 part elements (long)    56 part rank (int)           |
  *                      |   written by the agent:                                    |
- *                      |    48 completed sequence (long) 56 status (int)            |
- *                      |    60 message length (int)     64 message UTF-8 ... 511    |
+ *                      |    64 completed sequence (long) 72 status (int)            |
+ *                      |    76 message length (int)     80 message UTF-8 ... 511    |
  *                      | descriptor of local rank 1 ...                             |
  *  data offset         +------------------------------------------------------------+
  *  (4096-aligned)      | data of local rank 0 (slot capacity bytes): its input      |
@@ -52,6 +53,12 @@ import java.util.Set;
  * (gather from, gather length: a byte range of the round, at the same offsets in its data region, or none), the agent
  * copies every rank's range into the result, and each rank copies out what it needs. All-gather and broadcast are
  * such rounds; the ranks' ranges do not overlap.
+ * <p>
+ * A round of a reduce-scatter or an all-gather over several hosts may say how it splits into the ranks' parts (part
+ * elements, part rank: the round is {@code count / partElements} parts of that many elements, the first of them rank
+ * {@code partRank}'s; 0 elements: no parts). With parts, the switch stage sends each host only its ranks' parts of a
+ * reduce-scatter and only the host's own parts of an all-gather (the switch's REDUCE_SCATTER and ALL_GATHER); the
+ * ranks are then laid out by host, {@code localWorldSize} consecutive ranks per host.
  */
 public final class SharedRegion implements AutoCloseable
 {
@@ -68,10 +75,12 @@ public final class SharedRegion implements AutoCloseable
     public static final int REQUEST_TOTAL = 24;
     public static final int REQUEST_GATHER_FROM = 32;
     public static final int REQUEST_GATHER_LENGTH = 40;
-    public static final int COMPLETED_SEQUENCE = 48;
-    public static final int STATUS = 56;
-    public static final int MESSAGE_LENGTH = 60;
-    public static final int MESSAGE = 64;
+    public static final int REQUEST_PART_ELEMENTS = 48;
+    public static final int REQUEST_PART_RANK = 56;
+    public static final int COMPLETED_SEQUENCE = 64;
+    public static final int STATUS = 72;
+    public static final int MESSAGE_LENGTH = 76;
+    public static final int MESSAGE = 80;
     public static final int MAX_MESSAGE_BYTES = DESCRIPTOR_LENGTH - MESSAGE;
 
     static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);

@@ -1,11 +1,113 @@
 package org.inagg.services.agent;
 
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.net.InetSocketAddress;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import org.agrona.concurrent.AgentRunner;
+import org.agrona.concurrent.SleepingMillisIdleStrategy;
+import org.inagg.agent.CounterRegistry;
+import org.inagg.p4.softswitch.SoftwareSwitch;
+import org.inagg.p4.softswitch.SwitchJobConfig;
+import org.inagg.transport.UdpTransport;
+import org.inagg.wire.InaggHeader;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 class NetworkStageTest
 {
+    private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED;
+
+    /**
+     * Two hosts of 2 ranks each (ranks 0, 1 on host 0; 2, 3 on host 1) through a software switch: a reduce-scatter
+     * round of parts brings each host only its ranks' parts (the other parts stay as the host's own in-host sum), an
+     * all-gather round fills in the other host's parts, a MIN round takes the minimum.
+     */
+    @Test
+    @Timeout(60)
+    void shouldBringEachHostOnlyItsPartsOfAReduceScatterAndTheOthersOfAnAllGather() throws Exception
+    {
+        final UdpTransport udp = UdpTransport.open(new InetSocketAddress("127.0.0.1", 0), List.of(), 16, 16,
+            InaggHeader.messageLength(256), 64);
+        final SoftwareSwitch sw = new SoftwareSwitch(udp, new CounterRegistry(64), 64);
+        sw.addJob(new SwitchJobConfig(7, 2, 16, 64));
+        final AgentRunner runner = new AgentRunner(new SleepingMillisIdleStrategy(0), Throwable::printStackTrace,
+            null, sw);
+        AgentRunner.startOnThread(runner);
+        final int part = 100;
+        final int words = 4 * part;
+        try (Arena arena = Arena.ofShared();
+             NetworkStage a = stage(udp.localAddress(), 0);
+             NetworkStage b = stage(udp.localAddress(), 1))
+        {
+            final MemorySegment[] data = {arena.allocate(4L * words), arena.allocate(4L * words)};
+            for (int h = 0; h < 2; h++)
+            {
+                for (int i = 0; i < words; i++)
+                {
+                    data[h].setAtIndex(INT, i, (h + 1) * 1000 + i);
+                }
+            }
+            run(a, b, data, new CollectiveRequest(1, AgentProtocol.OP_SUM, AgentProtocol.DTYPE_INT32, words, words,
+                0, 0, part, 0));
+            for (int h = 0; h < 2; h++)
+            {
+                for (int i = 0; i < words; i++)
+                {
+                    final boolean mine = i / part / 2 == h;
+                    assertThat(data[h].getAtIndex(INT, i)).as("host %d word %d", h, i)
+                        .isEqualTo(mine ? 3000 + 2 * i : (h + 1) * 1000 + i);
+                }
+            }
+            for (int h = 0; h < 2; h++)
+            {
+                for (int i = 0; i < words; i++)
+                {
+                    data[h].setAtIndex(INT, i, i / part / 2 == h ? -i : 0);
+                }
+            }
+            run(a, b, data, new CollectiveRequest(2, AgentProtocol.OP_GATHER, AgentProtocol.DTYPE_INT32, words, words,
+                0, 0, part, 0));
+            for (int h = 0; h < 2; h++)
+            {
+                for (int i = 0; i < words; i++)
+                {
+                    assertThat(data[h].getAtIndex(INT, i)).as("host %d word %d", h, i).isEqualTo(-i);
+                }
+            }
+            data[0].setAtIndex(INT, 0, 5);
+            data[1].setAtIndex(INT, 0, -5);
+            run(a, b, data, new CollectiveRequest(3, AgentProtocol.OP_MIN, AgentProtocol.DTYPE_INT32, 1, 1));
+            assertThat(data[0].getAtIndex(INT, 0)).isEqualTo(-5);
+            assertThat(data[1].getAtIndex(INT, 0)).isEqualTo(-5);
+        }
+        finally
+        {
+            runner.close();
+        }
+    }
+
+    private static NetworkStage stage(final InetSocketAddress switchAddress, final int host)
+    {
+        return new NetworkStage(new HostAgentContext().switchAddress(switchAddress)
+            .bindAddress(new InetSocketAddress("127.0.0.1", 0)),
+            new Hello(AgentProtocol.VERSION, 2 * host, 4, 0, 2, host, 2, 7, 1, "k", 0));
+    }
+
+    private static void run(final NetworkStage a, final NetworkStage b, final MemorySegment[] data,
+        final CollectiveRequest round) throws Exception
+    {
+        final CompletableFuture<Void> first = a.stage(data[0], round, 2);
+        b.stage(data[1], round, 2).get(30, TimeUnit.SECONDS);
+        first.get(30, TimeUnit.SECONDS);
+    }
+
     @Test
     void shouldNameTheControllerJobAfterTheRunIdAndAHashInTheCharactersTheControllerAccepts()
     {
