@@ -210,6 +210,24 @@ public final class FaultInjectingTransport implements Transport, MessageHandler
     }
 
     @Override
+    public int claimedPeer(final int peer)
+    {
+        return inner.claimedPeer(peer);
+    }
+
+    @Override
+    public boolean isPinned(final int peer)
+    {
+        return inner.isPinned(peer);
+    }
+
+    @Override
+    public boolean pin(final int unpinnedPeer)
+    {
+        return inner.pin(unpinnedPeer);
+    }
+
+    @Override
     public String describePeer(final int peer)
     {
         return inner.describePeer(peer);

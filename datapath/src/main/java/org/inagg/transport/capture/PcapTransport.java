@@ -129,6 +129,24 @@ public final class PcapTransport implements Transport, MessageHandler
     }
 
     @Override
+    public int claimedPeer(final int peer)
+    {
+        return inner.claimedPeer(peer);
+    }
+
+    @Override
+    public boolean isPinned(final int peer)
+    {
+        return inner.isPinned(peer);
+    }
+
+    @Override
+    public boolean pin(final int unpinnedPeer)
+    {
+        return inner.pin(unpinnedPeer);
+    }
+
+    @Override
     public String describePeer(final int peer)
     {
         return inner.describePeer(peer);

@@ -160,7 +160,7 @@ public final class WorkerCommand implements Callable<Integer>
                 + " with the UDP transport");
         }
         final DpdkNode node = dpdk ? DpdkNode.open(dpdkOptions, "worker" + workerId,
-            InaggHeader.messageLength(maxLanes), 1, out) : null;
+            InaggHeader.messageLength(maxLanes), 1, 1, out) : null;
         if (node != null && !node.awaitLinksUp(dpdkOptions.linkTimeoutMs))
         {
             node.close();
