@@ -565,7 +565,7 @@ public final class SoftwareSwitch implements Agent, MessageHandler
                 InaggHeader.joinIncarnation(m, o), InaggHeader.joinCredential(m, o), source, served);
             reason = job.membership.rejectReason();
         }
-        final int replyPeer = decision == JobMembership.ACCEPT && source != peer && transport.pin(peer) ? source : peer;
+        final boolean pinFailed = decision == JobMembership.ACCEPT && source != peer && !transport.pin(peer);
         if (decision == JobMembership.SPOOFED)
         {
             // A JOIN from anyone but the registered source is not answered: no reply to a spoofed address.
@@ -584,8 +584,16 @@ public final class SoftwareSwitch implements Agent, MessageHandler
         {
             job.pool = job.newPool();
             sessionsStarted.incrementRelease();
-            joinLog.sessionStarted(jobId, job.membership.session(), worker, replyPeer);
+            joinLog.sessionStarted(jobId, job.membership.session(), worker, source);
         }
+        if (pinFailed)
+        {
+            // Accepted, but no longer the message being handed up (a fault injector held it back): answered as if
+            // lost, so that the worker's next JOIN pins its MAC before its AGGREGATEs come.
+            return;
+        }
+        // A REJECT goes back to whoever sent the JOIN (over DPDK, an unpinned peer's MAC); an ACK to the source it pinned.
+        final int replyPeer = decision == JobMembership.ACCEPT ? source : peer;
         final long offset = transport.claim(replyPeer, InaggHeader.LENGTH);
         if (offset == Transport.CLAIM_FAILED)
         {
