@@ -65,12 +65,12 @@ public interface Transport extends AutoCloseable
     }
 
     /**
-     * Link-layer pinning of registered sources. A transport whose peers are more than an IPv4 address and UDP port (DPDK:
-     * a MAC address and a link too) hands up a message that comes from a registered source's address but not from the
-     * link-layer source pinned to it (another MAC, or none pinned yet) as another peer, an <i>unpinned</i> one; this
-     * answers, for such a peer, the registered peer whose address it came from, so that a JOIN the node accepts for that
-     * source can {@link #pin} it. {@link #NO_PEER} for every other peer, and always on transports that need no pinning
-     * (UDP, where the address is the whole source; in-process rings).
+     * Link-layer pinning of registered sources. A transport whose peers are more than an IPv4 address and UDP port
+     * (DPDK: a MAC address and a link too) hands up a message that comes from a registered source's address but not
+     * from the link-layer source pinned to it (another MAC, or none pinned yet) as another peer, an <i>unpinned</i>
+     * one; this answers, for such a peer, the registered peer whose address it came from, so that a JOIN the node
+     * accepts for that source can {@link #pin} it. {@link #NO_PEER} for every other peer, and always on transports
+     * that need no pinning (UDP, where the address is the whole source; in-process rings).
      */
     default int claimedPeer(final int peer)
     {
@@ -89,7 +89,8 @@ public interface Transport extends AutoCloseable
      * replies to it go there. Call only from the handler, during that message's call, after the node accepted its JOIN.
      *
      * @return whether it pinned: false when {@code unpinnedPeer} is not the peer of the message being handed up now
-     *         (e.g. a message a fault-injecting wrapper held back and hands up later), and on transports without pinning.
+     *         (e.g. a message a fault-injecting wrapper held back and hands up later), and on transports without
+     *         pinning.
      */
     default boolean pin(final int unpinnedPeer)
     {

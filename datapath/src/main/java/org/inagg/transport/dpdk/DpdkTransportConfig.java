@@ -299,7 +299,8 @@ public final class DpdkTransportConfig
         }
         if (maxLearnedPeers > maxPeers)
         {
-            throw new IllegalArgumentException("maxLearnedPeers must be in 0.." + maxPeers + ", got " + maxLearnedPeers);
+            throw new IllegalArgumentException("maxLearnedPeers must be in 0.." + maxPeers + ", got "
+                + maxLearnedPeers);
         }
         if (maxMessageLength < InaggHeader.LENGTH || maxMessageLength > 0xFFFF - 28)
         {

@@ -15,9 +15,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The pinning rule of registered sources ({@link DpdkPeers}, no DPDK needed): a source registered by IPv4 address and
- * UDP port is nobody's until a JOIN pins a MAC; from then on only that MAC's frames are its own, another MAC's come from
- * its unpinned peer; given and learned peers are not checked, as before.
+ * The pinning rule of registered sources ({@link DpdkPeers}, no DPDK needed): a source registered by IPv4 address
+ * and UDP port is nobody's until a JOIN pins a MAC; from then on only that MAC's frames are its own, another MAC's
+ * come from its unpinned peer; given and learned peers are not checked, as before.
  */
 class DpdkPeersTest
 {

@@ -592,7 +592,8 @@ public final class SoftwareSwitch implements Agent, MessageHandler
             // lost, so that the worker's next JOIN pins its MAC before its AGGREGATEs come.
             return;
         }
-        // A REJECT goes back to whoever sent the JOIN (over DPDK, an unpinned peer's MAC); an ACK to the source it pinned.
+        // A REJECT goes back to whoever sent the JOIN (over DPDK, an unpinned peer's MAC); an ACK to the source it
+        // pinned.
         final int replyPeer = decision == JobMembership.ACCEPT ? source : peer;
         final long offset = transport.claim(replyPeer, InaggHeader.LENGTH);
         if (offset == Transport.CLAIM_FAILED)

@@ -154,7 +154,8 @@ class DpdkEndToEndTest
         final String switchOutput = CliProcesses.await(switchProcess, switchLog, 30);
         assertThat(switchOutput).contains("registered sources").contains("02:00:00:00:01:01")
             .contains("worker 1/2 joined from dpdk://10.0.1.2:9000").doesNotContain("open mode")
-            .doesNotContain("rejoined").containsPattern("from registered sources' addresses with an unpinned MAC [1-9]");
+            .doesNotContain("rejoined")
+            .containsPattern("from registered sources' addresses with an unpinned MAC [1-9]");
         assertPoolBack(switchOutput, "switch:\n" + switchOutput);
     }
 

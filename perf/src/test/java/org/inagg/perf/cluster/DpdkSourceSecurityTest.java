@@ -6,9 +6,14 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 import org.inagg.agent.CounterRegistry;
 import org.inagg.ffi.dpdk.Eal;
@@ -19,6 +24,7 @@ import org.inagg.p4.softswitch.SoftwareSwitch;
 import org.inagg.p4.softswitch.SwitchCounter;
 import org.inagg.p4.softswitch.SwitchGauge;
 import org.inagg.p4.softswitch.SwitchJobConfig;
+import org.inagg.services.switchcontrol.SwitchControlServer;
 import org.inagg.transport.dpdk.DpdkEal;
 import org.inagg.transport.dpdk.DpdkPeer;
 import org.inagg.transport.dpdk.DpdkPorts;
@@ -38,7 +44,8 @@ import org.junit.jupiter.api.Timeout;
  * Issue 24, registered sources over DPDK: a software switch on a DPDK port registers its worker's IPv4 address and UDP
  * port; the worker's first accepted JOIN pins its MAC, and a forger on the same segment who copies the worker's
  * address from another MAC neither joins, restarts nor feeds the job. With a JOIN credential, the worker restarted on a
- * new NIC (its address, another MAC) re-pins by showing it; a wrong credential pins nothing.
+ * new NIC (its address, another MAC) re-pins by showing it; a wrong credential pins nothing. A controller's job comes
+ * through the switch's control port on its DPDK transport ({@code switch --transport dpdk --control}).
  * <p>
  * Every node here is a {@link DpdkTransport} on one {@code net_ring} port whose transmit queue loops into its receive
  * queue: each step sends, then lets exactly the node it is for poll, and reads the destination MAC of what comes back.
@@ -127,7 +134,7 @@ class DpdkSourceSecurityTest
         assertThat(receive(worker)).containsExactly(new Received(MessageType.JOIN_ACK, WORKER_MAC, 0));
         assertThat(switchTransport.isPinned(0)).isTrue();
 
-        // the forger JOINs as the worker from its ip:port with a new incarnation: dropped unanswered, the job running on
+        // the forger JOINs as the worker from its ip:port with a new incarnation: dropped unanswered, the job runs on
         send(forger, join(0xE71, InaggHeader.NO_CREDENTIAL));
         send(forger, join(0xA, InaggHeader.NO_CREDENTIAL));
         assertThat(receive(forger)).as("no answer to a forged JOIN").isEmpty();
@@ -191,11 +198,75 @@ class DpdkSourceSecurityTest
         assertThat(counter(SwitchCounter.CONTRIBUTIONS)).isOne();
     }
 
+    @Test
+    void shouldInstallAControllersJobWithItsSourcesOverDpdkAndPinOnlyTheJoinShowingTheCredentialSecurity()
+        throws Exception
+    {
+        // switch --transport dpdk --control: the controller's job (sources as ip:port, JOIN credentials) is installed
+        // through the control port on the switch's DPDK transport, and removed with its sources.
+        startSwitch(null, false);
+        try (SwitchControlServer control = SwitchControlServer.launch(new SwitchControlServer.Context()
+            .softwareSwitch(softwareSwitch).transport(switchTransport).bind(new InetSocketAddress("127.0.0.1", 0)));
+             HttpClient client = HttpClient.newHttpClient())
+        {
+            final URI job = URI.create("http://127.0.0.1:" + control.address().getPort() + "/v1/jobs/" + JOB);
+            final String installed = onSwitchThread(control, client, HttpRequest.newBuilder(job).PUT(
+                HttpRequest.BodyPublishers.ofString("{\"workers\": 1, \"slots\": 4, \"lanes\": 4, \"slotBase\": 0,"
+                    + " \"session\": 0, \"sources\": [\"10.0.1.1:9000\"], \"joinCredentials\": [\""
+                    + Long.toHexString(CREDENTIAL) + "\"]}")).build());
+            assertThat(installed).contains("10.0.1.1:9000").doesNotContain(Long.toHexString(CREDENTIAL));
+            assertThat(onSwitchThread(control, client, HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
+                + control.address().getPort() + "/v1/jobs")).GET().build()))
+                .containsPattern("\"data\" ?: ?\"10.0.0.1:9000\"");
+
+            final DpdkTransport worker = node(WORKER_MAC);
+            final DpdkTransport forger = node(FORGER_MAC);
+            send(forger, join(0xE71, InaggHeader.NO_CREDENTIAL));
+            assertThat(receive(forger)).isEmpty();
+            assertThat(counter(SwitchCounter.DROP_BAD_CREDENTIAL)).isOne();
+            send(worker, join(0xA, CREDENTIAL));
+            assertThat(receive(worker)).containsExactly(new Received(MessageType.JOIN_ACK, WORKER_MAC, 0));
+            send(forger, aggregate(0, 1_000));
+            send(worker, aggregate(0, 8));
+            assertThat(receive(worker)).containsExactly(new Received(MessageType.AGGREGATE, WORKER_MAC, 8));
+            assertThat(counter(SwitchCounter.CONTRIBUTIONS)).isOne();
+
+            assertThat(onSwitchThread(control, client, HttpRequest.newBuilder(job).DELETE().build()))
+                .containsPattern("\"removed\" ?: ?true");
+            assertThat(switchTransport.peerAddress(0)).as("the job's source is forgotten with it").isNull();
+        }
+    }
+
+    /** Sends {@code request} and runs the control port's and the switch's duty cycles on this thread until answered. */
+    private String onSwitchThread(final SwitchControlServer control, final HttpClient client,
+        final HttpRequest request) throws Exception
+    {
+        final CompletableFuture<HttpResponse<String>> answer = client.sendAsync(request,
+            HttpResponse.BodyHandlers.ofString());
+        while (!answer.isDone())
+        {
+            control.doWork();
+            softwareSwitch.doWork();
+            Thread.onSpinWait();
+        }
+        assertThat(answer.get().statusCode()).as(answer.get().body()).isEqualTo(200);
+        return answer.get().body();
+    }
+
     private void startSwitch(final long[] credentials)
+    {
+        startSwitch(credentials, true);
+    }
+
+    private void startSwitch(final long[] credentials, final boolean withJob)
     {
         switchTransport = open(new DpdkTransportConfig().link(PORT_NAME, 0, 0).localMac(SWITCH_MAC)
             .localIp(SWITCH_IP).localUdpPort(UDP_PORT).maxPeers(8).burst(32).startPorts(false).pool(pool));
         softwareSwitch = new SoftwareSwitch(switchTransport, new CounterRegistry(64), 32);
+        if (!withJob)
+        {
+            return;
+        }
         final int source = switchTransport.addPeer(new InetSocketAddress("10.0.1.1", UDP_PORT));
         softwareSwitch.addJob(new SwitchJobConfig(JOB, 1, 4, 4, SwitchJobConfig.NO_SLOT_BASE,
             SwitchJobConfig.NO_MULTICAST_GROUP, new int[] {source}, 0, credentials));
