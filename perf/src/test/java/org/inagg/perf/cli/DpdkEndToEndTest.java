@@ -15,7 +15,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-import org.inagg.ffi.dpdk.NativeLibraryLoader;
+import org.inagg.perf.DpdkTests;
 import org.inagg.perf.cluster.ClusterOptions;
 import org.inagg.perf.cluster.LocalCluster;
 import org.inagg.perf.cluster.TransportKind;
@@ -70,7 +70,7 @@ class DpdkEndToEndTest
     @Test
     void shouldGiveBitIdenticalSumsOverNetRingPortsInOneProcess()
     {
-        assumeDpdk();
+        DpdkTests.assumeDpdk();
         final int workers = 3;
         for (final int length : new int[] {257, 200_003})
         {
@@ -89,7 +89,7 @@ class DpdkEndToEndTest
     @Test
     void shouldGiveBitIdenticalSumsBetweenSwitchAndWorkerProcessesOverMemif() throws Exception
     {
-        assumeDpdk();
+        DpdkTests.assumeDpdk();
         final int workers = 2;
         final int elements = 300_000;
         final String socket = dir.resolve("memif.sock").toString();
@@ -114,7 +114,7 @@ class DpdkEndToEndTest
         // Issue 24: `switch --transport dpdk --source` registers each worker's ip:port; worker 0's first JOIN pins its
         // MAC; a forger on a third link copies worker 0's address (10.0.1.1:9000) from another MAC and JOINs as worker
         // 0 with a new incarnation: dropped, the job neither restarted nor fed; both workers complete bit-exact.
-        assumeDpdk();
+        DpdkTests.assumeDpdk();
         final int workers = 2;
         final int elements = 200_000;
         final long seed = 5;
@@ -172,7 +172,7 @@ class DpdkEndToEndTest
     @Test
     void shouldGiveBitIdenticalSumsBetweenProcessesInNetworkNamespacesOverAfPacket() throws Exception
     {
-        assumeDpdk();
+        DpdkTests.assumeDpdk();
         final int workers = 2;
         final String tag = "ia" + (ProcessHandle.current().pid() % 100_000);
         final String switchNs = tag + "sw";
@@ -226,7 +226,7 @@ class DpdkEndToEndTest
     @Test
     void shouldReportEalFailureWithEalsOwnMessage() throws Exception
     {
-        assumeDpdk();
+        DpdkTests.assumeDpdk();
         final Path log = dir.resolve("bad-eal.log");
         final Process worker = processes.start(log, List.of(), "worker", "--transport", "dpdk", "--worker-id", "0", "-w", "1",
             "--port", "net_null0", "--local-mac", "02:00:00:00:00:09", "--local-ip", "10.0.0.9",
@@ -365,19 +365,6 @@ class DpdkEndToEndTest
                         + "rings " + expected[i]);
                 }
             }
-        }
-    }
-
-    private static void assumeDpdk()
-    {
-        final String reason = NativeLibraryLoader.unavailableReason();
-        if (reason != null)
-        {
-            if (Boolean.getBoolean("inagg.dpdk.tests.require"))
-            {
-                Assertions.fail("DPDK is required here (-Dinagg.dpdk.tests.require=true) but " + reason);
-            }
-            Assumptions.abort("DPDK not available: " + reason);
         }
     }
 

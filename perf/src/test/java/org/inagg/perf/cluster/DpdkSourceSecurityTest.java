@@ -19,11 +19,11 @@ import org.inagg.agent.CounterRegistry;
 import org.inagg.ffi.dpdk.Eal;
 import org.inagg.ffi.dpdk.EthPort;
 import org.inagg.ffi.dpdk.MbufPool;
-import org.inagg.ffi.dpdk.NativeLibraryLoader;
 import org.inagg.p4.softswitch.SoftwareSwitch;
 import org.inagg.p4.softswitch.SwitchCounter;
 import org.inagg.p4.softswitch.SwitchGauge;
 import org.inagg.p4.softswitch.SwitchJobConfig;
+import org.inagg.perf.DpdkTests;
 import org.inagg.services.switchcontrol.SwitchControlServer;
 import org.inagg.transport.dpdk.DpdkEal;
 import org.inagg.transport.dpdk.DpdkPeer;
@@ -34,8 +34,6 @@ import org.inagg.wire.InaggHeader;
 import org.inagg.wire.MessageType;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Assertions;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -81,15 +79,7 @@ class DpdkSourceSecurityTest
     @BeforeAll
     static void startPort()
     {
-        final String reason = NativeLibraryLoader.unavailableReason();
-        if (reason != null)
-        {
-            if (Boolean.getBoolean("inagg.dpdk.tests.require"))
-            {
-                Assertions.fail("DPDK is required here (-Dinagg.dpdk.tests.require=true) but " + reason);
-            }
-            Assumptions.abort("DPDK not available: " + reason);
-        }
+        DpdkTests.assumeDpdk();
         final Eal eal = DpdkEal.currentOrStart(DpdkEal.noHugeConfig("local"));
         eal.probe("net_ring_" + PORT_NAME + ",nodeaction=" + PORT_NAME + ":0:CREATE");
         pool = MbufPool.create("inagg_srcsec", 1023, 32, MbufPool.DATA_ROOM_DEFAULT, -1);

@@ -87,7 +87,7 @@ public final class SwitchCommand implements Callable<Integer>
 
     @Option(names = "--transport", defaultValue = "udp",
         description = "udp (a socket on --bind) or dpdk (--eal-args, --vdev, --port, --local-mac, --local-ip, "
-            + "--peer; see docs/running-on-dpdk.md) (default ${DEFAULT-VALUE}).")
+            + "--peer; --source and --control as over UDP; see docs/running-on-dpdk.md) (default ${DEFAULT-VALUE}).")
     private String transportName;
 
     @Mixin
