@@ -9,11 +9,10 @@ import java.util.SplittableRandom;
  * {@link FaultConfig}). Held messages are copied into a fixed pool of frames owned by the decorator; when the pool is
  * full a message is delivered at once. Sending passes straight through. No allocation after construction.
  */
-public final class FaultInjectingTransport implements Transport, MessageHandler
+public final class FaultInjectingTransport extends TransportDecorator implements MessageHandler
 {
     private static final int HELD_FRAMES = 1024;
 
-    private final Transport inner;
     private final FaultConfig config;
     private final SplittableRandom random;
     private final Arena arena = Arena.ofShared();
@@ -35,7 +34,7 @@ public final class FaultInjectingTransport implements Transport, MessageHandler
 
     public FaultInjectingTransport(final Transport inner, final FaultConfig config)
     {
-        this.inner = inner;
+        super(inner);
         this.config = config;
         this.random = new SplittableRandom(config.seed());
         this.frameLength = inner.maxMessageLength();
@@ -171,48 +170,6 @@ public final class FaultInjectingTransport implements Transport, MessageHandler
                 i++;
             }
         }
-    }
-
-    @Override
-    public int maxMessageLength()
-    {
-        return inner.maxMessageLength();
-    }
-
-    @Override
-    public MemorySegment txMemory()
-    {
-        return inner.txMemory();
-    }
-
-    @Override
-    public long claim(final int peer, final int length)
-    {
-        return inner.claim(peer, length);
-    }
-
-    @Override
-    public void commit()
-    {
-        inner.commit();
-    }
-
-    @Override
-    public void abort()
-    {
-        inner.abort();
-    }
-
-    @Override
-    public int flush()
-    {
-        return inner.flush();
-    }
-
-    @Override
-    public String describePeer(final int peer)
-    {
-        return inner.describePeer(peer);
     }
 
     @Override

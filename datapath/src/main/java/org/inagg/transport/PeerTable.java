@@ -1,5 +1,9 @@
 package org.inagg.transport;
 
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
 import java.util.Arrays;
 
 import org.agrona.collections.IntArrayList;
@@ -62,6 +66,36 @@ public final class PeerTable
     public static long key(final int ip, final int port)
     {
         return Integer.toUnsignedLong(ip) << 16 | (port & 0xFFFF);
+    }
+
+    /**
+     * The key of an IPv4 socket address.
+     *
+     * @throws IllegalArgumentException for an address that is not IPv4 (or not resolved).
+     */
+    public static long keyOf(final InetSocketAddress address)
+    {
+        if (!(address.getAddress() instanceof Inet4Address v4))
+        {
+            throw new IllegalArgumentException("peers are IPv4 addresses, got " + address);
+        }
+        final byte[] b = v4.getAddress();
+        return key((b[0] & 0xFF) << 24 | (b[1] & 0xFF) << 16 | (b[2] & 0xFF) << 8 | b[3] & 0xFF, address.getPort());
+    }
+
+    /** The socket address of a key. */
+    public static InetSocketAddress addressOf(final long key)
+    {
+        final int ip = ipOf(key);
+        try
+        {
+            return new InetSocketAddress(InetAddress.getByAddress(
+                new byte[] {(byte)(ip >>> 24), (byte)(ip >>> 16), (byte)(ip >>> 8), (byte)ip}), portOf(key));
+        }
+        catch (final UnknownHostException ex)
+        {
+            throw new IllegalStateException(ex);
+        }
     }
 
     /** The IPv4 address of a key. */

@@ -20,6 +20,8 @@ import java.lang.foreign.MemorySegment;
 public interface Transport extends AutoCloseable
 {
     long CLAIM_FAILED = -1;
+    /** No such peer: a stranger beyond the peer table, or (from {@link #claimedPeer}) no registered peer claimed. */
+    int NO_PEER = -1;
 
     /** Largest message (inagg header and lanes) this transport carries. */
     int maxMessageLength();
@@ -58,6 +60,39 @@ public interface Transport extends AutoCloseable
      * @return true when this transport waited (whether or not something arrived).
      */
     default boolean awaitReceive(final long timeoutNs)
+    {
+        return false;
+    }
+
+    /**
+     * Link-layer pinning of registered sources. A transport whose peers are more than an IPv4 address and UDP port
+     * (DPDK: a MAC address and a link too) hands up a message that comes from a registered source's address but not
+     * from the link-layer source pinned to it (another MAC, or none pinned yet) as another peer, an <i>unpinned</i>
+     * one; this answers, for such a peer, the registered peer whose address it came from, so that a JOIN the node
+     * accepts for that source can {@link #pin} it. {@link #NO_PEER} for every other peer, and always on transports
+     * that need no pinning (UDP, where the address is the whole source; in-process rings).
+     */
+    default int claimedPeer(final int peer)
+    {
+        return NO_PEER;
+    }
+
+    /** Whether registered peer {@code peer} has a link-layer source pinned (always, on transports without pinning). */
+    default boolean isPinned(final int peer)
+    {
+        return true;
+    }
+
+    /**
+     * Pins the link-layer source of the message being handed up now, from unpinned peer {@code unpinnedPeer}, to the
+     * registered peer it claims ({@link #claimedPeer}): from then on only that source's messages are that peer's, and
+     * replies to it go there. Call only from the handler, during that message's call, after the node accepted its JOIN.
+     *
+     * @return whether it pinned: false when {@code unpinnedPeer} is not the peer of the message being handed up now
+     *         (e.g. a message a fault-injecting wrapper held back and hands up later), and on transports without
+     *         pinning.
+     */
+    default boolean pin(final int unpinnedPeer)
     {
         return false;
     }

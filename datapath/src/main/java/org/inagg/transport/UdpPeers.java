@@ -1,9 +1,6 @@
 package org.inagg.transport;
 
-import java.net.Inet4Address;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.UnknownHostException;
 import java.util.Arrays;
 
 /**
@@ -145,27 +142,12 @@ final class UdpPeers
     /** The {@link PeerTable#key} of an IPv4 socket address. */
     static long keyOf(final InetSocketAddress address)
     {
-        if (!(address.getAddress() instanceof Inet4Address v4))
-        {
-            throw new IllegalArgumentException("UDP peers are IPv4 addresses, got " + address);
-        }
-        final byte[] b = v4.getAddress();
-        return PeerTable.key((b[0] & 0xFF) << 24 | (b[1] & 0xFF) << 16 | (b[2] & 0xFF) << 8 | b[3] & 0xFF,
-            address.getPort());
+        return PeerTable.keyOf(address);
     }
 
     /** The socket address of a key (for a sender seen for the first time). */
     static InetSocketAddress addressOf(final long key)
     {
-        final int ip = PeerTable.ipOf(key);
-        try
-        {
-            return new InetSocketAddress(InetAddress.getByAddress(
-                new byte[] {(byte)(ip >>> 24), (byte)(ip >>> 16), (byte)(ip >>> 8), (byte)ip}), PeerTable.portOf(key));
-        }
-        catch (final UnknownHostException ex)
-        {
-            throw new IllegalStateException(ex);
-        }
+        return PeerTable.addressOf(key);
     }
 }

@@ -27,7 +27,7 @@ import java.util.function.Consumer;
  * reuse. A datagram from UDP source port 0 is dropped and counted ({@link #datagramsFromPortZero()}). The JDK may
  * allocate a sender address on receive when the sender changes; the DPDK transport is the allocation-free fast path.
  */
-public final class UdpTransport implements Transport
+public final class UdpTransport implements Transport, SourceRegistry
 {
     /** System property: false keeps the JDK's one-datagram-per-call I/O instead of sendmmsg/recvmmsg. */
     public static final String BATCH_PROP_NAME = DatagramIo.BATCH_PROP_NAME;
@@ -179,6 +179,7 @@ public final class UdpTransport implements Transport
     }
 
     /** The address the socket is bound to. */
+    @Override
     public InetSocketAddress localAddress()
     {
         return localAddress(channel);
@@ -202,6 +203,7 @@ public final class UdpTransport implements Transport
      *
      * @throws IllegalArgumentException for an address that is not IPv4 or has port 0.
      */
+    @Override
     public int addPeer(final InetSocketAddress address)
     {
         return peers.add(address);
@@ -216,12 +218,14 @@ public final class UdpTransport implements Transport
      *
      * @return whether there was such a peer.
      */
+    @Override
     public boolean removePeer(final int peer)
     {
         return peers.remove(peer);
     }
 
     /** The address of peer {@code peer}, or null when there is no such peer. */
+    @Override
     public InetSocketAddress peerAddress(final int peer)
     {
         return peers.address(peer);

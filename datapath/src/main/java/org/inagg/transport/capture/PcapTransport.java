@@ -4,6 +4,7 @@ import java.lang.foreign.MemorySegment;
 
 import org.inagg.transport.MessageHandler;
 import org.inagg.transport.Transport;
+import org.inagg.transport.TransportDecorator;
 
 /**
  * Decorates a transport with a packet capture: every message it sends and every message it receives is written to a
@@ -20,9 +21,8 @@ import org.inagg.transport.Transport;
  * buffer and the headers' few stores; nothing is allocated per message. {@link #close()} closes the inner transport,
  * then flushes and closes the file.
  */
-public final class PcapTransport implements Transport, MessageHandler
+public final class PcapTransport extends TransportDecorator implements MessageHandler
 {
-    private final Transport inner;
     private final PcapWriter writer;
     private final FrameHeaders headers;
     private long claimedOffset = CLAIM_FAILED;
@@ -39,7 +39,7 @@ public final class PcapTransport implements Transport, MessageHandler
      */
     public PcapTransport(final Transport inner, final PcapWriter writer, final FrameHeaders headers)
     {
-        this.inner = inner;
+        super(inner);
         this.writer = writer;
         this.headers = headers;
     }
@@ -53,18 +53,6 @@ public final class PcapTransport implements Transport, MessageHandler
     public PcapWriter writer()
     {
         return writer;
-    }
-
-    @Override
-    public int maxMessageLength()
-    {
-        return inner.maxMessageLength();
-    }
-
-    @Override
-    public MemorySegment txMemory()
-    {
-        return inner.txMemory();
     }
 
     @Override
@@ -96,12 +84,6 @@ public final class PcapTransport implements Transport, MessageHandler
     }
 
     @Override
-    public int flush()
-    {
-        return inner.flush();
-    }
-
-    @Override
     public int poll(final MessageHandler handler, final int limit)
     {
         this.handler = handler;
@@ -126,12 +108,6 @@ public final class PcapTransport implements Transport, MessageHandler
             MemorySegment.copy(memory, offset, writer.buffer(), at + headersLength, length);
             writer.commit();
         }
-    }
-
-    @Override
-    public String describePeer(final int peer)
-    {
-        return inner.describePeer(peer);
     }
 
     /** Closes the inner transport, then flushes and closes the capture file. */

@@ -3,6 +3,7 @@ package org.inagg.transport.dpdk;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.net.InetSocketAddress;
 import java.util.List;
 
 import org.inagg.ffi.dpdk.Dpdk;
@@ -14,6 +15,7 @@ import org.inagg.ffi.dpdk.MbufPool;
 import org.inagg.transport.MessageHandler;
 import org.inagg.transport.NativeMemory;
 import org.inagg.transport.PeerTable;
+import org.inagg.transport.SourceRegistry;
 import org.inagg.transport.Transport;
 import org.inagg.transport.frame.UdpFrameCodec;
 
@@ -39,11 +41,17 @@ import org.inagg.transport.frame.UdpFrameCodec;
  * <p>
  * Not thread safe: one agent polls and sends. Peers ({@link DpdkPeers}, numbered by a {@link PeerTable}) given in the
  * configuration are numbered from 0; a frame from an unknown source (IPv4 address and UDP port) registers it as the
- * next peer on the link it arrived on, up to {@link DpdkTransportConfig#maxPeers()}; beyond that its messages are
- * handed up with peer -1. A frame from UDP source port 0 is dropped and counted ({@link #framesFromPortZero()}): no
+ * next peer on the link it arrived on, up to {@link DpdkTransportConfig#maxLearnedPeers()}; beyond that its messages
+ * are handed up with peer -1. A frame from UDP source port 0 is dropped and counted ({@link #framesFromPortZero()}): no
  * reply could reach its sender. Ports are found, started and closed by {@link DpdkPorts}.
+ * <p>
+ * <b>Registered sources</b> ({@link #addPeer(InetSocketAddress)}: a switch's workers, by IPv4 address and UDP port)
+ * are pinned to the MAC and link of the first JOIN the switch accepts from their address ({@link #pin}); until then,
+ * and from then on for frames from their address with another MAC, messages are handed up from the source's unpinned
+ * peer ({@link #claimedPeer}), which the switch's source check refuses like a forged ip:port over UDP; counted in
+ * {@link #framesFromUnpinnedSources()}.
  */
-public final class DpdkTransport implements Transport
+public final class DpdkTransport implements Transport, SourceRegistry
 {
     /** Bytes of Ethernet, IPv4 and UDP headers in front of each message. */
     public static final int HEADERS_LENGTH = UdpFrameCodec.HEADERS_LENGTH;
@@ -63,6 +71,8 @@ public final class DpdkTransport implements Transport
     private final DpdkPorts ports;
     private final int localIp;
     private final int localUdpPort;
+    /** Peer numbers below it are peers; from it up, unpinned peers of registered sources ({@link DpdkPeers}). */
+    private final int maxPeers;
 
     private final Arena arena = Arena.ofShared();
     private final MemorySegment txMbufs;
@@ -89,6 +99,9 @@ public final class DpdkTransport implements Transport
     private long peersLearned;
     private long peerTableFull;
     private long framesFromPortZero;
+    private long framesFromUnpinnedSources;
+    /** The peer of the message the handler has now, for {@link #pin}; {@link #NO_PEER} between messages. */
+    private int delivering = NO_PEER;
 
     private DpdkTransport(final DpdkTransportConfig config, final DpdkPorts ports)
     {
@@ -110,6 +123,7 @@ public final class DpdkTransport implements Transport
         }
         this.localIp = config.localIp();
         this.localUdpPort = config.localUdpPort();
+        this.maxPeers = config.maxPeers();
         this.txMbufs = arena.allocate(ValueLayout.ADDRESS, (long)linkCount * burst);
         this.txCount = new int[linkCount];
         this.txBursts = new MemorySegment[linkCount];
@@ -166,6 +180,63 @@ public final class DpdkTransport implements Transport
     public int addPeer(final DpdkPeer peer)
     {
         return peers.add(peer);
+    }
+
+    /**
+     * Registers {@code source} (a job's worker, by IPv4 address and UDP port; or finds it) as a peer whose MAC and link
+     * the first JOIN the switch accepts from it pins ({@link #pin}); claims to it fail until then.
+     *
+     * @return its number, or {@link #NO_PEER} when the peer table is full.
+     * @throws IllegalArgumentException for an address that is not IPv4 or has port 0.
+     */
+    @Override
+    public int addPeer(final InetSocketAddress source)
+    {
+        final long key = PeerTable.keyOf(source);
+        return peers.addSource(PeerTable.ipOf(key), PeerTable.portOf(key));
+    }
+
+    @Override
+    public boolean removePeer(final int peer)
+    {
+        return peers.remove(peer);
+    }
+
+    @Override
+    public InetSocketAddress peerAddress(final int peer)
+    {
+        final long key = peers.keyOf(peer);
+        return key < 0 ? null : PeerTable.addressOf(key);
+    }
+
+    @Override
+    public InetSocketAddress localAddress()
+    {
+        return PeerTable.addressOf(PeerTable.key(localIp, localUdpPort));
+    }
+
+    @Override
+    public int claimedPeer(final int peer)
+    {
+        return peers.claimedPeer(peer);
+    }
+
+    @Override
+    public boolean isPinned(final int peer)
+    {
+        return peers.isPinned(peer);
+    }
+
+    /** Pins the MAC and link of the frame being handed up now, from unpinned peer {@code unpinnedPeer}. */
+    @Override
+    public boolean pin(final int unpinnedPeer)
+    {
+        if (unpinnedPeer != delivering || peers.claimedPeer(unpinnedPeer) < 0)
+        {
+            return false;
+        }
+        peers.pin(unpinnedPeer);
+        return true;
     }
 
     @Override
@@ -274,6 +345,7 @@ public final class DpdkTransport implements Transport
             bindThread();
         }
         int handled = 0;
+        delivering = NO_PEER;
         for (int i = 0; i < linkCount && handled < limit; i++)
         {
             final int link = nextRxLink;
@@ -314,7 +386,15 @@ public final class DpdkTransport implements Transport
         final int sourceIp = UdpFrameCodec.sourceIp(MEMORY, frame);
         final int sourcePort = UdpFrameCodec.sourcePort(MEMORY, frame, udp);
         int peer = peers.find(sourceIp, sourcePort);
-        if (peer < 0)
+        if (peer >= 0)
+        {
+            peer = peers.admit(peer, UdpFrameCodec.sourceMac(MEMORY, frame), link);
+            if (peer >= maxPeers)
+            {
+                framesFromUnpinnedSources++;
+            }
+        }
+        else
         {
             peer = learn(frame, sourceIp, sourcePort, link);
             if (peer == PeerTable.NO_PORT)
@@ -323,8 +403,10 @@ public final class DpdkTransport implements Transport
                 return 0;
             }
         }
+        delivering = peer;
         handler.onMessage(MEMORY, frame + udp + UdpFrameCodec.UDP_LENGTH,
             UdpFrameCodec.messageLength(MEMORY, frame, udp), peer);
+        delivering = NO_PEER;
         return 1;
     }
 
@@ -336,7 +418,7 @@ public final class DpdkTransport implements Transport
         {
             peersLearned++;
         }
-        else if (peer == PeerTable.NO_PEER)
+        else if (peer == NO_PEER)
         {
             peerTableFull++;
         }
@@ -436,6 +518,15 @@ public final class DpdkTransport implements Transport
         return framesFromPortZero;
     }
 
+    /**
+     * Frames from a registered source's IPv4 address and UDP port but not from its pinned MAC (or before a JOIN pinned
+     * one), handed up from its unpinned peer: a worker's first JOIN, or a forgery the switch drops.
+     */
+    public long framesFromUnpinnedSources()
+    {
+        return framesFromUnpinnedSources;
+    }
+
     /** Messages from new sources handed up as peer -1 because the peer table was full. */
     public long peerTableFull()
     {
@@ -447,7 +538,8 @@ public final class DpdkTransport implements Transport
     {
         return "frames sent " + framesSent + ", unsent (tx queue full) " + framesUnsent + ", claims without mbuf "
             + claimsWithoutMbuf + ", received " + framesReceived + ", dropped (not for us) " + framesDropped
-            + ", dropped (source port 0) " + framesFromPortZero + ", peers learned " + peersLearned
+            + ", dropped (source port 0) " + framesFromPortZero + ", from registered sources' addresses with an"
+            + " unpinned MAC " + framesFromUnpinnedSources + ", peers learned " + peersLearned
             + ", peer table full " + peerTableFull;
     }
 

@@ -28,6 +28,8 @@ public final class DpdkTransportConfig
     public static final int MAX_PEERS_DEFAULT = 256;
     public static final int DESCRIPTORS_DEFAULT = 1024;
     /** Messages of up to 363 lanes: a 1514-byte frame, the most a 1500-byte MTU carries. */
+    /** Most peers a transport numbers (its unpinned peers are numbered above them: {@code DpdkPeers}). */
+    public static final int MAX_PEERS = 1 << 24;
     public static final int MAX_MESSAGE_LENGTH_DEFAULT = InaggHeader.messageLength(363);
 
     /** One port queue pair the transport sends and receives on. */
@@ -60,6 +62,7 @@ public final class DpdkTransportConfig
     private int localUdpPort = LOCAL_UDP_PORT_DEFAULT;
     private int burst = BURST_DEFAULT;
     private int maxPeers = MAX_PEERS_DEFAULT;
+    private int maxLearnedPeers = -1;
     private int maxMessageLength = MAX_MESSAGE_LENGTH_DEFAULT;
     private int descriptors = DESCRIPTORS_DEFAULT;
     private boolean startPorts = true;
@@ -129,6 +132,17 @@ public final class DpdkTransportConfig
     public DpdkTransportConfig maxPeers(final int maxPeers)
     {
         this.maxPeers = maxPeers;
+        return this;
+    }
+
+    /**
+     * Most peers learned from strangers' frames (0..maxPeers; default maxPeers): a switch that registers its workers'
+     * sources at run time (its controller) keeps {@code maxPeers - maxLearnedPeers} numbers for them, whatever a flood
+     * from many source ports does ({@link org.inagg.transport.PeerTable}).
+     */
+    public DpdkTransportConfig maxLearnedPeers(final int maxLearnedPeers)
+    {
+        this.maxLearnedPeers = maxLearnedPeers;
         return this;
     }
 
@@ -211,6 +225,12 @@ public final class DpdkTransportConfig
         return maxPeers;
     }
 
+    /** Most peers learned from strangers' frames: {@link #maxLearnedPeers(int)}, or maxPeers when not set. */
+    public int maxLearnedPeers()
+    {
+        return maxLearnedPeers < 0 ? maxPeers : maxLearnedPeers;
+    }
+
     public int maxMessageLength()
     {
         return maxMessageLength;
@@ -272,6 +292,15 @@ public final class DpdkTransportConfig
         {
             throw new IllegalArgumentException("maxPeers " + maxPeers + " is less than the " + peers.size()
                 + " peers given (and at least 1)");
+        }
+        if (maxPeers > MAX_PEERS)
+        {
+            throw new IllegalArgumentException("maxPeers must be at most " + MAX_PEERS + ", got " + maxPeers);
+        }
+        if (maxLearnedPeers > maxPeers)
+        {
+            throw new IllegalArgumentException("maxLearnedPeers must be in 0.." + maxPeers + ", got "
+                + maxLearnedPeers);
         }
         if (maxMessageLength < InaggHeader.LENGTH || maxMessageLength > 0xFFFF - 28)
         {

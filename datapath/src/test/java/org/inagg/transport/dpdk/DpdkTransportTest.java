@@ -238,6 +238,79 @@ class DpdkTransportTest
     }
 
     @Test
+    void shouldPinARegisteredSourceToTheMacOfTheFrameBeingHandedUpAndHandUpAnotherMacFromItsUnpinnedPeerAttack()
+    {
+        final int available = pool.availableCount();
+        // a: a switch with worker b's source registered; b and the forger c send from the same ip:port, other MACs
+        try (DpdkTransport a = DpdkTransport.open(config(MAC_A, IP_A, 9000));
+             DpdkTransport b = DpdkTransport.open(config(MAC_B, IP_B, 9001).peer(new DpdkPeer(MAC_A, IP_A, 9000, 0)));
+             DpdkTransport c = DpdkTransport.open(config(MAC_C, IP_B, 9001).peer(new DpdkPeer(MAC_A, IP_A, 9000, 0))))
+        {
+            final int source = a.addPeer(new java.net.InetSocketAddress("10.0.0.2", 9001));
+            assertThat(source).isZero();
+            assertThat(a.peerAddress(source)).isEqualTo(new java.net.InetSocketAddress("10.0.0.2", 9001));
+            assertThat(a.localAddress()).isEqualTo(new java.net.InetSocketAddress("10.0.0.1", 9000));
+            assertThat(a.isPinned(source)).isFalse();
+            assertThat(a.claim(source, 20)).as("no MAC to send to before a JOIN pins one")
+                .isEqualTo(Transport.CLAIM_FAILED);
+
+            final int[] from = {-2, -2};
+            send(c, 1);
+            assertThat(pollOnce(a, (memory, offset, length, peer) -> from[0] = peer)).isEqualTo(1);
+            assertThat(from[0]).as("the forger's frame comes from the unpinned peer").isGreaterThanOrEqualTo(4);
+            assertThat(a.claimedPeer(from[0])).isEqualTo(source);
+            assertThat(a.pin(from[0])).as("only while its message is handed up").isFalse();
+            assertThat(a.isPinned(source)).isFalse();
+
+            send(b, 2);
+            assertThat(pollOnce(a, (memory, offset, length, peer) ->
+            {
+                from[0] = peer;
+                from[1] = a.pin(peer) ? 1 : 0; // the switch accepted b's JOIN
+            })).isEqualTo(1);
+            assertThat(from[1]).isEqualTo(1);
+            assertThat(a.isPinned(source)).isTrue();
+            assertThat(a.describePeer(source)).contains("10.0.0.2:9001").contains("02:00:00:00:00:0b");
+
+            send(b, 3);
+            assertThat(pollOnce(a, (memory, offset, length, peer) -> from[0] = peer)).isEqualTo(1);
+            assertThat(from[0]).as("the pinned MAC's frames are the source's").isEqualTo(source);
+            send(c, 4);
+            assertThat(pollOnce(a, (memory, offset, length, peer) -> from[0] = peer)).isEqualTo(1);
+            assertThat(from[0]).as("another MAC's are not").isEqualTo(4 + source);
+            assertThat(a.framesFromUnpinnedSources()).isEqualTo(3);
+            assertThat(a.describeCounters()).contains("unpinned MAC 3");
+
+            // a's frames to the source go to the pinned MAC (b and c share its IPv4 address: the frame's MAC tells)
+            final long[] destination = new long[1];
+            assertThat(a.claim(source, 20)).isNotEqualTo(Transport.CLAIM_FAILED);
+            a.commit();
+            a.flush();
+            assertThat(pollOnce(b, (memory, offset, length, peer) -> destination[0] = destinationMac(memory,
+                offset - DpdkTransport.HEADERS_LENGTH))).isEqualTo(1);
+            assertThat(destination[0]).isEqualTo(MAC_B);
+
+            assertThat(a.removePeer(source)).isTrue();
+            assertThat(a.peerAddress(source)).isNull();
+        }
+        assertThat(pool.availableCount()).isEqualTo(available);
+    }
+
+    private static void send(final DpdkTransport from, final int value)
+    {
+        final long at = from.claim(0, 20);
+        from.txMemory().set(U32, at, value);
+        from.commit();
+        from.flush();
+    }
+
+    private static long destinationMac(final MemorySegment memory, final long frame)
+    {
+        return (Short.toUnsignedLong(memory.get(U16, frame)) << 32) | Integer.toUnsignedLong(memory.get(U32,
+            frame + 2));
+    }
+
+    @Test
     void shouldAllocateNothingOnTheHeapWhenSendingAndReceivingOnceWarm()
     {
         final com.sun.management.ThreadMXBean threads =
@@ -311,8 +384,7 @@ class DpdkTransportTest
     private static List<String> checkHeaders(final MemorySegment memory, final long frame, final int messageLength)
     {
         final List<String> problems = new ArrayList<>();
-        final long dst = (Short.toUnsignedLong(memory.get(U16, frame)) << 32) | Integer.toUnsignedLong(
-            memory.get(U32, frame + 2));
+        final long dst = destinationMac(memory, frame);
         final long src = (Short.toUnsignedLong(memory.get(U16, frame + 6)) << 32) | Integer.toUnsignedLong(
             memory.get(U32, frame + 8));
         if (dst != MAC_B || src != MAC_A || memory.get(U16, frame + 12) != 0x0800)

@@ -32,6 +32,10 @@ import org.inagg.wire.RejectReason;
  * (a spoofed source) no longer restarts the job. A worker whose credential is {@link InaggHeader#NO_CREDENTIAL} (a job
  * the operator installed without one) needs none.
  * <p>
+ * <b>Link-layer sources.</b> Over DPDK a registered source is an IPv4 address and UDP port whose MAC and link the
+ * worker's first accepted JOIN pins; frames from that address with another MAC are not the source's, and only a JOIN
+ * {@link #mayPin} allows may move the pin. Over UDP the address is the whole source.
+ * <p>
  * Used on the node's agent thread only (not thread-safe); JOINs allocate nothing.
  */
 public final class JobMembership
@@ -173,6 +177,22 @@ public final class JobMembership
     public boolean isSource(final int worker, final int peer)
     {
         return peers[worker] == peer;
+    }
+
+    /**
+     * Whether a JOIN of {@code worker} that comes from {@code peer}, the worker's registered source, but through a
+     * link-layer source not pinned to it (over DPDK: another MAC than the one the worker's first accepted JOIN pinned,
+     * or none pinned yet) may be decided as the source's own, and pin that link-layer source if accepted: when none is
+     * pinned yet (the worker's first JOIN), or when the worker has a JOIN credential, which {@link #join} then requires
+     * as always (a restarted rank on a new NIC). A worker without a credential keeps the MAC its first accepted JOIN
+     * pinned for as long as the transport registers its source: a forger who copies its IPv4 address and UDP port
+     * from another MAC neither joins, nor restarts, nor feeds the job. UDP has no link-layer source to pin: its
+     * transport never asks.
+     */
+    public boolean mayPin(final int worker, final int peer, final boolean pinned)
+    {
+        return registered && worker >= 0 && worker < workers && peers[worker] == peer
+            && (!pinned || credentials[worker] != InaggHeader.NO_CREDENTIAL);
     }
 
     /** Whether {@code session} is the current one. */

@@ -45,6 +45,9 @@ import org.inagg.wire.WireCheck;
  * software counterpart of the P4 programs' check of IPv4 source and UDP source port. A job with JOIN credentials
  * ({@link SwitchJobConfig#joinCredentials()}) answers a worker's JOIN only when it shows that worker's credential;
  * any other is dropped unanswered and counted ({@link SwitchCounter#DROP_BAD_CREDENTIAL}), and never starts a session.
+ * Over a transport that pins registered sources to a link-layer source (DPDK: {@link Transport#claimedPeer}), the
+ * first JOIN accepted from a worker's registered address pins its MAC, and only then are that MAC's messages the
+ * worker's ({@link JobMembership#mayPin}).
  */
 public final class SoftwareSwitch implements Agent, MessageHandler
 {
@@ -597,6 +600,12 @@ public final class SoftwareSwitch implements Agent, MessageHandler
         final SwitchJob job = jobs[jobId];
         final int decision;
         final int reason;
+        // Over DPDK a JOIN from a registered source's address through a MAC not pinned to it comes from the source's
+        // unpinned peer; it speaks for the source only where the membership allows it (the first JOIN, or one that
+        // must show the worker's credential), and pins its MAC once accepted.
+        final int claimed = transport.claimedPeer(peer);
+        final int source = claimed != NO_PEER && job != null
+            && job.membership.mayPin(worker, claimed, transport.isPinned(claimed)) ? claimed : peer;
         if (job == null)
         {
             decision = JobMembership.REJECT;
@@ -606,9 +615,10 @@ public final class SoftwareSwitch implements Agent, MessageHandler
         {
             final boolean served = worker < job.config.workers() && job.local[worker];
             decision = job.membership.join(worker, claimedWorkers, InaggHeader.session(m, o),
-                InaggHeader.joinIncarnation(m, o), InaggHeader.joinCredential(m, o), peer, served);
+                InaggHeader.joinIncarnation(m, o), InaggHeader.joinCredential(m, o), source, served);
             reason = job.membership.rejectReason();
         }
+        final boolean pinFailed = decision == JobMembership.ACCEPT && source != peer && !transport.pin(peer);
         if (decision == JobMembership.SPOOFED)
         {
             // A JOIN from anyone but the registered source is not answered: no reply to a spoofed address.
@@ -627,9 +637,18 @@ public final class SoftwareSwitch implements Agent, MessageHandler
         {
             job.pool = job.newPool();
             sessionsStarted.incrementRelease();
-            joinLog.sessionStarted(jobId, job.membership.session(), worker, peer);
+            joinLog.sessionStarted(jobId, job.membership.session(), worker, source);
         }
-        final long offset = transport.claim(peer, InaggHeader.LENGTH);
+        if (pinFailed)
+        {
+            // Accepted, but no longer the message being handed up (a fault injector held it back): answered as if
+            // lost, so that the worker's next JOIN pins its MAC before its AGGREGATEs come.
+            return;
+        }
+        // A REJECT goes back to whoever sent the JOIN (over DPDK, an unpinned peer's MAC); an ACK to the source it
+        // pinned.
+        final int replyPeer = decision == JobMembership.ACCEPT ? source : peer;
+        final long offset = transport.claim(replyPeer, InaggHeader.LENGTH);
         if (offset == Transport.CLAIM_FAILED)
         {
             increment(SwitchCounter.TX_FULL);
@@ -651,11 +670,11 @@ public final class SoftwareSwitch implements Agent, MessageHandler
         transport.commit();
         if (decision == JobMembership.ACCEPT)
         {
-            joinLog.joined(jobId, worker, job.config.workers(), peer);
+            joinLog.joined(jobId, worker, job.config.workers(), replyPeer);
         }
         else
         {
-            joinLog.rejected(jobId, worker, claimedWorkers, reason, peer);
+            joinLog.rejected(jobId, worker, claimedWorkers, reason, replyPeer);
         }
     }
 

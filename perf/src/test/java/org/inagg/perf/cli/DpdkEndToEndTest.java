@@ -15,7 +15,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-import org.inagg.ffi.dpdk.NativeLibraryLoader;
+import org.inagg.perf.DpdkTests;
 import org.inagg.perf.cluster.ClusterOptions;
 import org.inagg.perf.cluster.LocalCluster;
 import org.inagg.perf.cluster.TransportKind;
@@ -34,6 +34,8 @@ import org.junit.jupiter.api.io.TempDir;
  * <ul>
  *   <li>in this process: a {@link LocalCluster} of {@link TransportKind#DPDK}, one net_ring port per link;</li>
  *   <li>a switch process and two worker processes ({@code inagg switch|worker --transport dpdk}) joined by memif;</li>
+ *   <li>the same with the workers' sources registered ({@code --source}), while a forger on a third memif link copies
+ *       worker 0's IPv4 address and UDP port from another MAC (issue 24);</li>
  *   <li>the same in three network namespaces, each worker joined to the switch's namespace by a veth pair, driven
  *       with net_af_packet (skipped, saying why, where namespaces cannot be made; failed instead with
  *       {@code -Dinagg.root.tests.require=true}, as in CI).</li>
@@ -68,7 +70,7 @@ class DpdkEndToEndTest
     @Test
     void shouldGiveBitIdenticalSumsOverNetRingPortsInOneProcess()
     {
-        assumeDpdk();
+        DpdkTests.assumeDpdk();
         final int workers = 3;
         for (final int length : new int[] {257, 200_003})
         {
@@ -87,7 +89,7 @@ class DpdkEndToEndTest
     @Test
     void shouldGiveBitIdenticalSumsBetweenSwitchAndWorkerProcessesOverMemif() throws Exception
     {
-        assumeDpdk();
+        DpdkTests.assumeDpdk();
         final int workers = 2;
         final int elements = 300_000;
         final String socket = dir.resolve("memif.sock").toString();
@@ -106,9 +108,71 @@ class DpdkEndToEndTest
     }
 
     @Test
+    void shouldAdmitOnlyRegisteredSourcesFromThePinnedMacWhileAForgerCopiesAWorkersAddressOverMemifAttack()
+        throws Exception
+    {
+        // Issue 24: `switch --transport dpdk --source` registers each worker's ip:port; worker 0's first JOIN pins its
+        // MAC; a forger on a third link copies worker 0's address (10.0.1.1:9000) from another MAC and JOINs as worker
+        // 0 with a new incarnation: dropped, the job neither restarted nor fed; both workers complete bit-exact.
+        DpdkTests.assumeDpdk();
+        final int workers = 2;
+        final int elements = 200_000;
+        final long seed = 5;
+        final String socket = dir.resolve("memif.sock").toString();
+        final List<String> switchArgs = new ArrayList<>(List.of("switch", "--transport", "dpdk", "--eal-args",
+            EAL_ARGS, "--stats-interval", "0", "--duration", "110", "--job", "1:" + workers, "--source",
+            "1:0=10.0.1.1:9000,1:1=10.0.1.2:9000", "--local-mac", SWITCH_MAC, "--local-ip", SWITCH_IP));
+        for (int link = 0; link < 3; link++)
+        {
+            switchArgs.addAll(List.of("--vdev", memif("net_memif" + link, "server", link, socket), "--port",
+                "net_memif" + link));
+        }
+        final Path switchLog = dir.resolve("switch.log");
+        final Process switchProcess = processes.start(switchLog, List.of(), switchArgs.toArray(String[]::new));
+        CliProcesses.awaitLine(switchProcess, switchLog, "inagg switch listening", 60);
+
+        final List<Process> workerProcesses = new ArrayList<>();
+        workerProcesses.add(startDpdkWorker(0, 0, mac(1), "10.0.1.1", elements, seed, "60000", "worker0.log"));
+        CliProcesses.awaitLine(switchProcess, switchLog, "worker 0/2 joined from dpdk://10.0.1.1:9000", 60);
+        final Process forger = startDpdkWorker(2, 0, "02:00:00:00:0e:0e", "10.0.1.1", 1_000, seed, "4000",
+            "forger.log");
+        CliProcesses.awaitLine(switchProcess, switchLog, "not the worker's registered source", 60);
+        workerProcesses.add(startDpdkWorker(1, 1, mac(2), "10.0.1.2", elements, seed, "60000", "worker1.log"));
+
+        final String expected = String.format(Locale.ROOT, "%08x", expectedCrc(workers, elements, seed));
+        for (int w = 0; w < workers; w++)
+        {
+            final String output = CliProcesses.await(workerProcesses.get(w), dir.resolve("worker" + w + ".log"), 90);
+            assertThat(workerProcesses.get(w).exitValue()).as(output).isZero();
+            final Matcher crc = CRC.matcher(output);
+            assertThat(crc.find()).as(output).isTrue();
+            assertThat(crc.group(1)).as("worker %d: %s", w, output).isEqualTo(expected);
+        }
+        final String forgerOutput = CliProcesses.await(forger, dir.resolve("forger.log"), 60);
+        assertThat(forger.exitValue()).as("the forger never joins: %s", forgerOutput).isNotZero();
+        switchProcess.destroy();
+        final String switchOutput = CliProcesses.await(switchProcess, switchLog, 30);
+        assertThat(switchOutput).contains("registered sources").contains("02:00:00:00:01:01")
+            .contains("worker 1/2 joined from dpdk://10.0.1.2:9000").doesNotContain("open mode")
+            .doesNotContain("rejoined")
+            .containsPattern("from registered sources' addresses with an unpinned MAC [1-9]");
+        assertPoolBack(switchOutput, "switch:\n" + switchOutput);
+    }
+
+    private Process startDpdkWorker(final int link, final int workerId, final String mac, final String ip,
+        final int elements, final long seed, final String peerTimeoutMs, final String log) throws IOException
+    {
+        return processes.start(dir.resolve(log), List.of(), "worker", "--transport", "dpdk", "--eal-args", EAL_ARGS,
+            "--worker-id", Integer.toString(workerId), "-w", "2", "-n", Integer.toString(elements), "-i", "2",
+            "--seed", Long.toString(seed), "--no-progress", "--peer-timeout-ms", peerTimeoutMs, "--local-mac", mac,
+            "--local-ip", ip, "--peer", SWITCH_MAC + "/" + SWITCH_IP + ":9000", "--vdev",
+            memif("net_memif0", "client", link, dir.resolve("memif.sock").toString()), "--port", "net_memif0");
+    }
+
+    @Test
     void shouldGiveBitIdenticalSumsBetweenProcessesInNetworkNamespacesOverAfPacket() throws Exception
     {
-        assumeDpdk();
+        DpdkTests.assumeDpdk();
         final int workers = 2;
         final String tag = "ia" + (ProcessHandle.current().pid() % 100_000);
         final String switchNs = tag + "sw";
@@ -162,7 +226,7 @@ class DpdkEndToEndTest
     @Test
     void shouldReportEalFailureWithEalsOwnMessage() throws Exception
     {
-        assumeDpdk();
+        DpdkTests.assumeDpdk();
         final Path log = dir.resolve("bad-eal.log");
         final Process worker = processes.start(log, List.of(), "worker", "--transport", "dpdk", "--worker-id", "0", "-w", "1",
             "--port", "net_null0", "--local-mac", "02:00:00:00:00:09", "--local-ip", "10.0.0.9",
@@ -301,19 +365,6 @@ class DpdkEndToEndTest
                         + "rings " + expected[i]);
                 }
             }
-        }
-    }
-
-    private static void assumeDpdk()
-    {
-        final String reason = NativeLibraryLoader.unavailableReason();
-        if (reason != null)
-        {
-            if (Boolean.getBoolean("inagg.dpdk.tests.require"))
-            {
-                Assertions.fail("DPDK is required here (-Dinagg.dpdk.tests.require=true) but " + reason);
-            }
-            Assumptions.abort("DPDK not available: " + reason);
         }
     }
 

@@ -37,13 +37,14 @@ final class DpdkNode implements AutoCloseable
     }
 
     /**
-     * Starts EAL and opens the transport.
+     * Starts EAL and opens the transport, whose peers learned from strangers' frames are at most
+     * {@code maxLearnedPeers} of its {@code maxPeers} (the rest kept for sources registered at run time).
      *
      * @throws org.inagg.ffi.dpdk.EalException with EAL's error and log when EAL does not start.
      */
     static DpdkNode open(
         final DpdkOptions options, final String role, final int maxMessageLength, final int maxPeers,
-        final PrintWriter out)
+        final int maxLearnedPeers, final PrintWriter out)
     {
         if (options.ports.isEmpty() || options.localMac == null || options.localIp == null)
         {
@@ -66,7 +67,8 @@ final class DpdkNode implements AutoCloseable
             final int availableAtStart = pool.availableCount();
             final DpdkTransportConfig config = new DpdkTransportConfig().localMac(options.localMac)
                 .localIp(options.localIp).localUdpPort(options.udpPort).burst(options.burst)
-                .maxPeers(Math.max(maxPeers, options.peers.size())).maxMessageLength(maxMessageLength).pool(pool);
+                .maxPeers(Math.max(maxPeers, options.peers.size())).maxLearnedPeers(Math.min(maxLearnedPeers, maxPeers))
+                .maxMessageLength(maxMessageLength).pool(pool);
             for (final String port : options.ports)
             {
                 final int at = port.lastIndexOf('@');

@@ -39,7 +39,7 @@ final class DpdkOptions
     int udpPort;
 
     @Option(names = "--peer", description = "A peer as MAC/IP:PORT[@LINK], numbered from 0 in order (a worker's "
-        + "first peer is its switch); a switch learns its workers. Repeatable.")
+        + "first peer is its switch); a switch learns its workers, or registers them with --source. Repeatable.")
     List<String> peers = new ArrayList<>();
 
     @Option(names = "--mbufs", defaultValue = "8191", description = "Mbufs in the pool (default ${DEFAULT-VALUE}).")

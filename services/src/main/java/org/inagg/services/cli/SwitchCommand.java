@@ -21,6 +21,7 @@ import org.inagg.services.http.ApiToken;
 import org.inagg.services.switchcontrol.SwitchControlServer;
 import org.inagg.transport.FaultConfig;
 import org.inagg.transport.FaultInjectingTransport;
+import org.inagg.transport.SourceRegistry;
 import org.inagg.transport.Transport;
 import org.inagg.transport.UdpTransport;
 import org.inagg.transport.capture.FrameHeaders;
@@ -50,9 +51,10 @@ public final class SwitchCommand implements Callable<Integer>
     private List<String> jobs = new java.util.ArrayList<>();
 
     @Option(names = "--source", split = ",", paramLabel = "JOB:WORKER=HOST:PORT",
-        description = "Register the UDP source of a worker of a --job (the worker binds it with --bind HOST:PORT), "
-            + "e.g. 1:0=10.0.0.1:9101; repeatable. The switch then takes that worker's JOINs and packets only from "
-            + "there (admission; docs/sessions.md).")
+        description = "Register the UDP source of a worker of a --job (the worker binds it with --bind HOST:PORT, or "
+            + "over DPDK sends from --local-ip and --udp-port), e.g. 1:0=10.0.0.1:9101; repeatable. The switch then "
+            + "takes that worker's JOINs and packets only from there (admission; docs/sessions.md); over DPDK also "
+            + "only from the MAC its first accepted JOIN came from (docs/security.md).")
     private List<String> sources = new java.util.ArrayList<>();
 
     @Option(names = "--open",
@@ -62,7 +64,8 @@ public final class SwitchCommand implements Callable<Integer>
 
     @Option(names = "--control", paramLabel = "HOST:PORT",
         description = "Listen for the controller on this HTTP address (e.g. 127.0.0.1:7071; docs/controller.md): jobs "
-            + "added and removed at run time with their registered sources (UDP only).")
+            + "added and removed at run time with their registered sources and JOIN credentials (over DPDK too: "
+            + "each source's MAC is pinned by its first accepted JOIN).")
     private String control;
 
     @Option(names = "--token-file", paramLabel = "FILE",
@@ -84,7 +87,7 @@ public final class SwitchCommand implements Callable<Integer>
 
     @Option(names = "--transport", defaultValue = "udp",
         description = "udp (a socket on --bind) or dpdk (--eal-args, --vdev, --port, --local-mac, --local-ip, "
-            + "--peer; see docs/running-on-dpdk.md) (default ${DEFAULT-VALUE}).")
+            + "--peer; --source and --control as over UDP; see docs/running-on-dpdk.md) (default ${DEFAULT-VALUE}).")
     private String transportName;
 
     @Mixin
@@ -108,17 +111,12 @@ public final class SwitchCommand implements Callable<Integer>
                 + " controller to add them");
         }
         final Map<Integer, InetSocketAddress[]> sourcesByJob = parseSources(sources, parsed);
-        checkAdmission(parsed, sourcesByJob, open, DpdkOptions.isDpdk(transportName),
-            upstream == null ? null : localWorkers);
+        checkAdmission(parsed, sourcesByJob, open, upstream == null ? null : localWorkers);
         final int maxLanes = Math.max(parsed.stream().mapToInt(SwitchJobConfig::lanesPerPacket).max().orElse(256),
             control == null ? 0 : InaggHeader.MAX_ELEMENTS_FOR_1500_MTU);
         final boolean dpdk = DpdkOptions.isDpdk(transportName);
-        if (control != null && dpdk)
-        {
-            // before DPDK starts: EAL takes ports and hugepages that an error after it would leave held
-            throw new IllegalArgumentException("--control needs the UDP transport (the controller registers sources as"
-                + " ip:port); run the switch with --transport udp, or give its jobs with --job over DPDK");
-        }
+        // Before DPDK starts: EAL takes ports and hugepages that an error after it would leave held.
+        final InetSocketAddress controlAddress = control == null ? null : Addresses.parse("--control", control);
         if ((upstream == null) != (localWorkers == null))
         {
             throw new IllegalArgumentException("--upstream and --local-workers go together");
@@ -131,21 +129,23 @@ public final class SwitchCommand implements Callable<Integer>
         final int maxWorkers = parsed.stream().mapToInt(SwitchJobConfig::workers).max().orElse(1);
         final int maxMessage = upstream == null ? InaggHeader.messageLength(maxLanes)
             : EsaWire.partialLength(maxLanes, maxWorkers);
-        final DpdkNode node = dpdk ? DpdkNode.open(dpdkOptions, "switch", InaggHeader.messageLength(maxLanes),
-            service.maxPeers, out) : null;
-        // With --upstream the parameter server is peer 0.
         // Under a controller, strangers' datagrams may take only half of the peer table: the rest stays free for the
         // sources the controller registers, whatever a flood from many source ports does.
+        final int maxLearnedPeers = control == null ? service.maxPeers : Math.max(1, service.maxPeers / 2);
+        final DpdkNode node = dpdk ? DpdkNode.open(dpdkOptions, "switch", InaggHeader.messageLength(maxLanes),
+            service.maxPeers, maxLearnedPeers, out) : null;
+        // With --upstream the parameter server is peer 0.
         final UdpTransport udp = dpdk ? null : UdpTransport.open(Addresses.parse("--bind", bind),
             upstream == null ? List.of() : List.of(Addresses.parse("--upstream", upstream)), service.maxPeers,
-            control == null ? service.maxPeers : Math.max(1, service.maxPeers / 2), maxMessage, 64);
+            maxLearnedPeers, maxMessage, 64);
         final Transport transport = dpdk ? node.transport() : udp;
+        final SourceRegistry sourceRegistry = dpdk ? node.transport() : udp;
         final CounterRegistry counters = countersOptions.open("switch", "switch "
             + (dpdk ? "dpdk " + dpdkOptions.ports : "udp://" + udp.localAddress().getHostString() + ":"
                 + udp.localAddress().getPort()) + " jobs " + String.join(",", jobs)
             + (upstream == null ? "" : " up to " + upstream), 64, out);
         final List<SwitchJobConfig> configs = parsed.stream()
-            .map(config -> withRegisteredSources(config, sourcesByJob.get(config.jobId()), udp)).toList();
+            .map(config -> withRegisteredSources(config, sourcesByJob.get(config.jobId()), sourceRegistry)).toList();
         final SoftwareSwitch softwareSwitch = new SoftwareSwitch(
             FaultInjectingTransport.wrap(capture.wrap(transport, dpdk ? FrameHeaders.inPlace() : FrameHeaders.udp(udp)),
                 service.loss > 0 ? FaultConfig.lossy(service.loss, 1) : FaultConfig.NONE),
@@ -158,7 +158,7 @@ public final class SwitchCommand implements Callable<Integer>
             : SwitchControlServer.launch(
                 new SwitchControlServer.Context().softwareSwitch(softwareSwitch)
                     .token(ApiToken.fromFileOrEnvironment(tokenFile, System.getenv()))
-                    .transport(udp).bind(Addresses.parse("--control", control)));
+                    .transport(sourceRegistry).bind(controlAddress));
         if (controlServer != null)
         {
             out.printf("  control: http://%s:%d (controller: bin/inagg controller --switch-control this)%n",
@@ -319,14 +319,8 @@ public final class SwitchCommand implements Callable<Integer>
      */
     static void checkAdmission(
         final List<SwitchJobConfig> jobs, final Map<Integer, InetSocketAddress[]> sourcesByJob, final boolean open,
-        final boolean dpdk, final int[] localWorkers)
+        final int[] localWorkers)
     {
-        if (!sourcesByJob.isEmpty() && dpdk)
-        {
-            // A DPDK peer is a MAC and a link as well as ip:port (DpdkPeer): --source gives neither yet.
-            throw new IllegalArgumentException("--source registers UDP sources, and a DPDK peer needs its MAC and link"
-                + " too (not given by --source yet); over DPDK give --open (a lab switch) instead");
-        }
         for (final SwitchJobConfig job : jobs)
         {
             final InetSocketAddress[] row = sourcesByJob.get(job.jobId());
@@ -384,7 +378,7 @@ public final class SwitchCommand implements Callable<Integer>
     static final int NOT_SERVED_PEER = Integer.MAX_VALUE;
 
     private static SwitchJobConfig withRegisteredSources(
-        final SwitchJobConfig config, final InetSocketAddress[] sources, final UdpTransport udp)
+        final SwitchJobConfig config, final InetSocketAddress[] sources, final SourceRegistry registry)
     {
         if (sources == null)
         {
@@ -398,7 +392,7 @@ public final class SwitchCommand implements Callable<Integer>
                 peers[w] = NOT_SERVED_PEER; // checkAdmission: only a worker this --upstream switch does not serve
                 continue;
             }
-            peers[w] = udp.addPeer(sources[w]);
+            peers[w] = registry.addPeer(sources[w]);
             if (peers[w] < 0)
             {
                 throw new IllegalArgumentException("job " + config.jobId() + ": the switch's peer table is full at "

@@ -42,8 +42,8 @@ public final class WorkerCommand implements Callable<Integer>
 
     @Option(names = "--controller", paramLabel = "URL",
         description = "The controller (e.g. http://ctl:7070; default: $INAGG_CONTROLLER): it gives the job id, worker id"
-            + " and switch, and registers this worker's UDP source (docs/controller.md); --switch and --job-id are"
-            + " then not needed.")
+            + " and switch, and registers this worker's UDP source (over DPDK: --local-ip and --udp-port, the switch"
+            + " still its first --peer; docs/controller.md); --switch and --job-id are then not needed.")
     private String controller;
 
     @Option(names = "--job-name", paramLabel = "NAME",
@@ -155,7 +155,7 @@ public final class WorkerCommand implements Callable<Integer>
         final boolean dpdk = DpdkOptions.isDpdk(transportName);
         final String controllerUrl = controller != null ? controller
             : System.getenv(org.inagg.services.controller.ControllerClient.ENV);
-        final org.inagg.services.controller.ControllerClient controllerClient = controllerUrl == null || dpdk ? null
+        final org.inagg.services.controller.ControllerClient controllerClient = controllerUrl == null ? null
             : new org.inagg.services.controller.ControllerClient(controllerUrl, Duration.ofSeconds(5));
         final String jobNameOrRunId = jobName != null ? jobName : launch.runId();
         if (controllerClient != null && jobNameOrRunId == null)
@@ -172,7 +172,7 @@ public final class WorkerCommand implements Callable<Integer>
                 + " with the UDP transport");
         }
         final DpdkNode node = dpdk ? DpdkNode.open(dpdkOptions, "worker" + workerId,
-            InaggHeader.messageLength(maxLanes), 1, out) : null;
+            InaggHeader.messageLength(maxLanes), 1, 1, out) : null;
         if (node != null && !node.awaitLinksUp(dpdkOptions.linkTimeoutMs))
         {
             node.close();
@@ -183,19 +183,35 @@ public final class WorkerCommand implements Callable<Integer>
             List.of(switchSocket), 1, InaggHeader.messageLength(maxLanes), 64);
         if (controllerClient != null)
         {
-            // The socket is bound first: its address is the source the switch will admit for this rank.
-            final UdpTransport udp = (UdpTransport)transport;
+            // The transport is open first: its address is the source the switch will admit for this rank (over DPDK,
+            // the IPv4 source and UDP port of its frames; the switch pins the MAC of its first accepted JOIN).
+            final java.net.InetSocketAddress source;
+            if (dpdk)
+            {
+                source = node.transport().localAddress();
+            }
+            else
+            {
+                final UdpTransport udp = (UdpTransport)transport;
+                source = new java.net.InetSocketAddress(org.inagg.services.controller.ControllerClient.sourceToward(
+                    udp.localAddress(), switchSocket), udp.localAddress().getPort());
+            }
             final org.inagg.services.controller.Assignment assignment;
             try
             {
-                assignment = controllerClient.register(jobNameOrRunId, workerId, workers, dtype, elements,
-                    new java.net.InetSocketAddress(org.inagg.services.controller.ControllerClient.sourceToward(
-                        udp.localAddress(), switchSocket), udp.localAddress().getPort()), 0,
+                assignment = controllerClient.register(jobNameOrRunId, workerId, workers, dtype, elements, source, 0,
                     Duration.ofSeconds(controllerWaitSeconds));
             }
             catch (final RuntimeException ex)
             {
-                transport.close();
+                if (node != null)
+                {
+                    node.close();
+                }
+                else
+                {
+                    transport.close();
+                }
                 controllerClient.close();
                 throw ex;
             }

@@ -23,17 +23,18 @@ import org.inagg.p4.softswitch.SwitchJobConfig;
 import org.inagg.services.http.HttpFailure;
 import org.inagg.services.http.HttpServers;
 import org.inagg.services.http.JsonHttp;
-import org.inagg.transport.UdpTransport;
+import org.inagg.transport.SourceRegistry;
 import org.inagg.wire.InaggHeader;
 
 /**
- * The control port of a software switch on UDP: jobs added, replaced (a new session) and removed over HTTP+JSON, each
- * worker's source given as {@code ip:port} and resolved to a transport peer inside the switch process, so that the
- * switch admits only those sources.
+ * The control port of a software switch on UDP or DPDK: jobs added, replaced (a new session) and removed over
+ * HTTP+JSON, each worker's source given as {@code ip:port} and registered as a transport peer inside the switch
+ * process ({@link SourceRegistry}), so that the switch admits only those sources (over DPDK, only from the MAC each
+ * source's first accepted JOIN pins).
  * <p>
  * The HTTP threads never touch the switch or its transport: each request is queued and carried out by this agent's
  * {@link #doWork()}, which must run on the switch's agent thread (compose it with the {@link SoftwareSwitch} in one
- * {@code CompositeAgent}): {@link UdpTransport#addPeer} is not thread-safe. A request waits for that at most
+ * {@code CompositeAgent}): {@link SourceRegistry#addPeer} is not thread-safe. A request waits for that at most
  * {@link #APPLY_TIMEOUT_MS} ms, then fails with 503 naming the agent.
  *
  * <pre>
@@ -52,11 +53,11 @@ public final class SwitchControlServer implements Agent, AutoCloseable
     /** Threads serving the control port: one controller calls it, rarely; the rest is slack for idle connections. */
     static final int HTTP_THREADS = 4;
 
-    /** Settings: the switch, its UDP transport, where to listen. */
+    /** Settings: the switch, its transport's sources, where to listen. */
     public static final class Context
     {
         private SoftwareSwitch softwareSwitch;
-        private UdpTransport transport;
+        private SourceRegistry transport;
         private InetSocketAddress bind;
         private InetSocketAddress dataAddress;
         private org.inagg.services.http.ApiToken token = org.inagg.services.http.ApiToken.NONE;
@@ -74,8 +75,8 @@ public final class SwitchControlServer implements Agent, AutoCloseable
             return this;
         }
 
-        /** The switch's UDP transport: sources are registered as its peers. */
-        public Context transport(final UdpTransport transport)
+        /** The switch's transport (UDP or DPDK): sources are registered as its peers. */
+        public Context transport(final SourceRegistry transport)
         {
             this.transport = transport;
             return this;

@@ -134,11 +134,15 @@ class CliRangeSecurityTest
 
     @Test
     @Timeout(60)
-    void shouldRefuseTheControlPortOverDpdkBeforeDpdkStarts()
+    void shouldCheckTheOptionsOfAControlledDpdkSwitchBeforeDpdkStarts()
     {
-        // EAL arguments that DPDK itself would refuse: the message must be the option's, from before EAL runs
+        // --control runs over DPDK too now (issue 24); what is wrong with its options is still said before EAL runs,
+        // given EAL arguments that DPDK itself would refuse.
         assertThat(run(new SwitchCommand(), "--transport", "dpdk", "--control", "127.0.0.1:0", "--eal-args",
             "--no-such-eal-flag", "--port", "net_null0"))
-            .contains("--control needs the UDP transport").doesNotContain("EAL");
+            .contains("--transport dpdk needs --port, --local-mac and --local-ip").doesNotContain("EAL");
+        assertThat(run(new SwitchCommand(), "--transport", "dpdk", "--control", "no-port-here", "--eal-args",
+            "--no-such-eal-flag", "--port", "net_null0", "--local-mac", "02:00:00:00:00:01", "--local-ip", "10.0.0.1"))
+            .contains("--control").doesNotContain("EAL");
     }
 }
