@@ -123,7 +123,11 @@ public final class HostAgent implements AutoCloseable
         }
     }
 
-    /** Binds the socket (removing a stale one nobody answers on) and gives it the directory's file rights. */
+    /**
+     * Binds the socket (removing a stale one nobody answers on) and gives it the directory's file rights before it has
+     * its name: bound under a temporary name, chmod-ed, then renamed, so that no rank ever finds it with the process's
+     * umask rights (a rank that checked it in that window refused it).
+     */
     private static ServerSocketChannel bind(final Path path, final PrivateDirectory directory) throws IOException
     {
         if (Files.exists(path))
@@ -145,8 +149,18 @@ public final class HostAgent implements AutoCloseable
         final ServerSocketChannel channel = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
         try
         {
-            channel.bind(UnixDomainSocketAddress.of(path));
-            directory.share(path);
+            final Path unnamed = path.resolveSibling(path.getFileName() + ".binding-" + ProcessHandle.current().pid());
+            Files.deleteIfExists(unnamed);
+            channel.bind(UnixDomainSocketAddress.of(unnamed));
+            try
+            {
+                directory.share(unnamed);
+                Files.move(unnamed, path, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+            }
+            finally
+            {
+                Files.deleteIfExists(unnamed);
+            }
         }
         catch (final IOException ex)
         {
