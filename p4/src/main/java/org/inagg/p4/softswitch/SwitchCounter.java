@@ -29,7 +29,13 @@ public enum SwitchCounter implements CounterDescriptor
      * untouched. Number 24 of every family (224 here, {@code EsaCounter} 324, {@code ServerCounter} 424) and index 24
      * of {@code inagg_counters} in both P4 programs, for every kind of job.
      */
-    DROP_BAD_CREDENTIAL(224, "dropped: JOIN without the worker's credential (unanswered)");
+    DROP_BAD_CREDENTIAL(224, "dropped: JOIN without the worker's credential (unanswered)"),
+    /**
+     * An AGGREGATE of a collective or reduce op the node does not carry (docs/wire-format.md, "Collectives and reduce
+     * ops"): the reserved values everywhere, anything but ALL_REDUCE SUM on the ESA switch, the parameter server and
+     * two-level jobs. Number 25 of every family and index 25 of {@code inagg_counters} in both P4 programs.
+     */
+    DROP_UNSUPPORTED(225, "dropped: collective or reduce op not carried here");
 
     private final int typeId;
     private final String label;
