@@ -1490,6 +1490,25 @@ dropped and counted DROP_UNSUPPORTED; the ALL_REDUCE SUM round's PARTIAL goes to
     return v
 
 
+def esa_collective_unsupported():
+    v = Vector("esa_collective_unsupported", """
+The ESA switch carries ALL_REDUCE SUM only: a REDUCE_SCATTER, an ALL_GATHER (header-only) and a MIN of job 2 are
+dropped and counted DROP_UNSUPPORTED (EsaCounter 325, inagg_counters[25] in the P4 programs) before they touch an
+aggregator; the SUM block then allocates aggregator 3 and completes as in esa_completion.""")
+    a, b = esa_hosts()
+    pool = EsaPool(8, 4, MODE_ESA, True)
+    esa_setup(v, pool, a, b)
+    v.send(b.workers[0], inagg(AGGREGATE, collective_flags(REDUCE_SCATTER), 2, 0, 5, 0, 5, [1, 2, 3, 4]))
+    v.send(b.workers[1], inagg(AGGREGATE, collective_flags(ALL_GATHER), 2, 1, 5, 0, 5, []))
+    v.send(b.workers[1], inagg(AGGREGATE, collective_flags(ALL_REDUCE, OP_MIN), 2, 1, 5, 0, 5, [1, 2, 3, 4]))
+    v.send(b.workers[0], agg(b, 0, 5, 0, 5, [1, 2, 3, 4], next_exp=1))
+    v.send(b.workers[1], agg(b, 1, 5, 0, 5, [10, 20, 30, 40], next_exp=2))
+    esa_results(v, b, 5, 0, 5, [11, 22, 33, 44], 2, 0, 0, 0)
+    v.expect(b.server, partial(b, 2, 5, 0, 5, [11, 22, 33, 44], [0b11], 0, 0, 2, 0, COMPLETE))
+    v.counters(DROP_UNSUPPORTED=3, ALLOCATIONS=1, CONTRIBUTIONS=2, COMPLETIONS=1, RESULTS_SENT=2, RESULT_COPIES=1)
+    return v
+
+
 def main():
     for make in (aggregate_to_completion, duplicates, retransmission_after_completion, shadow_copy_reuse,
                  stale_late_duplicates, multi_job_isolation, spoofing, unknown_job_and_worker, bad_sizes,
@@ -1498,7 +1517,8 @@ def main():
                  upstream_retransmit_forward, upstream_foreign_worker, malformed_headers, stale_and_foreign_senders,
                  shadow_copy_retransmit, upstream_two_level, esa_preemption_release, sessions,
                  join_credential_security, reduce_scatter, all_gather, broadcast, reduce_min_max,
-                 collective_unsupported, collective_owner_out_of_range, upstream_collective_unsupported):
+                 collective_unsupported, collective_owner_out_of_range, upstream_collective_unsupported,
+                 esa_collective_unsupported):
         make().write()
 
 if __name__ == "__main__":

@@ -49,7 +49,7 @@ class ConformanceVectorTest
      */
     static final Set<String> AWAITING_SOFTWARE_SWITCH = Set.of("reduce_scatter", "all_gather", "broadcast",
         "reduce_min_max", "collective_unsupported", "collective_owner_out_of_range",
-        "upstream_collective_unsupported");
+        "upstream_collective_unsupported", "esa_collective_unsupported");
     private static final HexFormat HEX = HexFormat.of().withUpperCase();
 
     static List<Path> vectorFiles() throws IOException
@@ -73,7 +73,8 @@ class ConformanceVectorTest
             "malformed_headers.stf", "stale_and_foreign_senders.stf", "shadow_copy_retransmit.stf",
             "upstream_two_level.stf", "esa_preemption_release.stf", "reduce_scatter.stf", "all_gather.stf",
             "broadcast.stf", "reduce_min_max.stf", "collective_unsupported.stf",
-            "collective_owner_out_of_range.stf", "upstream_collective_unsupported.stf");
+            "collective_owner_out_of_range.stf", "upstream_collective_unsupported.stf",
+            "esa_collective_unsupported.stf");
     }
 
     @TestFactory
