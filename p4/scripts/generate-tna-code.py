@@ -97,6 +97,11 @@ def validity():
     write("inagg_tna_lane_validate.p4",
           "// A harvest pass puts a chunk read from the registers in front of the chunks already built.\n"
           + "".join("hdr.lane_%d.setValid();\n" % k for k in range(TNA_LANES_PER_PASS)))
+    write("inagg_tna_lane_validate_count.p4",
+          "// A header-only packet that gets the stored result: lane headers for the job's lanes of its last chunk\n"
+          "// (all 32 when the job has more than one chunk; a job of one chunk may have fewer). TNA: one gateway per\n"
+          "// lane; bf-p4c may want a const table on meta.job_lanes with one action per count instead.\n"
+          + "".join("if (meta.job_lanes > %d) { hdr.lane_%d.setValid(); }\n" % (k, k) for k in range(TNA_LANES_PER_PASS)))
 
 
 if __name__ == "__main__":

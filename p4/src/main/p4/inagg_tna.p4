@@ -1293,7 +1293,7 @@ control InaggIngress(inout headers_t hdr, inout ingress_metadata_t meta,
                 if (meta.harvest_all == 1) {
                     // The result of job_lanes lanes from the registers: chunk P - 1 in this pass, into lane headers
                     // made valid here, then chunks P - 2 .. 0 by harvest passes, each put in front.
-#include "generated/inagg_tna_lane_validate.p4"
+#include "generated/inagg_tna_lane_validate_count.p4"
                     meta.lane_op = LANE_READ;
                     hdr.inagg.element_count = meta.job_lanes;
                     meta.lane_row = meta.lane_row + (bit<32>)(meta.chunks - 1);
