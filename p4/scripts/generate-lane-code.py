@@ -23,16 +23,17 @@ def write(name, text):
 def v1model():
     write("inagg_v1model_lane_registers.p4", "".join(
         "REGISTER(bit<32>) (POOL_COPIES) lane_%d;\n" % k for k in range(V1MODEL_LANES)))
-    add = ["// SlotPool.lanesAction: the first contributor writes, the others add (wrapping int32); the header lane",
-           "// keeps the running sum, which is the result when this contribution completes the slot.",
-           "if (meta.first == 1) {"]
+    add = ["// SlotPool.lanesAction: the first contributor writes, the others combine with the round's op (combine: SUM",
+           "// wrapping int32, MIN, MAX signed); an ALL_GATHER's Owner writes its lanes as they are, first or not. The",
+           "// header lane keeps the running result, which is the result when this contribution completes the slot.",
+           "if (meta.first == 1 || meta.collective == COLLECTIVE_ALL_GATHER) {"]
     for k in range(V1MODEL_LANES):
         add.append("    if (hdr.lanes[%d].isValid()) { lane_%d.write(meta.copy_index, hdr.lanes[%d].value); }"
                    % (k, k, k))
     add.append("} else {")
     for k in range(V1MODEL_LANES):
         add.append("    if (hdr.lanes[%d].isValid()) { lane_%d.read(meta.lane_sum, meta.copy_index);"
-                   " hdr.lanes[%d].value = hdr.lanes[%d].value + meta.lane_sum;"
+                   " hdr.lanes[%d].value = combine(meta.op, meta.lane_sum, hdr.lanes[%d].value);"
                    " lane_%d.write(meta.copy_index, hdr.lanes[%d].value); }" % (k, k, k, k, k, k))
     add.append("}")
     write("inagg_v1model_lane_add.p4", "\n".join(add) + "\n")

@@ -20,28 +20,31 @@ def write(name, text):
 
 
 def registers():
+    """Four register actions per lane register, a Tofino stateful ALU's limit: add (SUM, and READ as an add of 0),
+    swap (ESA eviction, and WRITE with its answer unused: the packet's lane is what a write would answer), min, max."""
     decl = []
     for k in range(TNA_LANES_PER_PASS):
         decl.append("Register<bit<32>, bit<32>>(TNA_LANE_ROWS) lane_%d_reg;" % k)
-        decl.append("// SlotPool.lanesAction / AggregatorPool.allocate, first contributor: write.")
-        decl.append("RegisterAction<bit<32>, bit<32>, bit<32>>(lane_%d_reg) lane_%d_write = {" % (k, k))
-        decl.append("    void apply(inout bit<32> sum, out bit<32> result) { sum = hdr.lane_%d.value;"
-                    " result = sum; }" % k)
-        decl.append("};")
-        decl.append("// SlotPool.lanesAction / AggregatorPool.contribute: add (wrapping int32), return the running sum.")
+        decl.append("// SlotPool.lanesAction / AggregatorPool.contribute, op SUM: add (wrapping int32), return the running"
+                    " sum;")
+        decl.append("// SlotPool.readLanes / AggregatorPool.readLanes: the same with the lane zeroed first (LANE_READ).")
         decl.append("RegisterAction<bit<32>, bit<32>, bit<32>>(lane_%d_reg) lane_%d_add = {" % (k, k))
         decl.append("    void apply(inout bit<32> sum, out bit<32> result) { sum = sum + hdr.lane_%d.value;"
                     " result = sum; }" % k)
         decl.append("};")
-        decl.append("// SlotPool.readLanes / AggregatorPool.readLanes: the stored sum.")
-        decl.append("RegisterAction<bit<32>, bit<32>, bit<32>>(lane_%d_reg) lane_%d_read = {" % (k, k))
-        decl.append("    void apply(inout bit<32> sum, out bit<32> result) { result = sum; }")
-        decl.append("};")
-        decl.append("// ESA eviction: the holder's sum goes out in the packet, the packet's lane takes its place.")
+        decl.append("// ESA eviction: the holder's sum goes out in the packet, the packet's lane takes its place; the first")
+        decl.append("// contribution and an ALL_GATHER's Owner (LANE_WRITE) run it and keep their own lane.")
         decl.append("RegisterAction<bit<32>, bit<32>, bit<32>>(lane_%d_reg) lane_%d_swap = {" % (k, k))
         decl.append("    void apply(inout bit<32> sum, out bit<32> result) { result = sum; sum = hdr.lane_%d.value; }"
                     % k)
         decl.append("};")
+        for name, relation, what in (("min", "<", "minimum"), ("max", ">", "maximum")):
+            decl.append("// SlotPool.lanesAction, op %s: the signed int32 %s, returned." % (name.upper(), what))
+            decl.append("RegisterAction<bit<32>, bit<32>, bit<32>>(lane_%d_reg) lane_%d_%s = {" % (k, k, name))
+            decl.append("    void apply(inout bit<32> v, out bit<32> result) {"
+                        " if ((int<32>)hdr.lane_%d.value %s (int<32>)v) { v = hdr.lane_%d.value; } result = v; }"
+                        % (k, relation, k))
+            decl.append("};")
     write("inagg_tna_lane_registers.p4", "\n".join(decl) + "\n")
 
 
@@ -50,10 +53,14 @@ def apply():
             "// at row meta.lane_row (the copy's or aggregator's row for this pass's chunk)."]
     for k in range(TNA_LANES_PER_PASS):
         body.append("if (hdr.lane_%d.isValid()) {" % k)
-        for op, action in (("LANE_WRITE", "write"), ("LANE_ADD", "add"), ("LANE_READ", "read"), ("LANE_SWAP", "swap")):
-            keyword = "if" if op == "LANE_WRITE" else "else if"
-            body.append("    %s (meta.lane_op == %s) { hdr.lane_%d.value = lane_%d_%s.execute(meta.lane_row); }"
-                        % (keyword, op, k, k, action))
+        body.append("    if (meta.lane_op == LANE_WRITE) { lane_%d_swap.execute(meta.lane_row); }" % k)
+        body.append("    else if (meta.lane_op == LANE_ADD) { hdr.lane_%d.value = lane_%d_add.execute(meta.lane_row); }"
+                    % (k, k))
+        body.append("    else if (meta.lane_op == LANE_READ) { hdr.lane_%d.value = 0;"
+                    " hdr.lane_%d.value = lane_%d_add.execute(meta.lane_row); }" % (k, k, k))
+        for op, action in (("LANE_SWAP", "swap"), ("LANE_MIN", "min"), ("LANE_MAX", "max")):
+            body.append("    else if (meta.lane_op == %s) { hdr.lane_%d.value = lane_%d_%s.execute(meta.lane_row); }"
+                        % (op, k, k, action))
         body.append("}")
     write("inagg_tna_lane_apply.p4", "\n".join(body) + "\n")
 
@@ -90,6 +97,11 @@ def validity():
     write("inagg_tna_lane_validate.p4",
           "// A harvest pass puts a chunk read from the registers in front of the chunks already built.\n"
           + "".join("hdr.lane_%d.setValid();\n" % k for k in range(TNA_LANES_PER_PASS)))
+    write("inagg_tna_lane_validate_count.p4",
+          "// A header-only packet that gets the stored result: lane headers for the job's lanes of its last chunk\n"
+          "// (all 32 when the job has more than one chunk; a job of one chunk may have fewer). TNA: one gateway per\n"
+          "// lane; bf-p4c may want a const table on meta.job_lanes with one action per count instead.\n"
+          + "".join("if (meta.job_lanes > %d) { hdr.lane_%d.setValid(); }\n" % (k, k) for k in range(TNA_LANES_PER_PASS)))
 
 
 if __name__ == "__main__":

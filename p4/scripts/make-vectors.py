@@ -1238,6 +1238,277 @@ mismatch; a JOIN with a credential for an unknown job is rejected as before.""")
     return v
 
 
+# ---- Collectives and reduce ops (docs/wire-format.md "Collectives and reduce ops", issue 25) ----------------------
+# Written by hand from the spec, like every vector here; the software switch's side (SoftwareSwitch, SlotPool) is built
+# on another branch, so until it lands ConformanceVectorTest expects these to fail there (AWAITING_SOFTWARE_SWITCH).
+
+ALL_REDUCE, REDUCE_SCATTER, ALL_GATHER = 0, 1, 2
+OP_SUM, OP_MIN, OP_MAX = 0, 1, 2
+FLAG_RESERVED = 0x80
+RESULT_KEEPS = 0x7C         # a RESULT keeps the request's INT32 flag, collective and op
+
+
+def collective_flags(collective, op=OP_SUM):
+    return (collective << 3) | (op << 5)
+
+
+def owned(job, worker, slot, copy, seq, lanes, collective, owner, op=OP_SUM, next_exp=0, block_exp=0, flags=0):
+    """An AGGREGATE of a collective: its Flags bits, the Owner in Priority and Status (ALL_REDUCE: Priority = owner)."""
+    return inagg(AGGREGATE, flags | collective_flags(collective, op), job.job_id, worker, slot, copy, seq, lanes,
+                 block_exp=block_exp, next_exp=next_exp, priority=owner >> 8, status=owner & 0xFF,
+                 reserved=getattr(job, "session", 0))
+
+
+def owned_result(job, worker, slot, copy, seq, lanes, max_exp, collective, owner, op=OP_SUM, block_exp=0,
+                 request_flags=0):
+    """The switch's RESULT: the request's header with FLAG_RESULT, its INT32 flag, collective, op and Owner kept;
+    `lanes` empty for a header-only RESULT (Element Count 0)."""
+    flags = ((request_flags | collective_flags(collective, op)) & RESULT_KEEPS) | FLAG_RESULT
+    return inagg(AGGREGATE, flags, job.job_id, worker, slot, copy, seq, lanes, block_exp=block_exp,
+                 next_exp=max_exp, priority=owner >> 8, status=owner & 0xFF, reserved=getattr(job, "session", 0))
+
+
+def owned_multicast(v, job, slot, copy, seq, lanes, max_exp, collective, owner, op=OP_SUM, block_exp=0,
+                    request_flags=0):
+    """A completed round to every worker: REDUCE_SCATTER's lanes to the Owner only, header-only to the others."""
+    for w, h in enumerate(job.workers):
+        mine = collective != REDUCE_SCATTER or w == owner
+        v.expect(h, owned_result(job, w, slot, copy, seq, lanes if mine else [], max_exp, collective, owner, op,
+                                 block_exp, request_flags))
+
+
+def reduce_scatter():
+    v = Vector("reduce_scatter", """
+REDUCE_SCATTER (Flags bits 3-4 = 1): every worker contributes lanes, the sum goes with its lanes to the Owner (bytes
+16-17) only, every other worker gets a header-only RESULT (Element Count 0, 20 bytes) that frees its slot. Round 1: the
+owner (worker 2) contributes last; round 2: the owner (worker 0) first, a non-owner completes. Retransmissions of a
+complete round are answered as its result was: with the lanes to the owner, header-only to anyone else (also when the
+retransmission carries fewer lanes). The RESULT keeps the request's INT32 flag, collective, op and Owner, and the
+job's session (3).""")
+    w = [host(1), host(2), host(3)]
+    job = Job(20, w, 2, 0, 4, 20, session=3)
+    v.setup(job)
+    v.comment("round 1 (slot 0, copy 0): owner 2 contributes last")
+    v.send(w[0], owned(job, 0, 0, 0, 1, [1, -2, 3, 0x7FFFFFFF], REDUCE_SCATTER, 2, next_exp=1))
+    v.send(w[1], owned(job, 1, 0, 0, 1, [10, -20, 30, 1], REDUCE_SCATTER, 2, next_exp=4))
+    v.send(w[2], owned(job, 2, 0, 0, 1, [100, -200, 300, 0], REDUCE_SCATTER, 2, next_exp=-2))
+    owned_multicast(v, job, 0, 0, 1, [111, -222, 333, wrap(0x7FFFFFFF + 1)], 4, REDUCE_SCATTER, 2)
+    v.comment("round 2 (slot 1, copy 0, INT32): owner 0 contributes first, worker 1 completes")
+    v.send(w[0], owned(job, 0, 1, 0, 2, [5, 6, 7, 8], REDUCE_SCATTER, 0, next_exp=-1, flags=FLAG_INT32))
+    v.send(w[2], owned(job, 2, 1, 0, 2, [50, 60, 70, 80], REDUCE_SCATTER, 0, next_exp=-3, flags=FLAG_INT32))
+    v.send(w[1], owned(job, 1, 1, 0, 2, [500, 600, 700, 800], REDUCE_SCATTER, 0, next_exp=-5, flags=FLAG_INT32))
+    owned_multicast(v, job, 1, 0, 2, [555, 666, 777, 888], -1, REDUCE_SCATTER, 0, request_flags=FLAG_INT32)
+    v.comment("round 1 retransmitted by its owner (worker 2): the sums, to worker 2 alone")
+    v.send(w[2], owned(job, 2, 0, 0, 1, [100, -200, 300, 0], REDUCE_SCATTER, 2, next_exp=-2,
+                       flags=FLAG_RETRANSMIT))
+    v.expect(w[2], owned_result(job, 2, 0, 0, 1, [111, -222, 333, wrap(0x7FFFFFFF + 1)], 4, REDUCE_SCATTER, 2))
+    v.comment("round 1 retransmitted by worker 0, not its owner: a header-only RESULT")
+    v.send(w[0], owned(job, 0, 0, 0, 1, [1, -2, 3, 0x7FFFFFFF], REDUCE_SCATTER, 2, next_exp=1,
+                       flags=FLAG_RETRANSMIT))
+    v.expect(w[0], owned_result(job, 0, 0, 0, 1, [], 4, REDUCE_SCATTER, 2))
+    v.comment("round 2 retransmitted by worker 2 with 2 lanes: header-only; by its owner with 2 lanes: the 4 sums")
+    v.send(w[2], owned(job, 2, 1, 0, 2, [50, 60], REDUCE_SCATTER, 0, flags=FLAG_RETRANSMIT | FLAG_INT32))
+    v.expect(w[2], owned_result(job, 2, 1, 0, 2, [], -1, REDUCE_SCATTER, 0, request_flags=FLAG_INT32))
+    v.send(w[0], owned(job, 0, 1, 0, 2, [5, 6], REDUCE_SCATTER, 0, flags=FLAG_RETRANSMIT | FLAG_INT32))
+    v.expect(w[0], owned_result(job, 0, 1, 0, 2, [555, 666, 777, 888], -1, REDUCE_SCATTER, 0,
+                                request_flags=FLAG_INT32))
+    v.counters(CONTRIBUTIONS=6, RESULTS_SENT=6, RETRANSMIT_REPLIES=4)
+    return v
+
+
+def all_gather():
+    v = Vector("all_gather", """
+ALL_GATHER (Flags bits 3-4 = 2): the Owner sends the lanes, every other worker a header-only contribution (Element Count
+0) that only sets its bit and the count; the owner's lanes are written as they are, never added (whatever the op
+says), and the result (the stored lanes, the round's lane count) goes to every worker, the owner included, even when
+the last contribution is header-only. Round 0: owner 1 first, header-only last. Round 1: owner 1 last (op MAX is
+ignored). Round 2: header-only first (it neither sets nor checks the round's lane count), then the owner (worker 0)
+with 2 of the job's 4 lanes, header-only last. Lanes from a non-owner, or none from the owner: DROP_BAD_SIZE.
+Retransmissions get the stored lanes, header-only or not.""")
+    w = [host(1), host(2), host(3)]
+    job = Job(21, w, 2, 4, 4, 21)
+    v.setup(job)
+    v.comment("round 0 (slot 0, copy 0): owner 1 first")
+    v.send(w[1], owned(job, 1, 0, 0, 0, [7, -8, 0x7FFFFFFF, -2147483648], ALL_GATHER, 1, next_exp=2))
+    v.comment("worker 0 sends lanes, owner 1 sends none: both DROP_BAD_SIZE")
+    v.send(w[0], owned(job, 0, 0, 0, 0, [1, 1, 1, 1], ALL_GATHER, 1))
+    v.send(w[1], owned(job, 1, 0, 0, 0, [], ALL_GATHER, 1))
+    v.send(w[0], owned(job, 0, 0, 0, 0, [], ALL_GATHER, 1, next_exp=5))
+    v.comment("worker 2's header-only contribution completes the round: the stored lanes to all three")
+    v.send(w[2], owned(job, 2, 0, 0, 0, [], ALL_GATHER, 1, next_exp=-1))
+    owned_multicast(v, job, 0, 0, 0, [7, -8, 0x7FFFFFFF, -2147483648], 5, ALL_GATHER, 1)
+    v.comment("round 1 (slot 1, copy 0, op MAX ignored): header-only first, owner 1 last")
+    v.send(w[0], owned(job, 0, 1, 0, 1, [], ALL_GATHER, 1, op=OP_MAX, flags=FLAG_INT32))
+    v.send(w[2], owned(job, 2, 1, 0, 1, [], ALL_GATHER, 1, op=OP_MAX, flags=FLAG_INT32))
+    v.send(w[1], owned(job, 1, 1, 0, 1, [-1, -2, -3, -4], ALL_GATHER, 1, op=OP_MAX, flags=FLAG_INT32))
+    owned_multicast(v, job, 1, 0, 1, [-1, -2, -3, -4], 0, ALL_GATHER, 1, op=OP_MAX, request_flags=FLAG_INT32)
+    v.comment("round 2 (slot 0, copy 1): header-only first, the owner (worker 0) with 2 lanes, header-only last")
+    v.send(w[1], owned(job, 1, 0, 1, 2, [], ALL_GATHER, 0, next_exp=-4))
+    v.send(w[0], owned(job, 0, 0, 1, 2, [42, -42], ALL_GATHER, 0, next_exp=-6))
+    v.send(w[2], owned(job, 2, 0, 1, 2, [], ALL_GATHER, 0, next_exp=-5))
+    owned_multicast(v, job, 0, 1, 2, [42, -42], -4, ALL_GATHER, 0)
+    v.comment("retransmissions: header-only from worker 0 (round 0) and worker 2 (round 2), the owner's of round 1")
+    v.send(w[0], owned(job, 0, 0, 0, 0, [], ALL_GATHER, 1, flags=FLAG_RETRANSMIT))
+    v.expect(w[0], owned_result(job, 0, 0, 0, 0, [7, -8, 0x7FFFFFFF, -2147483648], 5, ALL_GATHER, 1))
+    v.send(w[2], owned(job, 2, 0, 1, 2, [], ALL_GATHER, 0, flags=FLAG_RETRANSMIT))
+    v.expect(w[2], owned_result(job, 2, 0, 1, 2, [42, -42], -4, ALL_GATHER, 0))
+    v.send(w[1], owned(job, 1, 1, 0, 1, [-1, -2, -3, -4], ALL_GATHER, 1, op=OP_MAX,
+                       flags=FLAG_INT32 | FLAG_RETRANSMIT))
+    v.expect(w[1], owned_result(job, 1, 1, 0, 1, [-1, -2, -3, -4], 0, ALL_GATHER, 1, op=OP_MAX,
+                                request_flags=FLAG_INT32))
+    v.counters(CONTRIBUTIONS=9, RESULTS_SENT=9, RETRANSMIT_REPLIES=3, DROP_BAD_SIZE=2)
+    return v
+
+
+def broadcast():
+    v = Vector("broadcast", """
+A broadcast is an ALL_GATHER whose Owner is the root in every packet: root 3 of 4 workers sends its blocks, the others
+header-only contributions; each block goes to all four, the root included. Block 0 (slot 0): the root second;
+block 1 (slot 1): the root last; block 2 (slot 0, copy 1) while block 1 is still answered from its copy.""")
+    w = [host(1), host(2), host(3), host(4)]
+    job = Job(22, w, 2, 0, 3, 22)
+    v.setup(job)
+    root = 3
+    v.send(w[0], owned(job, 0, 0, 0, 10, [], ALL_GATHER, root))
+    v.send(w[root], owned(job, root, 0, 0, 10, [1, 2, 3], ALL_GATHER, root, next_exp=3))
+    v.send(w[2], owned(job, 2, 0, 0, 10, [], ALL_GATHER, root))
+    v.send(w[1], owned(job, 1, 0, 0, 10, [], ALL_GATHER, root))
+    owned_multicast(v, job, 0, 0, 10, [1, 2, 3], 3, ALL_GATHER, root)
+    v.send(w[1], owned(job, 1, 1, 0, 11, [], ALL_GATHER, root))
+    v.send(w[2], owned(job, 2, 1, 0, 11, [], ALL_GATHER, root))
+    v.send(w[0], owned(job, 0, 1, 0, 11, [], ALL_GATHER, root))
+    v.send(w[root], owned(job, root, 1, 0, 11, [-4, -5, -6], ALL_GATHER, root))
+    owned_multicast(v, job, 1, 0, 11, [-4, -5, -6], 0, ALL_GATHER, root)
+    v.send(w[root], owned(job, root, 0, 1, 12, [7, 8, 9], ALL_GATHER, root))
+    v.send(w[2], owned(job, 2, 1, 0, 11, [], ALL_GATHER, root, flags=FLAG_RETRANSMIT))
+    v.expect(w[2], owned_result(job, 2, 1, 0, 11, [-4, -5, -6], 0, ALL_GATHER, root))
+    v.send(w[0], owned(job, 0, 0, 1, 12, [], ALL_GATHER, root))
+    v.send(w[1], owned(job, 1, 0, 1, 12, [], ALL_GATHER, root))
+    v.send(w[2], owned(job, 2, 0, 1, 12, [], ALL_GATHER, root))
+    owned_multicast(v, job, 0, 1, 12, [7, 8, 9], 0, ALL_GATHER, root)
+    v.counters(CONTRIBUTIONS=12, RESULTS_SENT=12, RETRANSMIT_REPLIES=1)
+    return v
+
+
+INT_MIN, INT_MAX = -2147483648, 0x7FFFFFFF
+
+
+def reduce_min_max():
+    v = Vector("reduce_min_max", """
+Reduce ops MIN and MAX (Flags bits 5-6 = 1, 2): signed int32 minimum and maximum, negative numbers and both ends of
+the range included; the first contribution stores its lanes, each later one is combined. All-reduce MIN (round 0),
+all-reduce MAX (round 1, another copy), a retransmission of the MIN round (the stored minima), and a REDUCE_SCATTER
+MAX whose maxima go to the owner (worker 1) only.""")
+    w = [host(1), host(2), host(3)]
+    job = Job(23, w, 2, 0, 4, 23)
+    v.setup(job)
+    v.comment("round 0: all-reduce MIN")
+    v.send(w[0], owned(job, 0, 0, 0, 0, [5, -3, INT_MAX, INT_MIN], ALL_REDUCE, 0, op=OP_MIN, next_exp=1))
+    v.send(w[1], owned(job, 1, 0, 0, 0, [-7, 2, -1, 0], ALL_REDUCE, 0, op=OP_MIN, next_exp=2))
+    v.send(w[2], owned(job, 2, 0, 0, 0, [0, -3, 100, 5], ALL_REDUCE, 0, op=OP_MIN, next_exp=-1))
+    owned_multicast(v, job, 0, 0, 0, [-7, -3, -1, INT_MIN], 2, ALL_REDUCE, 0, op=OP_MIN)
+    v.comment("round 1 (copy 1): all-reduce MAX of negative numbers")
+    v.send(w[2], owned(job, 2, 0, 1, 1, [-6, -4, INT_MIN, 0], ALL_REDUCE, 0, op=OP_MAX, flags=FLAG_INT32))
+    v.send(w[0], owned(job, 0, 0, 1, 1, [-5, -1, INT_MIN, 3], ALL_REDUCE, 0, op=OP_MAX, flags=FLAG_INT32))
+    v.send(w[1], owned(job, 1, 0, 1, 1, [-7, -2, INT_MIN + 1, -3], ALL_REDUCE, 0, op=OP_MAX, flags=FLAG_INT32))
+    owned_multicast(v, job, 0, 1, 1, [-5, -1, INT_MIN + 1, 3], 0, ALL_REDUCE, 0, op=OP_MAX,
+                    request_flags=FLAG_INT32)
+    v.comment("worker 1 retransmits the MIN round: the stored minima")
+    v.send(w[1], owned(job, 1, 0, 0, 0, [-7, 2, -1, 0], ALL_REDUCE, 0, op=OP_MIN, flags=FLAG_RETRANSMIT))
+    v.expect(w[1], owned_result(job, 1, 0, 0, 0, [-7, -3, -1, INT_MIN], 2, ALL_REDUCE, 0, op=OP_MIN))
+    v.comment("round 2 (slot 1): REDUCE_SCATTER MAX, owner 1")
+    v.send(w[0], owned(job, 0, 1, 0, 2, [INT_MIN, -1, 7, -9], REDUCE_SCATTER, 1, op=OP_MAX))
+    v.send(w[1], owned(job, 1, 1, 0, 2, [INT_MIN, -2, INT_MAX, -8], REDUCE_SCATTER, 1, op=OP_MAX))
+    v.send(w[2], owned(job, 2, 1, 0, 2, [INT_MIN, -3, -7, -10], REDUCE_SCATTER, 1, op=OP_MAX))
+    owned_multicast(v, job, 1, 0, 2, [INT_MIN, -1, INT_MAX, -8], 0, REDUCE_SCATTER, 1, op=OP_MAX)
+    v.counters(CONTRIBUTIONS=9, RESULTS_SENT=9, RETRANSMIT_REPLIES=1)
+    return v
+
+
+def collective_unsupported():
+    v = Vector("collective_unsupported", """
+The reserved values: collective 3 and op 3 (either or both, with any owner) are dropped and counted DROP_UNSUPPORTED
+(inagg_counters[25]) before they touch the slot; Flags bit 7 set makes an AGGREGATE malformed. The round then
+completes with the valid contributions only.""")
+    w = [host(1), host(2)]
+    job = Job(24, w, 2, 0, 2, 24)
+    v.setup(job)
+    v.send(w[0], owned(job, 0, 0, 0, 3, [1000, 1000], 3, 0))
+    v.send(w[0], owned(job, 0, 0, 0, 3, [2000, 2000], ALL_REDUCE, 0, op=3))
+    v.send(w[1], owned(job, 1, 0, 0, 3, [3000, 3000], 3, 1, op=3))
+    v.send(w[1], owned(job, 1, 0, 0, 3, [4000, 4000], REDUCE_SCATTER, 1, op=3))
+    v.send(w[1], owned(job, 1, 0, 0, 3, [5000, 5000], ALL_GATHER, 1, op=3))
+    v.comment("Flags bit 7 (reserved): malformed")
+    v.send(w[0], owned(job, 0, 0, 0, 3, [6000, 6000], ALL_REDUCE, 0, flags=FLAG_RESERVED))
+    v.send(w[0], owned(job, 0, 0, 0, 3, [1, 2], ALL_REDUCE, 0))
+    v.send(w[1], owned(job, 1, 0, 0, 3, [3, 4], ALL_REDUCE, 0))
+    owned_multicast(v, job, 0, 0, 3, [4, 6], 0, ALL_REDUCE, 0)
+    v.counters(DROP_UNSUPPORTED=5, DROP_MALFORMED=1, CONTRIBUTIONS=2, RESULTS_SENT=2)
+    return v
+
+
+def collective_owner_out_of_range():
+    v = Vector("collective_owner_out_of_range", """
+The Owner (bytes 16-17) of a REDUCE_SCATTER or ALL_GATHER must be below the job's worker count: owners 2 (= W),
+0x0100 and 0xFFFF are dropped as DROP_UNKNOWN_WORKER (also a retransmission of a complete round). An ALL_REDUCE's
+Priority and Status are not an owner (Priority 0xFF is no fault).""")
+    w = [host(1), host(2)]
+    job = Job(25, w, 2, 0, 2, 25)
+    v.setup(job)
+    v.send(w[0], owned(job, 0, 0, 0, 0, [1, 1], REDUCE_SCATTER, 2))
+    v.send(w[1], owned(job, 1, 0, 0, 0, [], ALL_GATHER, 0x0100))
+    v.send(w[0], owned(job, 0, 0, 0, 0, [1, 1], ALL_GATHER, 0xFFFF))
+    v.comment("a REDUCE_SCATTER round with owner 1 completes")
+    v.send(w[0], owned(job, 0, 0, 0, 0, [1, 2], REDUCE_SCATTER, 1))
+    v.send(w[1], owned(job, 1, 0, 0, 0, [3, 4], REDUCE_SCATTER, 1))
+    owned_multicast(v, job, 0, 0, 0, [4, 6], 0, REDUCE_SCATTER, 1)
+    v.comment("its retransmission naming owner 2: dropped, not answered")
+    v.send(w[1], owned(job, 1, 0, 0, 0, [3, 4], REDUCE_SCATTER, 2, flags=FLAG_RETRANSMIT))
+    v.comment("ALL_REDUCE with Priority 0xFF and Status 0x07 (owner bytes 0xFF07): aggregated as before")
+    v.send(w[0], owned(job, 0, 1, 0, 1, [5, 5], ALL_REDUCE, 0xFF07))
+    v.send(w[1], owned(job, 1, 1, 0, 1, [6, 6], ALL_REDUCE, 0xFF07))
+    owned_multicast(v, job, 1, 0, 1, [11, 11], 0, ALL_REDUCE, 0xFF07)
+    v.counters(DROP_UNKNOWN_WORKER=4, CONTRIBUTIONS=4, RESULTS_SENT=4)
+    return v
+
+
+def upstream_collective_unsupported():
+    v = Vector("upstream_collective_unsupported", """
+Two-level jobs carry ALL_REDUCE SUM only (their parameter server sums): REDUCE_SCATTER, ALL_GATHER, MIN and MAX are
+dropped and counted DROP_UNSUPPORTED; the ALL_REDUCE SUM round's PARTIAL goes to the server as before.""")
+    local = {0: host(1), 1: host(2)}
+    job = UpstreamJob(42, 3, local, host(9), 2, 0, 2)
+    upstream_setup(v, job)
+    v.send(local[0], owned(job, 0, 0, 0, 1, [1, 1], REDUCE_SCATTER, 0))
+    v.send(local[1], owned(job, 1, 0, 0, 1, [], ALL_GATHER, 0))
+    v.send(local[0], owned(job, 0, 0, 0, 1, [1, 1], ALL_REDUCE, 0, op=OP_MIN))
+    v.send(local[1], owned(job, 1, 0, 0, 1, [1, 1], ALL_REDUCE, 0, op=OP_MAX))
+    v.send(local[0], contribution(job, 0, 0, 0, 1, [1, 2]))
+    v.send(local[1], contribution(job, 1, 0, 0, 1, [3, 4]))
+    v.expect(job.server, upstream_partial(job, 0, 0, 1, [4, 6], 0, 0, 0, 0))
+    v.counters(DROP_UNSUPPORTED=4, CONTRIBUTIONS=2, UPSTREAM_PARTIALS=1)
+    return v
+
+
+def esa_collective_unsupported():
+    v = Vector("esa_collective_unsupported", """
+The ESA switch carries ALL_REDUCE SUM only: a REDUCE_SCATTER, an ALL_GATHER (header-only) and a MIN of job 2 are
+dropped and counted DROP_UNSUPPORTED (EsaCounter 325, inagg_counters[25] in the P4 programs) before they touch an
+aggregator; the SUM block then allocates aggregator 3 and completes as in esa_completion.""")
+    a, b = esa_hosts()
+    pool = EsaPool(8, 4, MODE_ESA, True)
+    esa_setup(v, pool, a, b)
+    v.send(b.workers[0], inagg(AGGREGATE, collective_flags(REDUCE_SCATTER), 2, 0, 5, 0, 5, [1, 2, 3, 4]))
+    v.send(b.workers[1], inagg(AGGREGATE, collective_flags(ALL_GATHER), 2, 1, 5, 0, 5, []))
+    v.send(b.workers[1], inagg(AGGREGATE, collective_flags(ALL_REDUCE, OP_MIN), 2, 1, 5, 0, 5, [1, 2, 3, 4]))
+    v.send(b.workers[0], agg(b, 0, 5, 0, 5, [1, 2, 3, 4], next_exp=1))
+    v.send(b.workers[1], agg(b, 1, 5, 0, 5, [10, 20, 30, 40], next_exp=2))
+    esa_results(v, b, 5, 0, 5, [11, 22, 33, 44], 2, 0, 0, 0)
+    v.expect(b.server, partial(b, 2, 5, 0, 5, [11, 22, 33, 44], [0b11], 0, 0, 2, 0, COMPLETE))
+    v.counters(DROP_UNSUPPORTED=3, ALLOCATIONS=1, CONTRIBUTIONS=2, COMPLETIONS=1, RESULTS_SENT=2, RESULT_COPIES=1)
+    return v
+
+
 def main():
     for make in (aggregate_to_completion, duplicates, retransmission_after_completion, shadow_copy_reuse,
                  stale_late_duplicates, multi_job_isolation, spoofing, unknown_job_and_worker, bad_sizes,
@@ -1245,7 +1516,9 @@ def main():
                  esa_same_job_newer_block, esa_job_table_priority, esa_atp, upstream_completion,
                  upstream_retransmit_forward, upstream_foreign_worker, malformed_headers, stale_and_foreign_senders,
                  shadow_copy_retransmit, upstream_two_level, esa_preemption_release, sessions,
-                 join_credential_security):
+                 join_credential_security, reduce_scatter, all_gather, broadcast, reduce_min_max,
+                 collective_unsupported, collective_owner_out_of_range, upstream_collective_unsupported,
+                 esa_collective_unsupported):
         make().write()
 
 if __name__ == "__main__":

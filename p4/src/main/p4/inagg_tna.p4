@@ -60,7 +60,20 @@ const bit<4> MSG_PARTIAL = 5;               // org.inagg.p4.esa.EsaWire.TYPE_PAR
 const bit<8> FLAG_RESULT = 0x01;
 const bit<8> FLAG_RETRANSMIT = 0x02;
 const bit<8> FLAG_INT32 = 0x04;
+const bit<8> FLAG_RESERVED = 0x80;          // must be 0 in an AGGREGATE, else malformed
+const bit<8> RESULT_KEEPS = 0x7C;           // a RESULT keeps the request's INT32 flag, collective and op
 const bit<8> NO_EXPONENT = 0x80;
+
+// Collectives and reduce ops of an AGGREGATE: Flags bits 3-4 and 5-6 (docs/wire-format.md "Collectives and reduce
+// ops"); value 3 of either is reserved (C_DROP_UNSUPPORTED).
+const bit<2> COLLECTIVE_ALL_REDUCE = 0;
+const bit<2> COLLECTIVE_REDUCE_SCATTER = 1;
+const bit<2> COLLECTIVE_ALL_GATHER = 2;
+const bit<2> COLLECTIVE_RESERVED = 3;
+const bit<2> OP_SUM = 0;
+const bit<2> OP_MIN = 1;
+const bit<2> OP_MAX = 2;
+const bit<2> OP_RESERVED = 3;
 const bit<8> REJECT_UNKNOWN_JOB = 1;
 const bit<8> REJECT_WORKER_ID_OUT_OF_RANGE = 2;
 const bit<8> REJECT_WORKER_COUNT_MISMATCH = 3;
@@ -85,6 +98,8 @@ const bit<3> LANE_WRITE = 1;
 const bit<3> LANE_ADD = 2;
 const bit<3> LANE_READ = 3;
 const bit<3> LANE_SWAP = 4;
+const bit<3> LANE_MIN = 5;
+const bit<3> LANE_MAX = 6;
 
 // Recirculation phases (recirc_t.phase)
 const bit<8> PHASE_CONSUME = 1;             // chunk c of the packet leads: apply the lane operation, drop it
@@ -128,6 +143,9 @@ const bit<8> C_REJECTS = 16;
 const bit<8> C_DROP_STALE_SESSION = 19;
 // A JOIN that does not show its worker's credential (join_credential), for every kind of job (inagg_v1model.p4).
 const bit<8> C_DROP_BAD_CREDENTIAL = 24;
+// A collective or op this program does not carry: the reserved values, anything but ALL_REDUCE SUM on ESA jobs, and
+// (TNA:) REDUCE_SCATTER on jobs of more than one chunk (docs/p4.md). EsaCounter.DROP_UNSUPPORTED (325) is this cell.
+const bit<8> C_DROP_UNSUPPORTED = 25;
 
 // Indices of esa_counters and esa_egress_counters: org.inagg.p4.esa.EsaCounter type id - 300 (ESA jobs only; what
 // is counted before the job's mode is known is in inagg_counters, as in inagg_v1model.p4). CONTRIBUTIONS and
@@ -216,8 +234,10 @@ header bridge_t {
     bit<1>  is_multicast;
     bit<2>  dst;             // DST_WORKER / DST_SERVER / DST_SENDER
     bit<1>  esa_complete;    // the server's replica becomes a COMPLETE PARTIAL
-    bit<4>  _pad;
+    bit<1>  scatter;         // REDUCE_SCATTER result: every replica but the owner's leaves header-only
+    bit<3>  _pad;
     bit<16> dst_worker;
+    bit<16> owner;           // REDUCE_SCATTER: the worker whose replica keeps the lanes
     bit<16> contributors;    // ESA completion: W
     bit<32> full_mask;       // ESA completion: the bitmap word of all W workers
 }
@@ -297,6 +317,13 @@ struct ingress_metadata_t {
     int<32>  rank_s;
     bit<3>   lane_op;
     bit<32>  lane_row;
+    // the AGGREGATE's collective, op and Owner (Priority ++ Status); header_only: an ALL_GATHER contribution without
+    // lanes; harvest_all: a header-only packet that needs the stored result (every chunk read from the registers)
+    bit<2>   collective;
+    bit<2>   op;
+    bit<16>  owner;
+    bit<1>   header_only;
+    bit<1>   harvest_all;
     bit<8>   exponent;
     bit<16>  wire_length;
     bit<8>   outcome;
@@ -882,7 +909,9 @@ control InaggIngress(inout headers_t hdr, inout ingress_metadata_t meta,
         hdr.bridge.is_multicast = 0;
         hdr.bridge.dst = DST_WORKER;
         hdr.bridge.esa_complete = 0;
+        hdr.bridge.scatter = 0;
         hdr.bridge._pad = 0;
+        hdr.bridge.owner = 0;
         hdr.bridge.contributors = 0;
         hdr.bridge.full_mask = 0;
         meta.lane_op = LANE_NONE;
@@ -1067,12 +1096,21 @@ control InaggIngress(inout headers_t hdr, inout ingress_metadata_t meta,
                 ig_dprsr_md.drop_ctl = 0;
                 return;
             }
-            if (hdr.inagg.msg_type != MSG_AGGREGATE || (hdr.inagg.flags & FLAG_RESULT) != 0) {
+            if (hdr.inagg.msg_type != MSG_AGGREGATE || (hdr.inagg.flags & FLAG_RESULT) != 0
+                    || (hdr.inagg.flags & FLAG_RESERVED) != 0) {
                 inagg_counters.count(C_DROP_MALFORMED);
                 return;
             }
             if (meta.job_found == 0) {
                 inagg_counters.count(C_DROP_UNKNOWN_JOB);
+                return;
+            }
+            meta.collective = hdr.inagg.flags[4:3];
+            meta.op = hdr.inagg.flags[6:5];
+            meta.owner = hdr.inagg.prio ++ hdr.inagg.status;
+            // ESA jobs carry ALL_REDUCE SUM only (EsaSwitch, ParameterServer), as in inagg_v1model.p4.
+            if (meta.esa == 1 && (meta.collective != COLLECTIVE_ALL_REDUCE || meta.op != OP_SUM)) {
+                inagg_counters.count(C_DROP_UNSUPPORTED);
                 return;
             }
             // Worker and source (EsaSwitch counts both as an unknown worker), then the lanes.
@@ -1099,9 +1137,29 @@ control InaggIngress(inout headers_t hdr, inout ingress_metadata_t meta,
                 inagg_counters.count(C_DROP_STALE_SESSION);
                 return;
             }
+            // Collective and op: the reserved values are unsupported; TNA: so is REDUCE_SCATTER on a job of more than
+            // one chunk (egress would have to cut the unparsed chunks off the non-owners' copies; docs/p4.md). The
+            // Owner of a REDUCE_SCATTER or ALL_GATHER must be one of the job's workers.
+            if (meta.collective == COLLECTIVE_RESERVED || meta.op == OP_RESERVED
+                    || (meta.collective == COLLECTIVE_REDUCE_SCATTER && meta.chunks != 1)) {
+                inagg_counters.count(C_DROP_UNSUPPORTED);
+                return;
+            }
+            if (meta.collective != COLLECTIVE_ALL_REDUCE && meta.owner >= meta.workers) {
+                inagg_counters.count(C_DROP_UNKNOWN_WORKER);
+                return;
+            }
             // TNA: every packet of a job carries exactly the job's lanes (no per-round lane count register), so
             // the software switch's ROUND_BAD_SIZE cannot arise; a shorter tail block must be padded by the worker.
-            if (hdr.inagg.element_count != meta.job_lanes) {
+            // An ALL_GATHER contribution of a worker that is not the Owner carries none (header-only).
+            bit<16> expected_lanes = meta.job_lanes;
+            meta.header_only = 0;
+            meta.harvest_all = 0;
+            if (meta.collective == COLLECTIVE_ALL_GATHER && hdr.inagg.worker_id != meta.owner) {
+                expected_lanes = 0;
+                meta.header_only = 1;
+            }
+            if (hdr.inagg.element_count != expected_lanes) {
                 if (meta.esa == 1) {
                     esa_counters.count(E_DROP_BAD_SIZE);
                 } else {
@@ -1167,10 +1225,20 @@ control InaggIngress(inout headers_t hdr, inout ingress_metadata_t meta,
                     }
                 } else if (meta.round_path != PATH_NEWER && meta.round == 1) {
                     // SlotPool's ROUND_COMPLETE: SoftwareSwitch.sendResult, the stored result to this worker alone.
+                    // Answered as the round's result was: REDUCE_SCATTER header-only to a worker other than the Owner
+                    // (one chunk: every lane was parsed, so invalidating them cuts the message to its header), an
+                    // ALL_GATHER's header-only request with the stored lanes, read chunk by chunk (harvest_all).
                     meta.exponent = exp_read.execute(meta.pool_index);
-                    meta.lane_op = LANE_READ;
                     meta.outcome = OUTCOME_UNICAST;
-                    hdr.inagg.flags = (hdr.inagg.flags & FLAG_INT32) | FLAG_RESULT;
+                    if (meta.collective == COLLECTIVE_REDUCE_SCATTER && hdr.inagg.worker_id != meta.owner) {
+                        hdr.inagg.element_count = 0;
+#include "generated/inagg_tna_lane_invalidate.p4"
+                    } else if (meta.header_only == 1) {
+                        meta.harvest_all = 1;
+                    } else {
+                        meta.lane_op = LANE_READ;
+                    }
+                    hdr.inagg.flags = (hdr.inagg.flags & RESULT_KEEPS) | FLAG_RESULT;
                     hdr.inagg.next_exponent = meta.exponent;
                     inagg_counters.count(C_RETRANSMIT_REPLIES);
                 } else if (meta.round_path == PATH_DUP) {
@@ -1191,44 +1259,74 @@ control InaggIngress(inout headers_t hdr, inout ingress_metadata_t meta,
                     }
                     if (first) {
                         meta.exponent = exp_write.execute(meta.pool_index);
-                        meta.lane_op = LANE_WRITE;
                     } else {
                         meta.exponent = exp_max.execute(meta.pool_index);
+                    }
+                    // The first contribution and an ALL_GATHER's Owner write their lanes; later ones combine by
+                    // the op; a header-only contribution touches no lane.
+                    if (meta.header_only == 1) {
+                        meta.lane_op = LANE_NONE;
+                    } else if (first || meta.collective == COLLECTIVE_ALL_GATHER) {
+                        meta.lane_op = LANE_WRITE;
+                    } else if (meta.op == OP_MIN) {
+                        meta.lane_op = LANE_MIN;
+                    } else if (meta.op == OP_MAX) {
+                        meta.lane_op = LANE_MAX;
+                    } else {
                         meta.lane_op = LANE_ADD;
                     }
                     inagg_counters.count(C_CONTRIBUTIONS);
                     if (completes) {
                         meta.outcome = OUTCOME_MULTICAST;
-                        hdr.inagg.flags = (hdr.inagg.flags & FLAG_INT32) | FLAG_RESULT;
+                        hdr.inagg.flags = (hdr.inagg.flags & RESULT_KEEPS) | FLAG_RESULT;
                         hdr.inagg.next_exponent = meta.exponent;
+                        // An ALL_GATHER completed by a header-only contribution: the stored lanes, read back.
+                        meta.harvest_all = meta.header_only;
+                        if (meta.collective == COLLECTIVE_REDUCE_SCATTER) {
+                            // every replica but the owner's leaves header-only (egress)
+                            hdr.bridge.scatter = 1;
+                            hdr.bridge.owner = meta.owner;
+                        }
                     }
                 }
-                if (meta.lane_op != LANE_NONE) {
-                    if (meta.chunks == 1) {
-                        // One pass: deliver now.
-                        if (meta.outcome == OUTCOME_MULTICAST) {
-                            hdr.bridge.is_multicast = 1;
-                            ig_tm_md.mcast_grp_a = meta.mcast_grp;
-                            ig_dprsr_md.drop_ctl = 0;
-                        } else if (meta.outcome == OUTCOME_UNICAST) {
-                            ig_tm_md.ucast_egress_port = ig_intr_md.ingress_port;
-                            ig_dprsr_md.drop_ctl = 0;
-                        }
+                bit<32> first_row = meta.lane_row;
+                if (meta.harvest_all == 1) {
+                    // The result of job_lanes lanes from the registers: chunk P - 1 in this pass, into lane headers
+                    // made valid here, then chunks P - 2 .. 0 by harvest passes, each put in front.
+#include "generated/inagg_tna_lane_validate_count.p4"
+                    meta.lane_op = LANE_READ;
+                    hdr.inagg.element_count = meta.job_lanes;
+                    meta.lane_row = meta.lane_row + (bit<32>)(meta.chunks - 1);
+                }
+                if (meta.chunks == 1 || (meta.lane_op == LANE_NONE && meta.harvest_all == 0)) {
+                    // One pass (or nothing to aggregate): deliver now.
+                    if (meta.outcome == OUTCOME_MULTICAST) {
+                        hdr.bridge.is_multicast = 1;
+                        ig_tm_md.mcast_grp_a = meta.mcast_grp;
+                        ig_dprsr_md.drop_ctl = 0;
+                    } else if (meta.outcome == OUTCOME_UNICAST) {
+                        ig_tm_md.ucast_egress_port = ig_intr_md.ingress_port;
+                        ig_dprsr_md.drop_ctl = 0;
+                    }
+                } else {
+                    // Chunk 0 is done in this pass (harvest_all: chunk P - 1); the decision rides along for the
+                    // other chunks.
+                    hdr.recirc.setValid();
+                    hdr.recirc.chunks = meta.chunks;
+                    hdr.recirc.lane_op = (bit<8>)meta.lane_op;
+                    hdr.recirc.lane_row = first_row;
+                    hdr.recirc.outcome = meta.outcome;
+                    hdr.recirc._pad0 = 0;
+                    hdr.recirc.mcast_grp = meta.mcast_grp;
+                    hdr.recirc._pad1 = 0;
+                    hdr.recirc.reply_port = ig_intr_md.ingress_port;
+                    hdr.recirc.esa_index = 0;
+                    hdr.recirc.esa_tag = 0;
+                    hdr.recirc.full_mask = 0;
+                    hdr.recirc.contributors = 0;
+                    if (meta.harvest_all == 1) {
+                        recirculate_next(PHASE_HARVEST, meta.chunks - 2);
                     } else {
-                        // Chunk 0 is done in this pass; the decision rides along for chunks 1 .. P - 1.
-                        hdr.recirc.setValid();
-                        hdr.recirc.chunks = meta.chunks;
-                        hdr.recirc.lane_op = (bit<8>)meta.lane_op;
-                        hdr.recirc.lane_row = meta.lane_row;
-                        hdr.recirc.outcome = meta.outcome;
-                        hdr.recirc._pad0 = 0;
-                        hdr.recirc.mcast_grp = meta.mcast_grp;
-                        hdr.recirc._pad1 = 0;
-                        hdr.recirc.reply_port = ig_intr_md.ingress_port;
-                        hdr.recirc.esa_index = 0;
-                        hdr.recirc.esa_tag = 0;
-                        hdr.recirc.full_mask = 0;
-                        hdr.recirc.contributors = 0;
                         meta.consumed = 1;
                         recirculate_next(PHASE_CONSUME, 1);
                     }
@@ -1435,8 +1533,9 @@ parser InaggEgressParser(packet_in pkt, out headers_t hdr, out egress_metadata_t
         pkt.extract(hdr.ipv4);
         pkt.extract(hdr.udp);
         pkt.extract(hdr.inagg);
-        transition select(hdr.bridge.esa_complete) {
-            1: parse_lane_0;
+        transition select(hdr.bridge.esa_complete, hdr.bridge.scatter) {
+            (1, _): parse_lane_0;
+            (_, 1): parse_lane_0;
             default: accept;
         }
     }
@@ -1512,6 +1611,12 @@ control InaggEgress(inout headers_t hdr, inout egress_metadata_t meta,
                 } else {
                     hdr.bridge.dst_worker = eg_intr_md.egress_rid;
                     hdr.inagg.worker_id = eg_intr_md.egress_rid;
+                    if (hdr.bridge.scatter == 1 && eg_intr_md.egress_rid != hdr.bridge.owner) {
+                        // REDUCE_SCATTER: the lanes to the Owner only; the others' copies leave header-only (one
+                        // chunk, all parsed here, so invalidating the lanes cuts them off).
+                        hdr.inagg.element_count = 0;
+#include "generated/inagg_tna_lane_invalidate.p4"
+                    }
                     if (hdr.bridge.esa_complete == 1) {
                         esa_egress_counters.count(E_RESULTS_SENT);
                     } else {

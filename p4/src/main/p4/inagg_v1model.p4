@@ -63,11 +63,25 @@ const bit<4> MSG_JOIN_ACK = 3;
 const bit<4> MSG_REJECT = 4;
 const bit<8> FLAG_RESULT = 0x01;
 const bit<8> FLAG_INT32 = 0x04;
+const bit<8> FLAG_RESERVED = 0x80;          // must be 0 in an AGGREGATE, else malformed
+// What a RESULT keeps of the request's Flags: INT32, the collective (bits 3-4) and the op (bits 5-6).
+const bit<8> RESULT_KEEPS = 0x7C;
 const bit<8> NO_EXPONENT = 0x80;
 const bit<8> REJECT_UNKNOWN_JOB = 1;
 const bit<8> REJECT_WORKER_ID_OUT_OF_RANGE = 2;
 const bit<8> REJECT_WORKER_COUNT_MISMATCH = 3;
 const bit<8> REJECT_STALE_SESSION = 4;
+
+// Collectives and reduce ops of an AGGREGATE (InaggHeader.collective, reduceOp; docs/wire-format.md "Collectives
+// and reduce ops"): Flags bits 3-4 and 5-6. Value 3 of either is reserved: dropped, counted C_DROP_UNSUPPORTED.
+const bit<2> COLLECTIVE_ALL_REDUCE = 0;
+const bit<2> COLLECTIVE_REDUCE_SCATTER = 1;   // the result's lanes to the Owner only, header-only to the others
+const bit<2> COLLECTIVE_ALL_GATHER = 2;       // the Owner's lanes stored as they are, to everyone (broadcast too)
+const bit<2> COLLECTIVE_RESERVED = 3;
+const bit<2> OP_SUM = 0;
+const bit<2> OP_MIN = 1;                      // signed int32 minimum
+const bit<2> OP_MAX = 2;                      // signed int32 maximum
+const bit<2> OP_RESERVED = 3;
 
 // Job modes (job_table): the slot protocol, or the shared ESA pool in EsaSwitch's two AllocationModes.
 const bit<8> MODE_SLOT = 0;
@@ -140,6 +154,10 @@ const bit<32> C_DROP_STALE_SESSION = 19;
 // A JOIN that does not show its worker's credential (join_credential), for every kind of job: dropped unanswered.
 // EsaCounter.DROP_BAD_CREDENTIAL (324) is this cell too (no E_ cell; docs/security.md).
 const bit<32> C_DROP_BAD_CREDENTIAL = 24;
+// A collective or reduce op this switch does not carry: the reserved values (3) on every job, anything but ALL_REDUCE
+// SUM on ESA and upstream jobs (the ESA switch and the parameter server carry only that). EsaCounter.DROP_UNSUPPORTED
+// (325) is this cell too (no E_ cell), as for C_DROP_BAD_CREDENTIAL.
+const bit<32> C_DROP_UNSUPPORTED = 25;
 
 // Indices of esa_counters: org.inagg.p4.esa.EsaCounter type id - 300 (packets; the byte counters are not kept).
 // Counted for ESA jobs only. What the switch counts before it knows a job's mode (RECEIVED, DROP_MALFORMED,
@@ -227,6 +245,12 @@ struct headers_t {
 
 struct metadata_t {
     bit<16> lanes_left;
+    // the AGGREGATE's collective, op and (REDUCE_SCATTER, ALL_GATHER) Owner: Priority ++ Status
+    bit<2>  collective;
+    bit<2>  op;
+    bit<16> owner;
+    // an ALL_GATHER contribution without lanes (from a worker that is not the Owner)
+    bit<1>  header_only;
     // job_table
     bit<1>  job_found;
     // the job's session (docs/sessions.md): set by the control plane with the job's row, which it rewrites, and the
@@ -317,6 +341,18 @@ struct metadata_t {
     bit<16> sender_port;
     bit<48> switch_mac;
     bit<32> switch_ip;
+}
+
+// SlotPool.lanesAction for a contribution after the round's first: the stored lane combined with the packet's by the
+// round's op (wrapping int32 sum, signed int32 minimum or maximum).
+bit<32> combine(in bit<2> op, in bit<32> stored, in bit<32> lane) {
+    bit<32> chosen = stored + lane;
+    if (op == OP_MIN) {
+        chosen = (int<32>)lane < (int<32>)stored ? lane : stored;
+    } else if (op == OP_MAX) {
+        chosen = (int<32>)lane > (int<32>)stored ? lane : stored;
+    }
+    return chosen;
 }
 
 parser InaggParser(packet_in packet, out headers_t hdr, inout metadata_t meta,
@@ -698,12 +734,17 @@ control InaggIngress(inout headers_t hdr, inout metadata_t meta, inout standard_
             standard_metadata.egress_spec = standard_metadata.ingress_port;
             return;
         }
-        // A RESULT is malformed from a worker of the slot protocol; for an ESA job it may be its server's.
+        // A RESULT is malformed from a worker of the slot protocol; for an ESA job it may be its server's. Flags bit
+        // 7 is reserved: an AGGREGATE with it set is malformed (docs/wire-format.md).
         if (hdr.inagg.msg_type != MSG_AGGREGATE
-                || ((hdr.inagg.flags & FLAG_RESULT) != 0 && meta.mode == MODE_SLOT)) {
+                || ((hdr.inagg.flags & FLAG_RESULT) != 0 && meta.mode == MODE_SLOT)
+                || (hdr.inagg.flags & FLAG_RESERVED) != 0) {
             inagg_counters.count(C_DROP_MALFORMED);
             return;
         }
+        meta.collective = hdr.inagg.flags[4:3];
+        meta.op = hdr.inagg.flags[6:5];
+        meta.owner = hdr.inagg.prio ++ hdr.inagg.status;
 
         // Job table
         if (meta.job_found == 0) {
@@ -711,6 +752,12 @@ control InaggIngress(inout headers_t hdr, inout metadata_t meta, inout standard_
             return;
         }
 
+        // ESA and ATP jobs carry ALL_REDUCE SUM only (EsaSwitch, ParameterServer): any other collective or op is
+        // unsupported.
+        if (meta.mode != MODE_SLOT && (meta.collective != COLLECTIVE_ALL_REDUCE || meta.op != OP_SUM)) {
+            inagg_counters.count(C_DROP_UNSUPPORTED);
+            return;
+        }
         if (meta.mode != MODE_SLOT) {
             // ---- ESA and ATP jobs: EsaSwitch.onMessage from the job table on (docs/esa.md). ----
             meta.bitmap_words = (meta.workers + 31) >> 5;
@@ -992,6 +1039,18 @@ control InaggIngress(inout headers_t hdr, inout metadata_t meta, inout standard_
             standard_metadata.egress_spec = standard_metadata.ingress_port;
             return;
         }
+        // Collective and op (docs/wire-format.md "Collectives and reduce ops"): the reserved values are unsupported,
+        // and so is anything but ALL_REDUCE SUM on an upstream job (its parameter server sums); the Owner of a
+        // REDUCE_SCATTER or ALL_GATHER must be one of the job's workers.
+        if (meta.collective == COLLECTIVE_RESERVED || meta.op == OP_RESERVED
+                || (meta.upstream == 1 && (meta.collective != COLLECTIVE_ALL_REDUCE || meta.op != OP_SUM))) {
+            inagg_counters.count(C_DROP_UNSUPPORTED);
+            return;
+        }
+        if (meta.collective != COLLECTIVE_ALL_REDUCE && meta.owner >= meta.workers) {
+            inagg_counters.count(C_DROP_UNKNOWN_WORKER);
+            return;
+        }
         // Slot check: slot within the job's range, lanes within the job's.
         if ((bit<16>)hdr.inagg.slot >= meta.slots) {
             inagg_counters.count(C_DROP_BAD_SLOT);
@@ -1000,6 +1059,17 @@ control InaggIngress(inout headers_t hdr, inout metadata_t meta, inout standard_
         if (hdr.inagg.element_count > meta.job_lanes) {
             inagg_counters.count(C_DROP_BAD_SIZE);
             return;
+        }
+        // ALL_GATHER: the Owner sends the lanes, every other worker a header-only contribution.
+        meta.header_only = 0;
+        if (meta.collective == COLLECTIVE_ALL_GATHER) {
+            if ((hdr.inagg.worker_id == meta.owner) == (hdr.inagg.element_count == 0)) {
+                inagg_counters.count(C_DROP_BAD_SIZE);
+                return;
+            }
+            if (hdr.inagg.element_count == 0) {
+                meta.header_only = 1;
+            }
         }
         meta.copy_index = (((bit<32>)meta.slot_base + (bit<32>)hdr.inagg.slot) << 1) | (bit<32>)hdr.inagg.copy;
 
@@ -1021,7 +1091,13 @@ control InaggIngress(inout headers_t hdr, inout metadata_t meta, inout standard_
         } else if (age == 0) {
             if (meta.count == meta.contributors) {
                 meta.round = ROUND_COMPLETE;
-            } else if (meta.round_lanes == hdr.inagg.element_count) {
+            } else if (meta.round_lanes == hdr.inagg.element_count || meta.header_only == 1) {
+                // (a header-only ALL_GATHER contribution neither sets nor checks the round's lane count)
+                meta.round = ROUND_OPEN;
+            } else if (meta.collective == COLLECTIVE_ALL_GATHER && meta.round_lanes == 0) {
+                // the Owner's lanes after header-only contributions: they set the round's lane count
+                width_reg.write(meta.copy_index, hdr.inagg.element_count);
+                meta.round_lanes = hdr.inagg.element_count;
                 meta.round = ROUND_OPEN;
             } else {
                 meta.round = ROUND_BAD_SIZE;
@@ -1046,10 +1122,14 @@ control InaggIngress(inout headers_t hdr, inout metadata_t meta, inout standard_
             standard_metadata.egress_spec = meta.server_port;
             inagg_counters.count(C_UPSTREAM_FORWARDS);
         } else if (meta.round == ROUND_COMPLETE) {
-            // SoftwareSwitch.sendResult: the stored result back to this worker alone, never added again.
+            // SoftwareSwitch.sendResult: the stored result back to this worker alone, never added again. REDUCE_SCATTER
+            // answers a worker other than the Owner as its result did: header-only (Element Count 0).
             exp_reg.read(meta.exponent, meta.copy_index);
+            if (meta.collective == COLLECTIVE_REDUCE_SCATTER && hdr.inagg.worker_id != meta.owner) {
+                meta.round_lanes = 0;
+            }
 #include "generated/inagg_v1model_lane_read.p4"
-            hdr.inagg.flags = (hdr.inagg.flags & FLAG_INT32) | FLAG_RESULT;
+            hdr.inagg.flags = (hdr.inagg.flags & RESULT_KEEPS) | FLAG_RESULT;
             hdr.inagg.element_count = meta.round_lanes;
             hdr.inagg.next_exponent = meta.exponent;
             meta.dst_worker = hdr.inagg.worker_id;
@@ -1117,7 +1197,13 @@ control InaggIngress(inout headers_t hdr, inout metadata_t meta, inout standard_
                 standard_metadata.egress_spec = meta.server_port;
                 inagg_counters.count(C_UPSTREAM_PARTIALS);
             } else if (meta.count == meta.contributors) {
-                hdr.inagg.flags = (hdr.inagg.flags & FLAG_INT32) | FLAG_RESULT;
+                // The result: the running sums in the header lanes; an ALL_GATHER completed by a header-only
+                // contribution reads the Owner's stored lanes. REDUCE_SCATTER: egress cuts the lanes off every copy
+                // but the Owner's.
+                if (meta.header_only == 1) {
+#include "generated/inagg_v1model_lane_read.p4"
+                }
+                hdr.inagg.flags = (hdr.inagg.flags & RESULT_KEEPS) | FLAG_RESULT;
                 hdr.inagg.element_count = meta.round_lanes;
                 hdr.inagg.next_exponent = meta.exponent;
                 meta.is_multicast = 1;
@@ -1238,6 +1324,13 @@ control InaggEgress(inout headers_t hdr, inout metadata_t meta, inout standard_m
                 // One replica per worker, replication id = worker id: rewrite the worker id per copy.
                 meta.dst_worker = standard_metadata.egress_rid;
                 hdr.inagg.worker_id = standard_metadata.egress_rid;
+                if (meta.mode == MODE_SLOT && meta.collective == COLLECTIVE_REDUCE_SCATTER
+                        && standard_metadata.egress_rid != meta.owner) {
+                    // REDUCE_SCATTER: the lanes to the Owner only; every other worker's copy is header-only (it frees
+                    // the worker's slot); truncate below cuts the frame to the 20-byte message.
+                    hdr.inagg.element_count = 0;
+#include "generated/inagg_v1model_lane_invalidate.p4"
+                }
                 // SoftwareSwitch.multicastResult / EsaSwitch.multicastFromPool, fromServer: one per copy
                 if (meta.mode == MODE_SLOT) {
                     egress_counters.count(C_RESULTS_SENT);

@@ -2,194 +2,258 @@
 // One stateful ALU per lane: lane k's register is touched once per pass, by one of its four actions,
 // at row meta.lane_row (the copy's or aggregator's row for this pass's chunk).
 if (hdr.lane_0.isValid()) {
-    if (meta.lane_op == LANE_WRITE) { hdr.lane_0.value = lane_0_write.execute(meta.lane_row); }
+    if (meta.lane_op == LANE_WRITE) { lane_0_swap.execute(meta.lane_row); }
     else if (meta.lane_op == LANE_ADD) { hdr.lane_0.value = lane_0_add.execute(meta.lane_row); }
-    else if (meta.lane_op == LANE_READ) { hdr.lane_0.value = lane_0_read.execute(meta.lane_row); }
+    else if (meta.lane_op == LANE_READ) { hdr.lane_0.value = 0; hdr.lane_0.value = lane_0_add.execute(meta.lane_row); }
     else if (meta.lane_op == LANE_SWAP) { hdr.lane_0.value = lane_0_swap.execute(meta.lane_row); }
+    else if (meta.lane_op == LANE_MIN) { hdr.lane_0.value = lane_0_min.execute(meta.lane_row); }
+    else if (meta.lane_op == LANE_MAX) { hdr.lane_0.value = lane_0_max.execute(meta.lane_row); }
 }
 if (hdr.lane_1.isValid()) {
-    if (meta.lane_op == LANE_WRITE) { hdr.lane_1.value = lane_1_write.execute(meta.lane_row); }
+    if (meta.lane_op == LANE_WRITE) { lane_1_swap.execute(meta.lane_row); }
     else if (meta.lane_op == LANE_ADD) { hdr.lane_1.value = lane_1_add.execute(meta.lane_row); }
-    else if (meta.lane_op == LANE_READ) { hdr.lane_1.value = lane_1_read.execute(meta.lane_row); }
+    else if (meta.lane_op == LANE_READ) { hdr.lane_1.value = 0; hdr.lane_1.value = lane_1_add.execute(meta.lane_row); }
     else if (meta.lane_op == LANE_SWAP) { hdr.lane_1.value = lane_1_swap.execute(meta.lane_row); }
+    else if (meta.lane_op == LANE_MIN) { hdr.lane_1.value = lane_1_min.execute(meta.lane_row); }
+    else if (meta.lane_op == LANE_MAX) { hdr.lane_1.value = lane_1_max.execute(meta.lane_row); }
 }
 if (hdr.lane_2.isValid()) {
-    if (meta.lane_op == LANE_WRITE) { hdr.lane_2.value = lane_2_write.execute(meta.lane_row); }
+    if (meta.lane_op == LANE_WRITE) { lane_2_swap.execute(meta.lane_row); }
     else if (meta.lane_op == LANE_ADD) { hdr.lane_2.value = lane_2_add.execute(meta.lane_row); }
-    else if (meta.lane_op == LANE_READ) { hdr.lane_2.value = lane_2_read.execute(meta.lane_row); }
+    else if (meta.lane_op == LANE_READ) { hdr.lane_2.value = 0; hdr.lane_2.value = lane_2_add.execute(meta.lane_row); }
     else if (meta.lane_op == LANE_SWAP) { hdr.lane_2.value = lane_2_swap.execute(meta.lane_row); }
+    else if (meta.lane_op == LANE_MIN) { hdr.lane_2.value = lane_2_min.execute(meta.lane_row); }
+    else if (meta.lane_op == LANE_MAX) { hdr.lane_2.value = lane_2_max.execute(meta.lane_row); }
 }
 if (hdr.lane_3.isValid()) {
-    if (meta.lane_op == LANE_WRITE) { hdr.lane_3.value = lane_3_write.execute(meta.lane_row); }
+    if (meta.lane_op == LANE_WRITE) { lane_3_swap.execute(meta.lane_row); }
     else if (meta.lane_op == LANE_ADD) { hdr.lane_3.value = lane_3_add.execute(meta.lane_row); }
-    else if (meta.lane_op == LANE_READ) { hdr.lane_3.value = lane_3_read.execute(meta.lane_row); }
+    else if (meta.lane_op == LANE_READ) { hdr.lane_3.value = 0; hdr.lane_3.value = lane_3_add.execute(meta.lane_row); }
     else if (meta.lane_op == LANE_SWAP) { hdr.lane_3.value = lane_3_swap.execute(meta.lane_row); }
+    else if (meta.lane_op == LANE_MIN) { hdr.lane_3.value = lane_3_min.execute(meta.lane_row); }
+    else if (meta.lane_op == LANE_MAX) { hdr.lane_3.value = lane_3_max.execute(meta.lane_row); }
 }
 if (hdr.lane_4.isValid()) {
-    if (meta.lane_op == LANE_WRITE) { hdr.lane_4.value = lane_4_write.execute(meta.lane_row); }
+    if (meta.lane_op == LANE_WRITE) { lane_4_swap.execute(meta.lane_row); }
     else if (meta.lane_op == LANE_ADD) { hdr.lane_4.value = lane_4_add.execute(meta.lane_row); }
-    else if (meta.lane_op == LANE_READ) { hdr.lane_4.value = lane_4_read.execute(meta.lane_row); }
+    else if (meta.lane_op == LANE_READ) { hdr.lane_4.value = 0; hdr.lane_4.value = lane_4_add.execute(meta.lane_row); }
     else if (meta.lane_op == LANE_SWAP) { hdr.lane_4.value = lane_4_swap.execute(meta.lane_row); }
+    else if (meta.lane_op == LANE_MIN) { hdr.lane_4.value = lane_4_min.execute(meta.lane_row); }
+    else if (meta.lane_op == LANE_MAX) { hdr.lane_4.value = lane_4_max.execute(meta.lane_row); }
 }
 if (hdr.lane_5.isValid()) {
-    if (meta.lane_op == LANE_WRITE) { hdr.lane_5.value = lane_5_write.execute(meta.lane_row); }
+    if (meta.lane_op == LANE_WRITE) { lane_5_swap.execute(meta.lane_row); }
     else if (meta.lane_op == LANE_ADD) { hdr.lane_5.value = lane_5_add.execute(meta.lane_row); }
-    else if (meta.lane_op == LANE_READ) { hdr.lane_5.value = lane_5_read.execute(meta.lane_row); }
+    else if (meta.lane_op == LANE_READ) { hdr.lane_5.value = 0; hdr.lane_5.value = lane_5_add.execute(meta.lane_row); }
     else if (meta.lane_op == LANE_SWAP) { hdr.lane_5.value = lane_5_swap.execute(meta.lane_row); }
+    else if (meta.lane_op == LANE_MIN) { hdr.lane_5.value = lane_5_min.execute(meta.lane_row); }
+    else if (meta.lane_op == LANE_MAX) { hdr.lane_5.value = lane_5_max.execute(meta.lane_row); }
 }
 if (hdr.lane_6.isValid()) {
-    if (meta.lane_op == LANE_WRITE) { hdr.lane_6.value = lane_6_write.execute(meta.lane_row); }
+    if (meta.lane_op == LANE_WRITE) { lane_6_swap.execute(meta.lane_row); }
     else if (meta.lane_op == LANE_ADD) { hdr.lane_6.value = lane_6_add.execute(meta.lane_row); }
-    else if (meta.lane_op == LANE_READ) { hdr.lane_6.value = lane_6_read.execute(meta.lane_row); }
+    else if (meta.lane_op == LANE_READ) { hdr.lane_6.value = 0; hdr.lane_6.value = lane_6_add.execute(meta.lane_row); }
     else if (meta.lane_op == LANE_SWAP) { hdr.lane_6.value = lane_6_swap.execute(meta.lane_row); }
+    else if (meta.lane_op == LANE_MIN) { hdr.lane_6.value = lane_6_min.execute(meta.lane_row); }
+    else if (meta.lane_op == LANE_MAX) { hdr.lane_6.value = lane_6_max.execute(meta.lane_row); }
 }
 if (hdr.lane_7.isValid()) {
-    if (meta.lane_op == LANE_WRITE) { hdr.lane_7.value = lane_7_write.execute(meta.lane_row); }
+    if (meta.lane_op == LANE_WRITE) { lane_7_swap.execute(meta.lane_row); }
     else if (meta.lane_op == LANE_ADD) { hdr.lane_7.value = lane_7_add.execute(meta.lane_row); }
-    else if (meta.lane_op == LANE_READ) { hdr.lane_7.value = lane_7_read.execute(meta.lane_row); }
+    else if (meta.lane_op == LANE_READ) { hdr.lane_7.value = 0; hdr.lane_7.value = lane_7_add.execute(meta.lane_row); }
     else if (meta.lane_op == LANE_SWAP) { hdr.lane_7.value = lane_7_swap.execute(meta.lane_row); }
+    else if (meta.lane_op == LANE_MIN) { hdr.lane_7.value = lane_7_min.execute(meta.lane_row); }
+    else if (meta.lane_op == LANE_MAX) { hdr.lane_7.value = lane_7_max.execute(meta.lane_row); }
 }
 if (hdr.lane_8.isValid()) {
-    if (meta.lane_op == LANE_WRITE) { hdr.lane_8.value = lane_8_write.execute(meta.lane_row); }
+    if (meta.lane_op == LANE_WRITE) { lane_8_swap.execute(meta.lane_row); }
     else if (meta.lane_op == LANE_ADD) { hdr.lane_8.value = lane_8_add.execute(meta.lane_row); }
-    else if (meta.lane_op == LANE_READ) { hdr.lane_8.value = lane_8_read.execute(meta.lane_row); }
+    else if (meta.lane_op == LANE_READ) { hdr.lane_8.value = 0; hdr.lane_8.value = lane_8_add.execute(meta.lane_row); }
     else if (meta.lane_op == LANE_SWAP) { hdr.lane_8.value = lane_8_swap.execute(meta.lane_row); }
+    else if (meta.lane_op == LANE_MIN) { hdr.lane_8.value = lane_8_min.execute(meta.lane_row); }
+    else if (meta.lane_op == LANE_MAX) { hdr.lane_8.value = lane_8_max.execute(meta.lane_row); }
 }
 if (hdr.lane_9.isValid()) {
-    if (meta.lane_op == LANE_WRITE) { hdr.lane_9.value = lane_9_write.execute(meta.lane_row); }
+    if (meta.lane_op == LANE_WRITE) { lane_9_swap.execute(meta.lane_row); }
     else if (meta.lane_op == LANE_ADD) { hdr.lane_9.value = lane_9_add.execute(meta.lane_row); }
-    else if (meta.lane_op == LANE_READ) { hdr.lane_9.value = lane_9_read.execute(meta.lane_row); }
+    else if (meta.lane_op == LANE_READ) { hdr.lane_9.value = 0; hdr.lane_9.value = lane_9_add.execute(meta.lane_row); }
     else if (meta.lane_op == LANE_SWAP) { hdr.lane_9.value = lane_9_swap.execute(meta.lane_row); }
+    else if (meta.lane_op == LANE_MIN) { hdr.lane_9.value = lane_9_min.execute(meta.lane_row); }
+    else if (meta.lane_op == LANE_MAX) { hdr.lane_9.value = lane_9_max.execute(meta.lane_row); }
 }
 if (hdr.lane_10.isValid()) {
-    if (meta.lane_op == LANE_WRITE) { hdr.lane_10.value = lane_10_write.execute(meta.lane_row); }
+    if (meta.lane_op == LANE_WRITE) { lane_10_swap.execute(meta.lane_row); }
     else if (meta.lane_op == LANE_ADD) { hdr.lane_10.value = lane_10_add.execute(meta.lane_row); }
-    else if (meta.lane_op == LANE_READ) { hdr.lane_10.value = lane_10_read.execute(meta.lane_row); }
+    else if (meta.lane_op == LANE_READ) { hdr.lane_10.value = 0; hdr.lane_10.value = lane_10_add.execute(meta.lane_row); }
     else if (meta.lane_op == LANE_SWAP) { hdr.lane_10.value = lane_10_swap.execute(meta.lane_row); }
+    else if (meta.lane_op == LANE_MIN) { hdr.lane_10.value = lane_10_min.execute(meta.lane_row); }
+    else if (meta.lane_op == LANE_MAX) { hdr.lane_10.value = lane_10_max.execute(meta.lane_row); }
 }
 if (hdr.lane_11.isValid()) {
-    if (meta.lane_op == LANE_WRITE) { hdr.lane_11.value = lane_11_write.execute(meta.lane_row); }
+    if (meta.lane_op == LANE_WRITE) { lane_11_swap.execute(meta.lane_row); }
     else if (meta.lane_op == LANE_ADD) { hdr.lane_11.value = lane_11_add.execute(meta.lane_row); }
-    else if (meta.lane_op == LANE_READ) { hdr.lane_11.value = lane_11_read.execute(meta.lane_row); }
+    else if (meta.lane_op == LANE_READ) { hdr.lane_11.value = 0; hdr.lane_11.value = lane_11_add.execute(meta.lane_row); }
     else if (meta.lane_op == LANE_SWAP) { hdr.lane_11.value = lane_11_swap.execute(meta.lane_row); }
+    else if (meta.lane_op == LANE_MIN) { hdr.lane_11.value = lane_11_min.execute(meta.lane_row); }
+    else if (meta.lane_op == LANE_MAX) { hdr.lane_11.value = lane_11_max.execute(meta.lane_row); }
 }
 if (hdr.lane_12.isValid()) {
-    if (meta.lane_op == LANE_WRITE) { hdr.lane_12.value = lane_12_write.execute(meta.lane_row); }
+    if (meta.lane_op == LANE_WRITE) { lane_12_swap.execute(meta.lane_row); }
     else if (meta.lane_op == LANE_ADD) { hdr.lane_12.value = lane_12_add.execute(meta.lane_row); }
-    else if (meta.lane_op == LANE_READ) { hdr.lane_12.value = lane_12_read.execute(meta.lane_row); }
+    else if (meta.lane_op == LANE_READ) { hdr.lane_12.value = 0; hdr.lane_12.value = lane_12_add.execute(meta.lane_row); }
     else if (meta.lane_op == LANE_SWAP) { hdr.lane_12.value = lane_12_swap.execute(meta.lane_row); }
+    else if (meta.lane_op == LANE_MIN) { hdr.lane_12.value = lane_12_min.execute(meta.lane_row); }
+    else if (meta.lane_op == LANE_MAX) { hdr.lane_12.value = lane_12_max.execute(meta.lane_row); }
 }
 if (hdr.lane_13.isValid()) {
-    if (meta.lane_op == LANE_WRITE) { hdr.lane_13.value = lane_13_write.execute(meta.lane_row); }
+    if (meta.lane_op == LANE_WRITE) { lane_13_swap.execute(meta.lane_row); }
     else if (meta.lane_op == LANE_ADD) { hdr.lane_13.value = lane_13_add.execute(meta.lane_row); }
-    else if (meta.lane_op == LANE_READ) { hdr.lane_13.value = lane_13_read.execute(meta.lane_row); }
+    else if (meta.lane_op == LANE_READ) { hdr.lane_13.value = 0; hdr.lane_13.value = lane_13_add.execute(meta.lane_row); }
     else if (meta.lane_op == LANE_SWAP) { hdr.lane_13.value = lane_13_swap.execute(meta.lane_row); }
+    else if (meta.lane_op == LANE_MIN) { hdr.lane_13.value = lane_13_min.execute(meta.lane_row); }
+    else if (meta.lane_op == LANE_MAX) { hdr.lane_13.value = lane_13_max.execute(meta.lane_row); }
 }
 if (hdr.lane_14.isValid()) {
-    if (meta.lane_op == LANE_WRITE) { hdr.lane_14.value = lane_14_write.execute(meta.lane_row); }
+    if (meta.lane_op == LANE_WRITE) { lane_14_swap.execute(meta.lane_row); }
     else if (meta.lane_op == LANE_ADD) { hdr.lane_14.value = lane_14_add.execute(meta.lane_row); }
-    else if (meta.lane_op == LANE_READ) { hdr.lane_14.value = lane_14_read.execute(meta.lane_row); }
+    else if (meta.lane_op == LANE_READ) { hdr.lane_14.value = 0; hdr.lane_14.value = lane_14_add.execute(meta.lane_row); }
     else if (meta.lane_op == LANE_SWAP) { hdr.lane_14.value = lane_14_swap.execute(meta.lane_row); }
+    else if (meta.lane_op == LANE_MIN) { hdr.lane_14.value = lane_14_min.execute(meta.lane_row); }
+    else if (meta.lane_op == LANE_MAX) { hdr.lane_14.value = lane_14_max.execute(meta.lane_row); }
 }
 if (hdr.lane_15.isValid()) {
-    if (meta.lane_op == LANE_WRITE) { hdr.lane_15.value = lane_15_write.execute(meta.lane_row); }
+    if (meta.lane_op == LANE_WRITE) { lane_15_swap.execute(meta.lane_row); }
     else if (meta.lane_op == LANE_ADD) { hdr.lane_15.value = lane_15_add.execute(meta.lane_row); }
-    else if (meta.lane_op == LANE_READ) { hdr.lane_15.value = lane_15_read.execute(meta.lane_row); }
+    else if (meta.lane_op == LANE_READ) { hdr.lane_15.value = 0; hdr.lane_15.value = lane_15_add.execute(meta.lane_row); }
     else if (meta.lane_op == LANE_SWAP) { hdr.lane_15.value = lane_15_swap.execute(meta.lane_row); }
+    else if (meta.lane_op == LANE_MIN) { hdr.lane_15.value = lane_15_min.execute(meta.lane_row); }
+    else if (meta.lane_op == LANE_MAX) { hdr.lane_15.value = lane_15_max.execute(meta.lane_row); }
 }
 if (hdr.lane_16.isValid()) {
-    if (meta.lane_op == LANE_WRITE) { hdr.lane_16.value = lane_16_write.execute(meta.lane_row); }
+    if (meta.lane_op == LANE_WRITE) { lane_16_swap.execute(meta.lane_row); }
     else if (meta.lane_op == LANE_ADD) { hdr.lane_16.value = lane_16_add.execute(meta.lane_row); }
-    else if (meta.lane_op == LANE_READ) { hdr.lane_16.value = lane_16_read.execute(meta.lane_row); }
+    else if (meta.lane_op == LANE_READ) { hdr.lane_16.value = 0; hdr.lane_16.value = lane_16_add.execute(meta.lane_row); }
     else if (meta.lane_op == LANE_SWAP) { hdr.lane_16.value = lane_16_swap.execute(meta.lane_row); }
+    else if (meta.lane_op == LANE_MIN) { hdr.lane_16.value = lane_16_min.execute(meta.lane_row); }
+    else if (meta.lane_op == LANE_MAX) { hdr.lane_16.value = lane_16_max.execute(meta.lane_row); }
 }
 if (hdr.lane_17.isValid()) {
-    if (meta.lane_op == LANE_WRITE) { hdr.lane_17.value = lane_17_write.execute(meta.lane_row); }
+    if (meta.lane_op == LANE_WRITE) { lane_17_swap.execute(meta.lane_row); }
     else if (meta.lane_op == LANE_ADD) { hdr.lane_17.value = lane_17_add.execute(meta.lane_row); }
-    else if (meta.lane_op == LANE_READ) { hdr.lane_17.value = lane_17_read.execute(meta.lane_row); }
+    else if (meta.lane_op == LANE_READ) { hdr.lane_17.value = 0; hdr.lane_17.value = lane_17_add.execute(meta.lane_row); }
     else if (meta.lane_op == LANE_SWAP) { hdr.lane_17.value = lane_17_swap.execute(meta.lane_row); }
+    else if (meta.lane_op == LANE_MIN) { hdr.lane_17.value = lane_17_min.execute(meta.lane_row); }
+    else if (meta.lane_op == LANE_MAX) { hdr.lane_17.value = lane_17_max.execute(meta.lane_row); }
 }
 if (hdr.lane_18.isValid()) {
-    if (meta.lane_op == LANE_WRITE) { hdr.lane_18.value = lane_18_write.execute(meta.lane_row); }
+    if (meta.lane_op == LANE_WRITE) { lane_18_swap.execute(meta.lane_row); }
     else if (meta.lane_op == LANE_ADD) { hdr.lane_18.value = lane_18_add.execute(meta.lane_row); }
-    else if (meta.lane_op == LANE_READ) { hdr.lane_18.value = lane_18_read.execute(meta.lane_row); }
+    else if (meta.lane_op == LANE_READ) { hdr.lane_18.value = 0; hdr.lane_18.value = lane_18_add.execute(meta.lane_row); }
     else if (meta.lane_op == LANE_SWAP) { hdr.lane_18.value = lane_18_swap.execute(meta.lane_row); }
+    else if (meta.lane_op == LANE_MIN) { hdr.lane_18.value = lane_18_min.execute(meta.lane_row); }
+    else if (meta.lane_op == LANE_MAX) { hdr.lane_18.value = lane_18_max.execute(meta.lane_row); }
 }
 if (hdr.lane_19.isValid()) {
-    if (meta.lane_op == LANE_WRITE) { hdr.lane_19.value = lane_19_write.execute(meta.lane_row); }
+    if (meta.lane_op == LANE_WRITE) { lane_19_swap.execute(meta.lane_row); }
     else if (meta.lane_op == LANE_ADD) { hdr.lane_19.value = lane_19_add.execute(meta.lane_row); }
-    else if (meta.lane_op == LANE_READ) { hdr.lane_19.value = lane_19_read.execute(meta.lane_row); }
+    else if (meta.lane_op == LANE_READ) { hdr.lane_19.value = 0; hdr.lane_19.value = lane_19_add.execute(meta.lane_row); }
     else if (meta.lane_op == LANE_SWAP) { hdr.lane_19.value = lane_19_swap.execute(meta.lane_row); }
+    else if (meta.lane_op == LANE_MIN) { hdr.lane_19.value = lane_19_min.execute(meta.lane_row); }
+    else if (meta.lane_op == LANE_MAX) { hdr.lane_19.value = lane_19_max.execute(meta.lane_row); }
 }
 if (hdr.lane_20.isValid()) {
-    if (meta.lane_op == LANE_WRITE) { hdr.lane_20.value = lane_20_write.execute(meta.lane_row); }
+    if (meta.lane_op == LANE_WRITE) { lane_20_swap.execute(meta.lane_row); }
     else if (meta.lane_op == LANE_ADD) { hdr.lane_20.value = lane_20_add.execute(meta.lane_row); }
-    else if (meta.lane_op == LANE_READ) { hdr.lane_20.value = lane_20_read.execute(meta.lane_row); }
+    else if (meta.lane_op == LANE_READ) { hdr.lane_20.value = 0; hdr.lane_20.value = lane_20_add.execute(meta.lane_row); }
     else if (meta.lane_op == LANE_SWAP) { hdr.lane_20.value = lane_20_swap.execute(meta.lane_row); }
+    else if (meta.lane_op == LANE_MIN) { hdr.lane_20.value = lane_20_min.execute(meta.lane_row); }
+    else if (meta.lane_op == LANE_MAX) { hdr.lane_20.value = lane_20_max.execute(meta.lane_row); }
 }
 if (hdr.lane_21.isValid()) {
-    if (meta.lane_op == LANE_WRITE) { hdr.lane_21.value = lane_21_write.execute(meta.lane_row); }
+    if (meta.lane_op == LANE_WRITE) { lane_21_swap.execute(meta.lane_row); }
     else if (meta.lane_op == LANE_ADD) { hdr.lane_21.value = lane_21_add.execute(meta.lane_row); }
-    else if (meta.lane_op == LANE_READ) { hdr.lane_21.value = lane_21_read.execute(meta.lane_row); }
+    else if (meta.lane_op == LANE_READ) { hdr.lane_21.value = 0; hdr.lane_21.value = lane_21_add.execute(meta.lane_row); }
     else if (meta.lane_op == LANE_SWAP) { hdr.lane_21.value = lane_21_swap.execute(meta.lane_row); }
+    else if (meta.lane_op == LANE_MIN) { hdr.lane_21.value = lane_21_min.execute(meta.lane_row); }
+    else if (meta.lane_op == LANE_MAX) { hdr.lane_21.value = lane_21_max.execute(meta.lane_row); }
 }
 if (hdr.lane_22.isValid()) {
-    if (meta.lane_op == LANE_WRITE) { hdr.lane_22.value = lane_22_write.execute(meta.lane_row); }
+    if (meta.lane_op == LANE_WRITE) { lane_22_swap.execute(meta.lane_row); }
     else if (meta.lane_op == LANE_ADD) { hdr.lane_22.value = lane_22_add.execute(meta.lane_row); }
-    else if (meta.lane_op == LANE_READ) { hdr.lane_22.value = lane_22_read.execute(meta.lane_row); }
+    else if (meta.lane_op == LANE_READ) { hdr.lane_22.value = 0; hdr.lane_22.value = lane_22_add.execute(meta.lane_row); }
     else if (meta.lane_op == LANE_SWAP) { hdr.lane_22.value = lane_22_swap.execute(meta.lane_row); }
+    else if (meta.lane_op == LANE_MIN) { hdr.lane_22.value = lane_22_min.execute(meta.lane_row); }
+    else if (meta.lane_op == LANE_MAX) { hdr.lane_22.value = lane_22_max.execute(meta.lane_row); }
 }
 if (hdr.lane_23.isValid()) {
-    if (meta.lane_op == LANE_WRITE) { hdr.lane_23.value = lane_23_write.execute(meta.lane_row); }
+    if (meta.lane_op == LANE_WRITE) { lane_23_swap.execute(meta.lane_row); }
     else if (meta.lane_op == LANE_ADD) { hdr.lane_23.value = lane_23_add.execute(meta.lane_row); }
-    else if (meta.lane_op == LANE_READ) { hdr.lane_23.value = lane_23_read.execute(meta.lane_row); }
+    else if (meta.lane_op == LANE_READ) { hdr.lane_23.value = 0; hdr.lane_23.value = lane_23_add.execute(meta.lane_row); }
     else if (meta.lane_op == LANE_SWAP) { hdr.lane_23.value = lane_23_swap.execute(meta.lane_row); }
+    else if (meta.lane_op == LANE_MIN) { hdr.lane_23.value = lane_23_min.execute(meta.lane_row); }
+    else if (meta.lane_op == LANE_MAX) { hdr.lane_23.value = lane_23_max.execute(meta.lane_row); }
 }
 if (hdr.lane_24.isValid()) {
-    if (meta.lane_op == LANE_WRITE) { hdr.lane_24.value = lane_24_write.execute(meta.lane_row); }
+    if (meta.lane_op == LANE_WRITE) { lane_24_swap.execute(meta.lane_row); }
     else if (meta.lane_op == LANE_ADD) { hdr.lane_24.value = lane_24_add.execute(meta.lane_row); }
-    else if (meta.lane_op == LANE_READ) { hdr.lane_24.value = lane_24_read.execute(meta.lane_row); }
+    else if (meta.lane_op == LANE_READ) { hdr.lane_24.value = 0; hdr.lane_24.value = lane_24_add.execute(meta.lane_row); }
     else if (meta.lane_op == LANE_SWAP) { hdr.lane_24.value = lane_24_swap.execute(meta.lane_row); }
+    else if (meta.lane_op == LANE_MIN) { hdr.lane_24.value = lane_24_min.execute(meta.lane_row); }
+    else if (meta.lane_op == LANE_MAX) { hdr.lane_24.value = lane_24_max.execute(meta.lane_row); }
 }
 if (hdr.lane_25.isValid()) {
-    if (meta.lane_op == LANE_WRITE) { hdr.lane_25.value = lane_25_write.execute(meta.lane_row); }
+    if (meta.lane_op == LANE_WRITE) { lane_25_swap.execute(meta.lane_row); }
     else if (meta.lane_op == LANE_ADD) { hdr.lane_25.value = lane_25_add.execute(meta.lane_row); }
-    else if (meta.lane_op == LANE_READ) { hdr.lane_25.value = lane_25_read.execute(meta.lane_row); }
+    else if (meta.lane_op == LANE_READ) { hdr.lane_25.value = 0; hdr.lane_25.value = lane_25_add.execute(meta.lane_row); }
     else if (meta.lane_op == LANE_SWAP) { hdr.lane_25.value = lane_25_swap.execute(meta.lane_row); }
+    else if (meta.lane_op == LANE_MIN) { hdr.lane_25.value = lane_25_min.execute(meta.lane_row); }
+    else if (meta.lane_op == LANE_MAX) { hdr.lane_25.value = lane_25_max.execute(meta.lane_row); }
 }
 if (hdr.lane_26.isValid()) {
-    if (meta.lane_op == LANE_WRITE) { hdr.lane_26.value = lane_26_write.execute(meta.lane_row); }
+    if (meta.lane_op == LANE_WRITE) { lane_26_swap.execute(meta.lane_row); }
     else if (meta.lane_op == LANE_ADD) { hdr.lane_26.value = lane_26_add.execute(meta.lane_row); }
-    else if (meta.lane_op == LANE_READ) { hdr.lane_26.value = lane_26_read.execute(meta.lane_row); }
+    else if (meta.lane_op == LANE_READ) { hdr.lane_26.value = 0; hdr.lane_26.value = lane_26_add.execute(meta.lane_row); }
     else if (meta.lane_op == LANE_SWAP) { hdr.lane_26.value = lane_26_swap.execute(meta.lane_row); }
+    else if (meta.lane_op == LANE_MIN) { hdr.lane_26.value = lane_26_min.execute(meta.lane_row); }
+    else if (meta.lane_op == LANE_MAX) { hdr.lane_26.value = lane_26_max.execute(meta.lane_row); }
 }
 if (hdr.lane_27.isValid()) {
-    if (meta.lane_op == LANE_WRITE) { hdr.lane_27.value = lane_27_write.execute(meta.lane_row); }
+    if (meta.lane_op == LANE_WRITE) { lane_27_swap.execute(meta.lane_row); }
     else if (meta.lane_op == LANE_ADD) { hdr.lane_27.value = lane_27_add.execute(meta.lane_row); }
-    else if (meta.lane_op == LANE_READ) { hdr.lane_27.value = lane_27_read.execute(meta.lane_row); }
+    else if (meta.lane_op == LANE_READ) { hdr.lane_27.value = 0; hdr.lane_27.value = lane_27_add.execute(meta.lane_row); }
     else if (meta.lane_op == LANE_SWAP) { hdr.lane_27.value = lane_27_swap.execute(meta.lane_row); }
+    else if (meta.lane_op == LANE_MIN) { hdr.lane_27.value = lane_27_min.execute(meta.lane_row); }
+    else if (meta.lane_op == LANE_MAX) { hdr.lane_27.value = lane_27_max.execute(meta.lane_row); }
 }
 if (hdr.lane_28.isValid()) {
-    if (meta.lane_op == LANE_WRITE) { hdr.lane_28.value = lane_28_write.execute(meta.lane_row); }
+    if (meta.lane_op == LANE_WRITE) { lane_28_swap.execute(meta.lane_row); }
     else if (meta.lane_op == LANE_ADD) { hdr.lane_28.value = lane_28_add.execute(meta.lane_row); }
-    else if (meta.lane_op == LANE_READ) { hdr.lane_28.value = lane_28_read.execute(meta.lane_row); }
+    else if (meta.lane_op == LANE_READ) { hdr.lane_28.value = 0; hdr.lane_28.value = lane_28_add.execute(meta.lane_row); }
     else if (meta.lane_op == LANE_SWAP) { hdr.lane_28.value = lane_28_swap.execute(meta.lane_row); }
+    else if (meta.lane_op == LANE_MIN) { hdr.lane_28.value = lane_28_min.execute(meta.lane_row); }
+    else if (meta.lane_op == LANE_MAX) { hdr.lane_28.value = lane_28_max.execute(meta.lane_row); }
 }
 if (hdr.lane_29.isValid()) {
-    if (meta.lane_op == LANE_WRITE) { hdr.lane_29.value = lane_29_write.execute(meta.lane_row); }
+    if (meta.lane_op == LANE_WRITE) { lane_29_swap.execute(meta.lane_row); }
     else if (meta.lane_op == LANE_ADD) { hdr.lane_29.value = lane_29_add.execute(meta.lane_row); }
-    else if (meta.lane_op == LANE_READ) { hdr.lane_29.value = lane_29_read.execute(meta.lane_row); }
+    else if (meta.lane_op == LANE_READ) { hdr.lane_29.value = 0; hdr.lane_29.value = lane_29_add.execute(meta.lane_row); }
     else if (meta.lane_op == LANE_SWAP) { hdr.lane_29.value = lane_29_swap.execute(meta.lane_row); }
+    else if (meta.lane_op == LANE_MIN) { hdr.lane_29.value = lane_29_min.execute(meta.lane_row); }
+    else if (meta.lane_op == LANE_MAX) { hdr.lane_29.value = lane_29_max.execute(meta.lane_row); }
 }
 if (hdr.lane_30.isValid()) {
-    if (meta.lane_op == LANE_WRITE) { hdr.lane_30.value = lane_30_write.execute(meta.lane_row); }
+    if (meta.lane_op == LANE_WRITE) { lane_30_swap.execute(meta.lane_row); }
     else if (meta.lane_op == LANE_ADD) { hdr.lane_30.value = lane_30_add.execute(meta.lane_row); }
-    else if (meta.lane_op == LANE_READ) { hdr.lane_30.value = lane_30_read.execute(meta.lane_row); }
+    else if (meta.lane_op == LANE_READ) { hdr.lane_30.value = 0; hdr.lane_30.value = lane_30_add.execute(meta.lane_row); }
     else if (meta.lane_op == LANE_SWAP) { hdr.lane_30.value = lane_30_swap.execute(meta.lane_row); }
+    else if (meta.lane_op == LANE_MIN) { hdr.lane_30.value = lane_30_min.execute(meta.lane_row); }
+    else if (meta.lane_op == LANE_MAX) { hdr.lane_30.value = lane_30_max.execute(meta.lane_row); }
 }
 if (hdr.lane_31.isValid()) {
-    if (meta.lane_op == LANE_WRITE) { hdr.lane_31.value = lane_31_write.execute(meta.lane_row); }
+    if (meta.lane_op == LANE_WRITE) { lane_31_swap.execute(meta.lane_row); }
     else if (meta.lane_op == LANE_ADD) { hdr.lane_31.value = lane_31_add.execute(meta.lane_row); }
-    else if (meta.lane_op == LANE_READ) { hdr.lane_31.value = lane_31_read.execute(meta.lane_row); }
+    else if (meta.lane_op == LANE_READ) { hdr.lane_31.value = 0; hdr.lane_31.value = lane_31_add.execute(meta.lane_row); }
     else if (meta.lane_op == LANE_SWAP) { hdr.lane_31.value = lane_31_swap.execute(meta.lane_row); }
+    else if (meta.lane_op == LANE_MIN) { hdr.lane_31.value = lane_31_min.execute(meta.lane_row); }
+    else if (meta.lane_op == LANE_MAX) { hdr.lane_31.value = lane_31_max.execute(meta.lane_row); }
 }

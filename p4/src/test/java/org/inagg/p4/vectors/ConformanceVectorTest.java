@@ -8,6 +8,7 @@ import java.util.EnumSet;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.stream.Stream;
 
@@ -18,6 +19,7 @@ import org.inagg.p4.esa.EsaSwitch;
 import org.inagg.p4.softswitch.SoftwareSwitch;
 import org.inagg.p4.softswitch.SwitchCounter;
 import org.inagg.transport.MessageHandler;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
@@ -40,6 +42,14 @@ class ConformanceVectorTest
     static final EnumSet<SwitchCounter> SOFTWARE_ONLY_SWITCH_COUNTERS = EnumSet.of(SwitchCounter.TX_FULL);
     static final EnumSet<EsaCounter> SOFTWARE_ONLY_ESA_COUNTERS =
         EnumSet.of(EsaCounter.TX_FULL, EsaCounter.FALLBACK_BYTES, EsaCounter.RESULT_COPY_BYTES);
+    /**
+     * Vectors of the collectives and reduce ops (issue 25), written from docs/wire-format.md for the P4 programs before
+     * the software switch carries them (branch colljava): run here, and aborted rather than failed while the software
+     * switch still disagrees. Empty this set when it carries them; a vector here that passes is reported as passing.
+     */
+    static final Set<String> AWAITING_SOFTWARE_SWITCH = Set.of("reduce_scatter", "all_gather", "broadcast",
+        "reduce_min_max", "collective_unsupported", "collective_owner_out_of_range",
+        "upstream_collective_unsupported", "esa_collective_unsupported");
     private static final HexFormat HEX = HexFormat.of().withUpperCase();
 
     static List<Path> vectorFiles() throws IOException
@@ -61,14 +71,34 @@ class ConformanceVectorTest
             "esa_same_job_newer_block.stf", "esa_job_table_priority.stf", "esa_atp.stf",
             "upstream_completion.stf", "upstream_retransmit_forward.stf", "upstream_foreign_worker.stf",
             "malformed_headers.stf", "stale_and_foreign_senders.stf", "shadow_copy_retransmit.stf",
-            "upstream_two_level.stf", "esa_preemption_release.stf");
+            "upstream_two_level.stf", "esa_preemption_release.stf", "reduce_scatter.stf", "all_gather.stf",
+            "broadcast.stf", "reduce_min_max.stf", "collective_unsupported.stf",
+            "collective_owner_out_of_range.stf", "upstream_collective_unsupported.stf",
+            "esa_collective_unsupported.stf");
     }
 
     @TestFactory
     Stream<DynamicTest> shouldProduceExactlyTheExpectedFrames() throws IOException
     {
         return vectorFiles().stream().map(file -> DynamicTest.dynamicTest(file.getFileName().toString(), () ->
-            run(ConformanceVector.read(file))));
+            runOrAwait(ConformanceVector.read(file))));
+    }
+
+    private static void runOrAwait(final ConformanceVector vector)
+    {
+        try
+        {
+            run(vector);
+        }
+        catch (final AssertionError | RuntimeException e)
+        {
+            if (!AWAITING_SOFTWARE_SWITCH.contains(vector.name()))
+            {
+                throw e;
+            }
+            Assumptions.abort(vector.name() + ": the software switch does not carry this collective yet: "
+                + e.getMessage().lines().findFirst().orElse(""));
+        }
     }
 
     @TestFactory
