@@ -215,14 +215,13 @@ public final class InaggHeader
     }
 
     /**
-     * Whether an AGGREGATE names a reserved collective or op, or sets {@link #FLAG_RESERVED}: a switch drops it and
-     * counts it {@code DROP_UNSUPPORTED}.
+     * Whether an AGGREGATE names a reserved collective or op: a switch drops it and counts it {@code DROP_UNSUPPORTED}
+     * ({@link #FLAG_RESERVED} set is malformed instead, as the P4 programs count it).
      */
     public static boolean hasReservedCollectiveBits(final MemorySegment m, final long o)
     {
         final int flags = flags(m, o);
-        return (flags & FLAG_RESERVED) != 0 || (flags & COLLECTIVE_MASK) == COLLECTIVE_MASK
-            || (flags & OP_MASK) == OP_MASK;
+        return (flags & COLLECTIVE_MASK) == COLLECTIVE_MASK || (flags & OP_MASK) == OP_MASK;
     }
 
     /** Whether an AGGREGATE is an ALL_REDUCE SUM with the reserved bit clear: all that ESA and a parameter server carry. */

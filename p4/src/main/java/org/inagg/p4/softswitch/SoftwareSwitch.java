@@ -332,6 +332,11 @@ public final class SoftwareSwitch implements Agent, MessageHandler
         final int type = InaggHeader.type(m, o);
         if (type == MessageType.AGGREGATE && (InaggHeader.flags(m, o) & InaggHeader.FLAG_RESULT) == 0)
         {
+            if ((InaggHeader.flags(m, o) & InaggHeader.FLAG_RESERVED) != 0)
+            {
+                increment(SwitchCounter.DROP_MALFORMED);
+                return;
+            }
             if (InaggHeader.hasReservedCollectiveBits(m, o))
             {
                 increment(SwitchCounter.DROP_UNSUPPORTED);

@@ -31,7 +31,7 @@ public enum SwitchCounter implements CounterDescriptor
      */
     DROP_BAD_CREDENTIAL(224, "dropped: JOIN without the worker's credential (unanswered)"),
     /**
-     * An AGGREGATE naming a reserved collective or op, or with the reserved flag set, or (a two-level job, whose
+     * An AGGREGATE naming a reserved collective or op (the reserved flag set is malformed), or (a two-level job, whose
      * parameter server sums only) any collective or op but ALL_REDUCE SUM (docs/wire-format.md, "Collectives and
      * reduce ops"). Number 25 of every family (225 here, {@code EsaCounter} 325, {@code ServerCounter} 425) and index 25
      * of {@code inagg_counters} in both P4 programs.

@@ -226,7 +226,7 @@ class SoftwareSwitchCollectivesTest
     }
 
     @Test
-    void shouldDropReservedCollectivesOpsAndFlagsAsUnsupported()
+    void shouldDropReservedCollectivesAndOpsAsUnsupportedAndTheReservedFlagAsMalformed()
     {
         final MemorySegment collective = packet(0, 3, OP_SUM, 0, 0, 2, INPUTS[0]);
         final MemorySegment op = packet(0, COLLECTIVE_ALL_REDUCE, 3, 0, 0, 2, INPUTS[0]);
@@ -235,7 +235,8 @@ class SoftwareSwitchCollectivesTest
         deliver(collective, 100);
         deliver(op, 100);
         deliver(reserved, 100);
-        assertThat(sw.counter(SwitchCounter.DROP_UNSUPPORTED)).isEqualTo(3);
+        assertThat(sw.counter(SwitchCounter.DROP_UNSUPPORTED)).isEqualTo(2);
+        assertThat(sw.counter(SwitchCounter.DROP_MALFORMED)).isEqualTo(1); // as the P4 programs count it
         assertThat(sw.counter(SwitchCounter.CONTRIBUTIONS)).isZero();
         assertThat(transport.sent).isEmpty();
     }

@@ -47,9 +47,7 @@ class ConformanceVectorTest
      * the software switch carries them (branch colljava): run here, and aborted rather than failed while the software
      * switch still disagrees. Empty this set when it carries them; a vector here that passes is reported as passing.
      */
-    static final Set<String> AWAITING_SOFTWARE_SWITCH = Set.of("reduce_scatter", "all_gather", "broadcast",
-        "reduce_min_max", "collective_unsupported", "collective_owner_out_of_range",
-        "upstream_collective_unsupported", "esa_collective_unsupported");
+    static final Set<String> AWAITING_SOFTWARE_SWITCH = Set.of();
     private static final HexFormat HEX = HexFormat.of().withUpperCase();
 
     static List<Path> vectorFiles() throws IOException
