@@ -7,7 +7,8 @@
 # straight to the switch instead (an agent per rank, each its own worker of the switch's job):
 #   sudo bin/inagg cluster --hosts 4 --link-rate 100mbit --workers-per-host 2 \
 #     --run integrations/pytorch/benchmarks/cluster_host.sh
-# LOG2 picks the size (2^LOG2 elements, default 20); OUT the folder of the table and figure.
+# LOG2 picks the size (2^LOG2 elements, default 20); COLLECTIVE the collective (all_reduce, reduce_scatter, all_gather,
+# broadcast: allreduce_bench.py --collective); OUT the folder of the table and figure.
 set -u
 H=$INAGG_CLUSTER_HOST
 P=${PER_HOST:-2}
@@ -27,7 +28,8 @@ INAGG_SWITCH_JOB=1 GLOO_SOCKET_IFNAME=eth0 OMP_NUM_THREADS=1 INAGG_CLUSTER_WORKE
   torchrun --nnodes "$INAGG_CLUSTER_HOSTS" --node-rank "$INAGG_CLUSTER_RANK" --nproc-per-node "$P" \
   --master-addr "$INAGG_CLUSTER_MASTER" --master-port 29500 --no-python sh -c "$RANK_ENV" rank \
   integrations/pytorch/benchmarks/allreduce_bench.py --min-log2 "${LOG2:-20}" --max-log2 "${LOG2:-20}" \
-  --warmup-s 4 --repeats 2 --iters 6 --out "${OUT:-${TMPDIR:-/tmp}/inagg-cluster-bench}"
+  --collective "${COLLECTIVE:-all_reduce}" --warmup-s 4 --repeats 2 --iters 6 \
+  --out "${OUT:-${TMPDIR:-/tmp}/inagg-cluster-bench}"
 rc=$?
 # shellcheck disable=SC2086
 kill $PIDS
