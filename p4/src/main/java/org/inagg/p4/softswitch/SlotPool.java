@@ -151,23 +151,47 @@ final class SlotPool
             return;
         }
         final int bound = INTS.loopBound(n);
-        int i = 0;
-        for (; i < bound; i += INTS.length())
+        // One loop per op: a vector picked per lane among several results would merge vector boxes, which C2 may not
+        // eliminate (an allocation per packet).
+        if (op == InaggHeader.OP_MIN)
         {
-            final IntVector lane = IntVector.fromMemorySegment(
-                INTS, m, lanesOffset + (long)i * Integer.BYTES, ByteOrder.BIG_ENDIAN);
-            final IntVector held = IntVector.fromArray(INTS, sum, base + i);
-            final IntVector combined = op == InaggHeader.OP_MIN ? held.min(lane)
-                : op == InaggHeader.OP_MAX ? held.max(lane) : held.add(lane);
-            combined.intoArray(sum, base + i);
+            for (int i = 0; i < bound; i += INTS.length())
+            {
+                held(base + i).min(packetLanes(m, lanesOffset, i)).intoArray(sum, base + i);
+            }
         }
-        for (; i < n; i++)
+        else if (op == InaggHeader.OP_MAX)
+        {
+            for (int i = 0; i < bound; i += INTS.length())
+            {
+                held(base + i).max(packetLanes(m, lanesOffset, i)).intoArray(sum, base + i);
+            }
+        }
+        else
+        {
+            for (int i = 0; i < bound; i += INTS.length())
+            {
+                held(base + i).add(packetLanes(m, lanesOffset, i)).intoArray(sum, base + i);
+            }
+        }
+        for (int i = bound; i < n; i++)
         {
             final int lane = InaggHeader.element(m, lanesOffset - InaggHeader.PAYLOAD_OFFSET, i);
             final int held = sum[base + i];
             sum[base + i] = op == InaggHeader.OP_MIN ? Math.min(held, lane)
                 : op == InaggHeader.OP_MAX ? Math.max(held, lane) : held + lane;
         }
+    }
+
+    private IntVector held(final int index)
+    {
+        return IntVector.fromArray(INTS, sum, index);
+    }
+
+    /** The big-endian lanes {@code i ..} of a packet as a vector. */
+    private static IntVector packetLanes(final MemorySegment m, final long lanesOffset, final int i)
+    {
+        return IntVector.fromMemorySegment(INTS, m, lanesOffset + (long)i * Integer.BYTES, ByteOrder.BIG_ENDIAN);
     }
 
     /**
@@ -186,8 +210,7 @@ final class SlotPool
         int i = 0;
         for (; i < bound; i += INTS.length())
         {
-            IntVector.fromMemorySegment(INTS, m, lanesOffset + (long)i * Integer.BYTES, ByteOrder.BIG_ENDIAN)
-                .intoArray(sum, base + i);
+            packetLanes(m, lanesOffset, i).intoArray(sum, base + i);
         }
         for (; i < n; i++)
         {

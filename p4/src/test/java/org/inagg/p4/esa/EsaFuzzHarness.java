@@ -50,11 +50,11 @@ final class EsaFuzzHarness
         EsaCounter.DROP_MALFORMED, EsaCounter.JOINS, EsaCounter.REJECTS, EsaCounter.DROP_UNKNOWN_WORKER,
         EsaCounter.DROP_UNKNOWN_JOB, EsaCounter.ACKS, EsaCounter.DROP_BAD_SIZE, EsaCounter.FALLBACK_RETRANSMIT,
         EsaCounter.DUPLICATES, EsaCounter.CONTRIBUTIONS, EsaCounter.FALLBACK_TOMBSTONE,
-        EsaCounter.FALLBACK_COLLISION, EsaCounter.DROP_BAD_CREDENTIAL};
+        EsaCounter.FALLBACK_COLLISION, EsaCounter.DROP_BAD_CREDENTIAL, EsaCounter.DROP_UNSUPPORTED};
     private static final ServerCounter[] SERVER_OUTCOMES = {
         ServerCounter.DROP_MALFORMED, ServerCounter.JOINS, ServerCounter.REJECTS, ServerCounter.LATE,
         ServerCounter.DUPLICATES, ServerCounter.RAW_MERGED, ServerCounter.RESULT_COPIES, ServerCounter.OVERLAPS,
-        ServerCounter.PARTIALS_MERGED, ServerCounter.DROP_BAD_CREDENTIAL};
+        ServerCounter.PARTIALS_MERGED, ServerCounter.DROP_BAD_CREDENTIAL, ServerCounter.DROP_UNSUPPORTED};
     /** The other job's JOIN credentials (issue 24), on the switch and the server: JOINs without them are dropped. */
     private static final long[] OTHER_CREDENTIALS = {0x0707_0000_0000_0001L, 0x0707_0000_0000_0002L};
 

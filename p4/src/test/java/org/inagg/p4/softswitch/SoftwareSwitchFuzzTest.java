@@ -56,7 +56,8 @@ class SoftwareSwitchFuzzTest
         SwitchCounter.DROP_UNKNOWN_JOB, SwitchCounter.DROP_UNKNOWN_WORKER, SwitchCounter.DROP_SOURCE_MISMATCH,
         SwitchCounter.DROP_BAD_SLOT, SwitchCounter.DROP_BAD_SIZE, SwitchCounter.DROP_STALE,
         SwitchCounter.DROP_VIOLATION, SwitchCounter.JOINS, SwitchCounter.REJECTS, SwitchCounter.RETRANSMIT_REPLIES,
-        SwitchCounter.UPSTREAM_FORWARDS, SwitchCounter.DROP_STALE_SESSION, SwitchCounter.DROP_BAD_CREDENTIAL};
+        SwitchCounter.UPSTREAM_FORWARDS, SwitchCounter.DROP_STALE_SESSION, SwitchCounter.DROP_BAD_CREDENTIAL,
+        SwitchCounter.DROP_UNSUPPORTED};
 
     /** One switch for every run: installing a job again resets it (its slots and learned peers). */
     private static final CaptureTransport TRANSPORT = new CaptureTransport();

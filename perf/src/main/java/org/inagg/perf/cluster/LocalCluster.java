@@ -270,6 +270,17 @@ public final class LocalCluster implements AutoCloseable
         joinAll(futures);
     }
 
+    /** Submits {@code operation.apply(w)} on every worker w (any collective of its job) and waits for them all. */
+    public void run(final java.util.function.IntFunction<CompletableFuture<?>> operation)
+    {
+        final CompletableFuture<?>[] futures = new CompletableFuture<?>[jobs.size()];
+        for (int w = 0; w < futures.length; w++)
+        {
+            futures[w] = operation.apply(w);
+        }
+        joinAll(futures);
+    }
+
     /** Like {@link #allReduce(float[][])} for int32 tensors. */
     public void allReduce(final int[][] tensors)
     {

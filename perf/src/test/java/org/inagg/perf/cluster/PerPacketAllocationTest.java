@@ -6,6 +6,8 @@ import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 
+import org.inagg.api.ReduceOp;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -76,46 +78,93 @@ class PerPacketAllocationTest
                     source[i] = (float)random.nextGaussian();
                 }
             }
-            final long[] ids = cluster.agentThreads().stream().mapToLong(Thread::threadId).toArray();
-            assertThat(ids).isNotEmpty();
-            for (int i = 0; i < WARMUP_OPS; i++)
-            {
-                cluster.allReduce(sources, results);
-            }
-
             final int packetsPerWindow = OPS_PER_WINDOW * WORKERS * (ELEMENTS / options.lanesPerPacket());
-            final List<Long> windows = new ArrayList<>();
-            while (windows.size() < MAX_WINDOWS && !endsClean(windows))
-            {
-                windows.add(allocatedIn(cluster, sources, results, threads, ids));
-            }
-            assertThat(endsClean(windows))
-                .as("bytes allocated by the agent threads in each window of %d worker packets (%s transport), the last"
-                    + " 20 of %d windows: %s", packetsPerWindow, transport, windows.size(),
-                    windows.subList(Math.max(0, windows.size() - 20), windows.size()))
-                .isTrue();
-            // Every window in which the JIT compiled nothing must be clean; a window with a compilation may carry its
-            // deoptimized, boxing moments (they are listed in the message, not counted).
-            final java.lang.management.CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
-            final List<Long> quiet = new ArrayList<>();
-            final List<Long> compiling = new ArrayList<>();
-            for (int i = 0; i < MAX_STEADY_WINDOWS && quiet.size() < STEADY_WINDOWS; i++)
-            {
-                final long jitBefore = jit.getTotalCompilationTime();
-                final long bytes = allocatedIn(cluster, sources, results, threads, ids);
-                (jit.getTotalCompilationTime() == jitBefore ? quiet : compiling).add(bytes);
-            }
-            final String message = String.format("bytes allocated by the agent threads in each window of %d worker"
-                + " packets (%s transport) in which the JIT compiled nothing, after %d clean windows in a row that end"
-                + " at window %d (windows with a compilation: %s)", packetsPerWindow, transport, CLEAN_TO_SETTLE,
-                windows.size(), compiling);
-            assertThat(quiet).as(message).hasSize(STEADY_WINDOWS);
-            assertThat(quiet.stream().filter(bytes -> bytes != 0).count())
-                .as(message + ": at most one window may hold a blip").isLessThanOrEqualTo(1);
-            assertThat(quiet).as(message + ": a blip of at most %d bytes", MAX_BLIP_BYTES)
-                .allMatch(bytes -> bytes <= MAX_BLIP_BYTES);
+            assertSteadyStateAllocatesNothing(cluster, threads, () -> cluster.allReduce(sources, results),
+                packetsPerWindow, transport.toString());
             assertThat(results[0]).containsExactly(results[1]);
         }
+    }
+
+    /**
+     * The other collectives' per-packet paths (issue 25): a reduce-scatter SUM of floats (header-only results to the
+     * workers that do not own a part), an all-gather (header-only contributions, raw INT32 lanes) and an all-reduce MAX
+     * (order-preserving keys, the switch's vector maximum) per operation, in process.
+     */
+    @Test
+    void shouldAllocateNothingPerPacketInTheOtherCollectives()
+    {
+        final com.sun.management.ThreadMXBean threads =
+            (com.sun.management.ThreadMXBean)ManagementFactory.getThreadMXBean();
+        assumeTrue(threads.isThreadAllocatedMemorySupported(), "no per-thread allocation counter on this JVM");
+        threads.setThreadAllocatedMemoryEnabled(true);
+
+        final ClusterOptions options = ClusterOptions.defaults(WORKERS).withTransport(TransportKind.INPROC);
+        try (LocalCluster cluster = LocalCluster.start(options))
+        {
+            final float[][] sources = new float[WORKERS][ELEMENTS];
+            final float[][] shards = new float[WORKERS][ELEMENTS / WORKERS];
+            final float[][] gathered = new float[WORKERS][ELEMENTS];
+            final SplittableRandom random = new SplittableRandom(11);
+            for (final float[] source : sources)
+            {
+                for (int i = 0; i < ELEMENTS; i++)
+                {
+                    source[i] = (float)random.nextGaussian();
+                }
+            }
+            final Runnable collectives = () ->
+            {
+                cluster.run(w -> cluster.worker(w).reduceScatterAsync(sources[w], shards[w], ReduceOp.SUM));
+                cluster.run(w -> cluster.worker(w).allGatherAsync(shards[w], gathered[w]));
+                cluster.run(w -> cluster.worker(w).allReduceAsync(gathered[w], ReduceOp.MAX));
+            };
+            final int packetsPerWindow = OPS_PER_WINDOW * WORKERS * (ELEMENTS / options.lanesPerPacket()) * 3;
+            assertSteadyStateAllocatesNothing(cluster, threads, collectives, packetsPerWindow, "collectives");
+            assertThat(gathered[0]).containsExactly(gathered[1]);
+        }
+    }
+
+    private static void assertSteadyStateAllocatesNothing(
+        final LocalCluster cluster, final com.sun.management.ThreadMXBean threads, final Runnable operation,
+        final int packetsPerWindow, final String transport)
+    {
+        final long[] ids = cluster.agentThreads().stream().mapToLong(Thread::threadId).toArray();
+        assertThat(ids).isNotEmpty();
+        for (int i = 0; i < WARMUP_OPS; i++)
+        {
+            operation.run();
+        }
+
+        final List<Long> windows = new ArrayList<>();
+        while (windows.size() < MAX_WINDOWS && !endsClean(windows))
+        {
+            windows.add(allocatedIn(operation, threads, ids));
+        }
+        assertThat(endsClean(windows))
+            .as("bytes allocated by the agent threads in each window of %d worker packets (%s transport), the last"
+                + " 20 of %d windows: %s", packetsPerWindow, transport, windows.size(),
+                windows.subList(Math.max(0, windows.size() - 20), windows.size()))
+            .isTrue();
+        // Every window in which the JIT compiled nothing must be clean; a window with a compilation may carry its
+        // deoptimized, boxing moments (they are listed in the message, not counted).
+        final java.lang.management.CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
+        final List<Long> quiet = new ArrayList<>();
+        final List<Long> compiling = new ArrayList<>();
+        for (int i = 0; i < MAX_STEADY_WINDOWS && quiet.size() < STEADY_WINDOWS; i++)
+        {
+            final long jitBefore = jit.getTotalCompilationTime();
+            final long bytes = allocatedIn(operation, threads, ids);
+            (jit.getTotalCompilationTime() == jitBefore ? quiet : compiling).add(bytes);
+        }
+        final String message = String.format("bytes allocated by the agent threads in each window of %d worker"
+            + " packets (%s transport) in which the JIT compiled nothing, after %d clean windows in a row that end"
+            + " at window %d (windows with a compilation: %s)", packetsPerWindow, transport, CLEAN_TO_SETTLE,
+            windows.size(), compiling);
+        assertThat(quiet).as(message).hasSize(STEADY_WINDOWS);
+        assertThat(quiet.stream().filter(bytes -> bytes != 0).count())
+            .as(message + ": at most one window may hold a blip").isLessThanOrEqualTo(1);
+        assertThat(quiet).as(message + ": a blip of at most %d bytes", MAX_BLIP_BYTES)
+            .allMatch(bytes -> bytes <= MAX_BLIP_BYTES);
     }
 
     /** Steady state starts after {@link #CLEAN_TO_SETTLE} clean windows in a row (one clean window came too early: a
@@ -130,16 +179,12 @@ class PerPacketAllocationTest
     }
 
     private static long allocatedIn(
-        final LocalCluster cluster,
-        final float[][] sources,
-        final float[][] results,
-        final com.sun.management.ThreadMXBean threads,
-        final long[] ids)
+        final Runnable operation, final com.sun.management.ThreadMXBean threads, final long[] ids)
     {
         final long before = allocated(threads, ids);
         for (int i = 0; i < OPS_PER_WINDOW; i++)
         {
-            cluster.allReduce(sources, results);
+            operation.run();
         }
         return allocated(threads, ids) - before;
     }
