@@ -1,0 +1,183 @@
+package org.inagg.perf.cli;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+
+import org.inagg.perf.lab.EmulatedCluster;
+import org.inagg.perf.lab.LinkRate;
+import org.inagg.perf.peers.EsaSharingBench;
+import org.inagg.perf.peers.EsaSharingBench.Scheme;
+import org.inagg.perf.peers.Placement;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code inagg bench-esa}: ESA's seed measured ({@link EsaSharingBench}): a long low-priority job and a short
+ * high-priority one sharing one switch's aggregators, under each way of sharing them, on loopback or on an emulated
+ * cluster ({@code --link-rate}) of 2P + 1 hosts (the jobs' workers and the parameter servers' host).
+ */
+@Command(name = "bench-esa", mixinStandardHelpOptions = true,
+    description = "Two jobs sharing one switch's aggregators (ESA's seed, docs/reproductions.md): a long low-priority "
+        + "job runs, a short high-priority one arrives; each --schemes way of sharing the pool is run --rounds times "
+        + "in rotating order, and each job's time (its slowest worker's) tabled. --link-rate runs it on an emulated "
+        + "cluster (root).")
+public final class BenchEsaCommand implements Callable<Integer>
+{
+    @Spec
+    private CommandSpec spec;
+
+    @Option(names = "--workers-per-job", defaultValue = "2", description = "Workers of each job (default ${DEFAULT-VALUE}).")
+    private int workersPerJob;
+
+    @Option(names = "--high-elements", defaultValue = "1048576",
+        description = "The high-priority job's float32 tensor (default ${DEFAULT-VALUE}).")
+    private int highElements;
+
+    @Option(names = "--high-iterations", defaultValue = "3",
+        description = "Its all-reduces (default ${DEFAULT-VALUE}).")
+    private int highIterations;
+
+    @Option(names = "--low-elements", defaultValue = "1048576",
+        description = "The low-priority job's tensor (default ${DEFAULT-VALUE}).")
+    private int lowElements;
+
+    @Option(names = "--low-iterations", defaultValue = "12",
+        description = "Its all-reduces (default ${DEFAULT-VALUE}).")
+    private int lowIterations;
+
+    @Option(names = "--aggregators", defaultValue = "32",
+        description = "The switch's pool; static splits it in halves (default ${DEFAULT-VALUE}).")
+    private int aggregators;
+
+    @Option(names = "--window", defaultValue = "32",
+        description = "Each worker's window on the shared pool (default ${DEFAULT-VALUE}).")
+    private int window;
+
+    @Option(names = "--schemes", split = ",", defaultValue = "alone,esa,esa-equal,atp,static",
+        description = "Ways of sharing: esa, esa-equal, atp, static, alone (default ${DEFAULT-VALUE}).")
+    private List<String> schemes;
+
+    @Option(names = "--rounds", defaultValue = "2", description = "Runs of each scheme (default ${DEFAULT-VALUE}).")
+    private int rounds;
+
+    @Option(names = "--link-rate", paramLabel = "RATE",
+        description = "Run on an emulated cluster with links of this rate (tc tbf both ways); default: loopback.")
+    private String linkRate;
+
+    @Option(names = "--ps-rate", paramLabel = "RATE",
+        description = "With --link-rate: the parameter servers' host link (default: --link-rate).")
+    private String psRate;
+
+    @Option(names = "--timeout-s", defaultValue = "300", description = "One run's limit (default ${DEFAULT-VALUE}).")
+    private long timeoutS;
+
+    @Option(names = "--work-dir", description = "Folder of the logs (default: a new temporary folder).")
+    private Path workDir;
+
+    @Option(names = "--jvm-option", description = "Extra option of every child JVM (repeatable).")
+    private List<String> jvmOptions = new ArrayList<>();
+
+    @Override
+    public Integer call() throws InterruptedException
+    {
+        final PrintWriter out = spec.commandLine().getOut();
+        final List<Scheme> parsed = schemes.stream().map(Scheme::parse).toList();
+        if (rounds < 1 || timeoutS < 1)
+        {
+            throw new IllegalArgumentException("--rounds and --timeout-s must be positive");
+        }
+        if (psRate != null && linkRate == null)
+        {
+            throw new IllegalArgumentException("--ps-rate needs --link-rate");
+        }
+        final Path work = workFolder();
+        final EsaSharingBench.Settings probe = settings(Placement.LOOPBACK, work); // validates before any namespace
+        EmulatedCluster cluster = null;
+        final Thread cleanup;
+        if (linkRate != null)
+        {
+            final Map<Integer, LinkRate> perHost = new LinkedHashMap<>();
+            if (psRate != null)
+            {
+                perHost.put(probe.hosts(), LinkRate.parse(psRate));
+            }
+            cluster = EmulatedCluster.create(probe.hosts(), LinkRate.parse(linkRate), perHost, 1500,
+                EmulatedCluster.QUEUE_MS_DEFAULT);
+            cleanup = new Thread(cluster::close, "inagg-bench-esa-cleanup");
+            Runtime.getRuntime().addShutdownHook(cleanup);
+        }
+        else
+        {
+            cleanup = null;
+        }
+        try
+        {
+            final EsaSharingBench.Settings settings = settings(cluster == null ? Placement.LOOPBACK
+                : cluster.placement(), work);
+            out.printf(Locale.ROOT, "bench-esa: %s; %d workers per job; high-priority job %d x %,d elements, "
+                    + "low-priority %d x %,d; pool %d aggregators, window %d; logs in %s%n",
+                cluster == null ? "loopback" : cluster.describe() + " (parameter servers on host " + probe.hosts()
+                    + ")", workersPerJob, highIterations, highElements, lowIterations, lowElements, aggregators,
+                window, work);
+            out.printf(Locale.ROOT, "load average before: %s%n", loadAverage());
+            out.flush();
+            final List<EsaSharingBench.Result> results = new EsaSharingBench(settings).run(parsed, rounds);
+            out.printf(Locale.ROOT, "load average after: %s%n", loadAverage());
+            out.print(EsaSharingBench.table(results));
+            out.flush();
+            return results.stream().allMatch(EsaSharingBench.Result::ok) ? 0 : 1;
+        }
+        finally
+        {
+            if (cluster != null)
+            {
+                cluster.close();
+                Runtime.getRuntime().removeShutdownHook(cleanup);
+                out.println("bench-esa: cluster removed (" + cluster.remainingNamespaces().size()
+                    + " namespaces left)");
+                out.flush();
+            }
+        }
+    }
+
+    private EsaSharingBench.Settings settings(final Placement placement, final Path work)
+    {
+        return new EsaSharingBench.Settings(placement, workersPerJob, highElements, highIterations, lowElements,
+            lowIterations, aggregators, window, work, timeoutS, jvmOptions);
+    }
+
+    private static String loadAverage()
+    {
+        try
+        {
+            return Files.readString(Path.of("/proc/loadavg")).strip();
+        }
+        catch (final IOException ex)
+        {
+            return "unknown";
+        }
+    }
+
+    private Path workFolder()
+    {
+        try
+        {
+            return workDir != null ? Files.createDirectories(workDir) : Files.createTempDirectory("inagg-bench-esa-");
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException("creating the work folder", ex);
+        }
+    }
+}
