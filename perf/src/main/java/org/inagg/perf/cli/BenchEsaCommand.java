@@ -64,6 +64,10 @@ public final class BenchEsaCommand implements Callable<Integer>
         description = "Each worker's window on the shared pool (default ${DEFAULT-VALUE}).")
     private int window;
 
+    @Option(names = "--warmup", defaultValue = "1",
+        description = "Untimed all-reduces each worker runs first (JIT, first touch) (default ${DEFAULT-VALUE}).")
+    private int warmup;
+
     @Option(names = "--schemes", split = ",", defaultValue = "alone,esa,esa-equal,atp,static",
         description = "Ways of sharing: esa, esa-equal, atp, static, alone (default ${DEFAULT-VALUE}).")
     private List<String> schemes;
@@ -154,7 +158,7 @@ public final class BenchEsaCommand implements Callable<Integer>
     private EsaSharingBench.Settings settings(final Placement placement, final Path work)
     {
         return new EsaSharingBench.Settings(placement, workersPerJob, highElements, highIterations, lowElements,
-            lowIterations, aggregators, window, work, timeoutS, jvmOptions);
+            lowIterations, aggregators, window, warmup, work, timeoutS, jvmOptions);
     }
 
     private static String loadAverage()

@@ -29,7 +29,8 @@ import picocli.CommandLine.Command;
         // control (org.inagg.control.cli): planners and the simulator
         PlanCommand.class, SimulateCommand.class, DeployCommand.class,
         // harnesses and benchmarks (this package)
-        LocalCommand.class, LabCommand.class, ClusterCommand.class, BenchCommand.class, BenchPeersCommand.class, BenchEsaCommand.class,
+        LocalCommand.class, LabCommand.class, ClusterCommand.class, BenchCommand.class, BenchPeersCommand.class,
+        BenchEsaCommand.class, BenchPsSplitCommand.class,
         DpdkRateCommand.class,
         CommandLine.HelpCommand.class})
 public final class InaggCli implements Runnable

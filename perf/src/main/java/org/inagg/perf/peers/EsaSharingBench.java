@@ -34,6 +34,7 @@ public final class EsaSharingBench
     public static final int LOW_PRIORITY = 10;
 
     private static final Pattern TIME = Pattern.compile("(?m)^\\s*time\\s+([0-9.]+) s for");
+    private static final Pattern P50 = Pattern.compile("(?m)^\\s*per all-reduce\\s+min [0-9.]+ ms, p50 ([0-9.]+) ms");
     private static final Pattern SWITCH_SUMMARY = Pattern.compile("(?m)^(esa-switch|switch): (received.*)$");
 
     /** How the switch's memory is shared. */
@@ -95,12 +96,13 @@ public final class EsaSharingBench
      * @param lowIterations  its all-reduces.
      * @param aggregators    the switch's pool (static: split in two).
      * @param window         each worker's window on the shared pool (blocks in flight).
+     * @param warmup         untimed all-reduces each worker runs first (JIT, first touch), during the other job's.
      * @param workDir        logs.
      * @param timeoutS       one run's limit.
      * @param jvmOptions     extra options of every child JVM.
      */
     public record Settings(Placement placement, int workersPerJob, int highElements, int highIterations,
-                           int lowElements, int lowIterations, int aggregators, int window, Path workDir,
+                           int lowElements, int lowIterations, int aggregators, int window, int warmup, Path workDir,
                            long timeoutS, List<String> jvmOptions)
     {
         public Settings
@@ -110,7 +112,7 @@ public final class EsaSharingBench
                 throw new IllegalArgumentException("workers per job must be 1..16, not " + workersPerJob);
             }
             if (aggregators < 2 || window < 1 || highElements < 1 || lowElements < 1 || highIterations < 1
-                || lowIterations < 1)
+                || lowIterations < 1 || warmup < 0)
             {
                 throw new IllegalArgumentException("aggregators (at least 2), window, elements and iterations must be "
                     + "positive");
@@ -132,10 +134,13 @@ public final class EsaSharingBench
      * @param round       which round (schemes alternate within a round).
      * @param highSeconds the high-priority job's time (slowest worker), NaN when it failed.
      * @param lowSeconds  the low-priority job's (NaN for {@link Scheme#ALONE} and failures).
+     * @param highP50Ms   the high-priority job's median all-reduce (its slowest worker's), ms.
+     * @param lowP50Ms    the low-priority job's.
      * @param switchLine  the switch's closing counters.
      * @param failure     why the run failed, or null.
      */
-    public record Result(Scheme scheme, int round, double highSeconds, double lowSeconds, String switchLine,
+    public record Result(Scheme scheme, int round, double highSeconds, double lowSeconds, double highP50Ms,
+                         double lowP50Ms, String switchLine,
                          String failure)
     {
         public boolean ok()
@@ -210,7 +215,7 @@ public final class EsaSharingBench
                     }
                     final List<String> ps = new ArrayList<>(List.of("ps", "--bind", at.serverAt(job), "--job",
                         (job == HIGH_JOB ? highJob : lowJob), "--workers-at", workersAt.toString(), "--stats-interval",
-                        "0", "--duration", Long.toString(settings.timeoutS())));
+                        "1", "--duration", Long.toString(settings.timeoutS())));
                     if (scheme == Scheme.ATP)
                     {
                         ps.addAll(List.of("--results-via", at.switchAt()));
@@ -228,7 +233,8 @@ public final class EsaSharingBench
                     sources.add(job + ":" + w + "=" + at.workerAt(job, w));
                 }
             }
-            switchArgs.addAll(List.of("--source", sources.toString(), "--stats-interval", "0", "--duration",
+            // counters every second: the last report stands for the run (a SIGTERM'd JVM may not print its closing one)
+            switchArgs.addAll(List.of("--source", sources.toString(), "--stats-interval", "1", "--duration",
                 Long.toString(settings.timeoutS())));
             final Process switchProcess = children.start(Placement.prefixed(placement.switchExec(),
                 InaggJvm.command(settings.jvmOptions(), switchArgs)), Map.of(), switchLog);
@@ -289,9 +295,11 @@ public final class EsaSharingBench
                         why.add(log.getFileName() + ": " + ChildProcesses.lastLine(text));
                     }
                 }
-                return new Result(scheme, round, high, low, switchLine, "failed (" + why + ")");
+                return new Result(scheme, round, high, low, Double.NaN, Double.NaN, switchLine, "failed (" + why
+                    + ")");
             }
-            return new Result(scheme, round, high, low, switchLine, null);
+            return new Result(scheme, round, high, low, slowestP50(highLogs), withLow ? slowestP50(lowLogs)
+                : Double.NaN, switchLine, null);
         }
     }
 
@@ -302,7 +310,8 @@ public final class EsaSharingBench
             InaggJvm.command(settings.jvmOptions(), List.of("worker", "--switch", at.switchAt(), "--bind",
                 at.workerAt(job, worker), "--job-id", Integer.toString(job), "--worker-id", Integer.toString(worker),
                 "--workers", Integer.toString(settings.workersPerJob()), "-n", Integer.toString(elements), "-i",
-                Integer.toString(iterations), "--seed", Integer.toString(job), "--no-progress"))), Map.of(), log);
+                Integer.toString(iterations), "--warmup", Integer.toString(settings.warmup()), "--seed",
+                Integer.toString(job), "--no-progress"))), Map.of(), log);
     }
 
     private static List<Path> concat(final List<Path> a, final List<Path> b)
@@ -329,6 +338,22 @@ public final class EsaSharingBench
         return slowest;
     }
 
+    /** The largest of the workers' median all-reduce times, ms (NaN when one did not report). */
+    static double slowestP50(final List<Path> logs)
+    {
+        double slowest = 0;
+        for (final Path log : logs)
+        {
+            final Matcher p50 = P50.matcher(ChildProcesses.read(log));
+            if (!p50.find())
+            {
+                return Double.NaN;
+            }
+            slowest = Math.max(slowest, Double.parseDouble(p50.group(1)));
+        }
+        return slowest;
+    }
+
     private static boolean awaitText(final Path log, final String text, final long deadlineNs)
         throws InterruptedException
     {
@@ -345,7 +370,7 @@ public final class EsaSharingBench
 
     private static Result failed(final Scheme scheme, final int round, final String why)
     {
-        return new Result(scheme, round, Double.NaN, Double.NaN, "", why);
+        return new Result(scheme, round, Double.NaN, Double.NaN, Double.NaN, Double.NaN, "", why);
     }
 
     /**
@@ -357,8 +382,9 @@ public final class EsaSharingBench
         final StringBuilder out = new StringBuilder();
         final double alone = median(results.stream().filter(r -> r.scheme() == Scheme.ALONE && r.ok())
             .mapToDouble(Result::highSeconds).toArray());
-        out.append("| scheme | high-priority job, median s (runs) | x alone | low-priority job, median s (runs) |\n");
-        out.append("|---|---:|---:|---:|\n");
+        out.append("| scheme | high-priority job, median s (runs) | x alone | its p50 all-reduce, ms | low-priority job, "
+            + "median s (runs) | its p50 all-reduce, ms |\n");
+        out.append("|---|---:|---:|---:|---:|---:|\n");
         for (final Scheme scheme : Scheme.values())
         {
             final List<Result> runs = results.stream().filter(r -> r.scheme() == scheme).toList();
@@ -368,10 +394,13 @@ public final class EsaSharingBench
             }
             final double high = median(runs.stream().filter(Result::ok).mapToDouble(Result::highSeconds).toArray());
             final double low = median(runs.stream().filter(Result::ok).mapToDouble(Result::lowSeconds).toArray());
-            out.append(String.format(Locale.ROOT, "| %s | %s (%s) | %s | %s (%s) |%n", scheme.description(),
+            final double highP50 = median(runs.stream().filter(Result::ok).mapToDouble(Result::highP50Ms).toArray());
+            final double lowP50 = median(runs.stream().filter(Result::ok).mapToDouble(Result::lowP50Ms).toArray());
+            out.append(String.format(Locale.ROOT, "| %s | %s (%s) | %s | %s | %s (%s) | %s |%n", scheme.description(),
                 seconds(high), list(runs, true), Double.isNaN(alone) || Double.isNaN(high) ? "-"
-                    : String.format(Locale.ROOT, "%.2fx", high / alone), scheme == Scheme.ALONE ? "-" : seconds(low),
-                scheme == Scheme.ALONE ? "-" : list(runs, false)));
+                    : String.format(Locale.ROOT, "%.2fx", high / alone), millis(highP50),
+                scheme == Scheme.ALONE ? "-" : seconds(low), scheme == Scheme.ALONE ? "-" : list(runs, false),
+                scheme == Scheme.ALONE ? "-" : millis(lowP50)));
         }
         for (final Result result : results)
         {
@@ -390,6 +419,11 @@ public final class EsaSharingBench
             joiner.add(run.ok() ? seconds(high ? run.highSeconds() : run.lowSeconds()) : "failed");
         }
         return joiner.toString();
+    }
+
+    private static String millis(final double value)
+    {
+        return Double.isNaN(value) ? "-" : String.format(Locale.ROOT, "%.0f", value);
     }
 
     private static String seconds(final double value)

@@ -1,0 +1,149 @@
+package org.inagg.perf.cli;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+
+import org.inagg.perf.lab.EmulatedCluster;
+import org.inagg.perf.lab.LinkRate;
+import org.inagg.perf.peers.LinkBounds;
+import org.inagg.perf.peers.ParameterServerSplitBench;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code inagg bench-ps-split}: InArt's seed measured ({@link ParameterServerSplitBench}): two-level aggregation with
+ * the tensor split between K parameter servers, each behind its own rate-limited link, on an emulated cluster of
+ * W + max(K) hosts.
+ */
+@Command(name = "bench-ps-split", mixinStandardHelpOptions = true,
+    description = "Two-level aggregation with the tensor split between K parameter servers (InArt's seed, "
+        + "docs/reproductions.md), each on its own link of --ps-rate, against one: an emulated cluster (root).")
+public final class BenchPsSplitCommand implements Callable<Integer>
+{
+    @Spec
+    private CommandSpec spec;
+
+    @Option(names = "--workers", defaultValue = "3", description = "Workers, one host each (default ${DEFAULT-VALUE}).")
+    private int workers;
+
+    @Option(names = {"-n", "--elements"}, defaultValue = "1048576",
+        description = "The tensor, float32 (default ${DEFAULT-VALUE}).")
+    private int elements;
+
+    @Option(names = {"-i", "--iterations"}, defaultValue = "5", description = "Timed all-reduces (default ${DEFAULT-VALUE}).")
+    private int iterations;
+
+    @Option(names = "--warmup", defaultValue = "1", description = "Untimed all-reduces first (default ${DEFAULT-VALUE}).")
+    private int warmup;
+
+    @Option(names = "--servers", split = ",", defaultValue = "1,2",
+        description = "Parameter server counts to compare, each splitting the tensor evenly (default ${DEFAULT-VALUE}).")
+    private List<Integer> servers;
+
+    @Option(names = "--rounds", defaultValue = "2", description = "Runs of each count, alternating (default ${DEFAULT-VALUE}).")
+    private int rounds;
+
+    @Option(names = "--link-rate", required = true, paramLabel = "RATE", description = "The workers' links (tc tbf).")
+    private String linkRate;
+
+    @Option(names = "--ps-rate", paramLabel = "RATE", description = "Each parameter server's link (default: --link-rate).")
+    private String psRate;
+
+    @Option(names = "--timeout-s", defaultValue = "300", description = "One run's limit (default ${DEFAULT-VALUE}).")
+    private long timeoutS;
+
+    @Option(names = "--work-dir", description = "Folder of the logs (default: a new temporary folder).")
+    private Path workDir;
+
+    @Option(names = "--jvm-option", description = "Extra option of every child JVM (repeatable).")
+    private List<String> jvmOptions = new ArrayList<>();
+
+    @Override
+    public Integer call() throws InterruptedException
+    {
+        final PrintWriter out = spec.commandLine().getOut();
+        final int most = servers.stream().mapToInt(Integer::intValue).max().orElse(0);
+        if (servers.stream().anyMatch(k -> k < 1 || k > 8) || rounds < 1 || timeoutS < 1)
+        {
+            throw new IllegalArgumentException("--servers must be 1..8 each, --rounds and --timeout-s positive");
+        }
+        final LinkRate hostRate = LinkRate.parse(linkRate);
+        final LinkRate serverRate = psRate == null ? hostRate : LinkRate.parse(psRate);
+        final Path work = workFolder();
+        new ParameterServerSplitBench.Settings(org.inagg.perf.peers.Placement.LOOPBACK, workers, elements, iterations,
+            warmup, work, timeoutS, jvmOptions); // validates before any namespace
+        final Map<Integer, LinkRate> perHost = new LinkedHashMap<>();
+        for (int k = 1; k <= most; k++)
+        {
+            perHost.put(workers + k, serverRate);
+        }
+        final EmulatedCluster cluster = EmulatedCluster.create(workers + most, hostRate, perHost, 1500,
+            EmulatedCluster.QUEUE_MS_DEFAULT);
+        final Thread cleanup = new Thread(cluster::close, "inagg-bench-ps-split-cleanup");
+        Runtime.getRuntime().addShutdownHook(cleanup);
+        try
+        {
+            final long bytes = 4L * elements;
+            // a server sends every worker its results: W x its share down its link; a host link carries S each way
+            final double oneServer = iterations * workers * LinkBounds.inaSeconds(bytes, 256,
+                serverRate.bitsPerSecond());
+            final double host = iterations * LinkBounds.inaSeconds(bytes, 256, hostRate.bitsPerSecond());
+            out.printf(Locale.ROOT, "bench-ps-split: %s (workers on hosts 1-%d, parameter server k on host %d+k, links "
+                + "%s); %d x %,d elements; logs in %s%n", cluster.describe(), workers, workers, serverRate, iterations,
+                elements, work);
+            out.printf(Locale.ROOT, "load average before: %s%n", loadAverage());
+            out.flush();
+            final List<ParameterServerSplitBench.Result> results = new ParameterServerSplitBench(
+                new ParameterServerSplitBench.Settings(cluster.placement(), workers, elements, iterations, warmup,
+                    work, timeoutS, jvmOptions)).run(servers, rounds);
+            out.printf(Locale.ROOT, "load average after: %s%n", loadAverage());
+            out.print(ParameterServerSplitBench.table(results, oneServer, host));
+            out.flush();
+            return results.stream().allMatch(ParameterServerSplitBench.Result::ok) ? 0 : 1;
+        }
+        finally
+        {
+            cluster.close();
+            Runtime.getRuntime().removeShutdownHook(cleanup);
+            out.println("bench-ps-split: cluster removed (" + cluster.remainingNamespaces().size()
+                + " namespaces left)");
+            out.flush();
+        }
+    }
+
+    static String loadAverage()
+    {
+        try
+        {
+            return Files.readString(Path.of("/proc/loadavg")).strip();
+        }
+        catch (final IOException ex)
+        {
+            return "unknown";
+        }
+    }
+
+    private Path workFolder()
+    {
+        try
+        {
+            return workDir != null ? Files.createDirectories(workDir)
+                : Files.createTempDirectory("inagg-bench-ps-split-");
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException("creating the work folder", ex);
+        }
+    }
+}
