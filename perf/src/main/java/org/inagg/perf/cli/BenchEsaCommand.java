@@ -1,9 +1,6 @@
 package org.inagg.perf.cli;
 
-import java.io.IOException;
 import java.io.PrintWriter;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -105,7 +102,7 @@ public final class BenchEsaCommand implements Callable<Integer>
         {
             throw new IllegalArgumentException("--ps-rate needs --link-rate");
         }
-        final Path work = workFolder();
+        final Path work = BenchFolders.workFolder(workDir, "inagg-bench-esa-");
         final EsaSharingBench.Settings probe = settings(Placement.LOOPBACK, work); // validates before any namespace
         EmulatedCluster cluster = null;
         final Thread cleanup;
@@ -134,10 +131,10 @@ public final class BenchEsaCommand implements Callable<Integer>
                 cluster == null ? "loopback" : cluster.describe() + " (parameter servers on host " + probe.hosts()
                     + ")", workersPerJob, highIterations, highElements, lowIterations, lowElements, aggregators,
                 window, work);
-            out.printf(Locale.ROOT, "load average before: %s%n", loadAverage());
+            out.printf(Locale.ROOT, "load average before: %s%n", BenchFolders.loadAverage());
             out.flush();
             final List<EsaSharingBench.Result> results = new EsaSharingBench(settings).run(parsed, rounds);
-            out.printf(Locale.ROOT, "load average after: %s%n", loadAverage());
+            out.printf(Locale.ROOT, "load average after: %s%n", BenchFolders.loadAverage());
             out.print(EsaSharingBench.table(results));
             out.flush();
             return results.stream().allMatch(EsaSharingBench.Result::ok) ? 0 : 1;
@@ -159,29 +156,5 @@ public final class BenchEsaCommand implements Callable<Integer>
     {
         return new EsaSharingBench.Settings(placement, workersPerJob, highElements, highIterations, lowElements,
             lowIterations, aggregators, window, warmup, work, timeoutS, jvmOptions);
-    }
-
-    private static String loadAverage()
-    {
-        try
-        {
-            return Files.readString(Path.of("/proc/loadavg")).strip();
-        }
-        catch (final IOException ex)
-        {
-            return "unknown";
-        }
-    }
-
-    private Path workFolder()
-    {
-        try
-        {
-            return workDir != null ? Files.createDirectories(workDir) : Files.createTempDirectory("inagg-bench-esa-");
-        }
-        catch (final IOException ex)
-        {
-            throw new UncheckedIOException("creating the work folder", ex);
-        }
     }
 }

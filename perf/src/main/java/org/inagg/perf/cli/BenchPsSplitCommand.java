@@ -1,9 +1,6 @@
 package org.inagg.perf.cli;
 
-import java.io.IOException;
 import java.io.PrintWriter;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -80,7 +77,7 @@ public final class BenchPsSplitCommand implements Callable<Integer>
         }
         final LinkRate hostRate = LinkRate.parse(linkRate);
         final LinkRate serverRate = psRate == null ? hostRate : LinkRate.parse(psRate);
-        final Path work = workFolder();
+        final Path work = BenchFolders.workFolder(workDir, "inagg-bench-ps-split-");
         new ParameterServerSplitBench.Settings(org.inagg.perf.peers.Placement.LOOPBACK, workers, elements, iterations,
             warmup, work, timeoutS, jvmOptions); // validates before any namespace
         final Map<Integer, LinkRate> perHost = new LinkedHashMap<>();
@@ -102,12 +99,12 @@ public final class BenchPsSplitCommand implements Callable<Integer>
             out.printf(Locale.ROOT, "bench-ps-split: %s (workers on hosts 1-%d, parameter server k on host %d+k, links "
                 + "%s); %d x %,d elements; logs in %s%n", cluster.describe(), workers, workers, serverRate, iterations,
                 elements, work);
-            out.printf(Locale.ROOT, "load average before: %s%n", loadAverage());
+            out.printf(Locale.ROOT, "load average before: %s%n", BenchFolders.loadAverage());
             out.flush();
             final List<ParameterServerSplitBench.Result> results = new ParameterServerSplitBench(
                 new ParameterServerSplitBench.Settings(cluster.placement(), workers, elements, iterations, warmup,
                     work, timeoutS, jvmOptions)).run(servers, rounds);
-            out.printf(Locale.ROOT, "load average after: %s%n", loadAverage());
+            out.printf(Locale.ROOT, "load average after: %s%n", BenchFolders.loadAverage());
             out.print(ParameterServerSplitBench.table(results, oneServer, host));
             out.flush();
             return results.stream().allMatch(ParameterServerSplitBench.Result::ok) ? 0 : 1;
@@ -119,31 +116,6 @@ public final class BenchPsSplitCommand implements Callable<Integer>
             out.println("bench-ps-split: cluster removed (" + cluster.remainingNamespaces().size()
                 + " namespaces left)");
             out.flush();
-        }
-    }
-
-    static String loadAverage()
-    {
-        try
-        {
-            return Files.readString(Path.of("/proc/loadavg")).strip();
-        }
-        catch (final IOException ex)
-        {
-            return "unknown";
-        }
-    }
-
-    private Path workFolder()
-    {
-        try
-        {
-            return workDir != null ? Files.createDirectories(workDir)
-                : Files.createTempDirectory("inagg-bench-ps-split-");
-        }
-        catch (final IOException ex)
-        {
-            throw new UncheckedIOException("creating the work folder", ex);
         }
     }
 }

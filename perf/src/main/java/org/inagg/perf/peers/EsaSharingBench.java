@@ -239,7 +239,7 @@ public final class EsaSharingBench
             final Process switchProcess = children.start(Placement.prefixed(placement.switchExec(),
                 InaggJvm.command(settings.jvmOptions(), switchArgs)), Map.of(), switchLog);
             final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(settings.timeoutS());
-            if (!awaitText(switchLog, "listening", deadline) || !switchProcess.isAlive())
+            if (!ChildProcesses.awaitText(switchLog, "listening", deadline) || !switchProcess.isAlive())
             {
                 return failed(scheme, round, "the switch did not start: " + ChildProcesses.lastLine(
                     ChildProcesses.read(switchLog)));
@@ -258,7 +258,7 @@ public final class EsaSharingBench
                 for (final Path log : lowLogs)
                 {
                     // the long job runs first: the short one arrives into a switch whose memory is taken
-                    if (!awaitText(log, "joined switch", deadline))
+                    if (!ChildProcesses.awaitText(log, "joined switch", deadline))
                     {
                         return failed(scheme, round, "the low-priority job did not join: " + ChildProcesses.lastLine(
                             ChildProcesses.read(log)));
@@ -352,20 +352,6 @@ public final class EsaSharingBench
             slowest = Math.max(slowest, Double.parseDouble(p50.group(1)));
         }
         return slowest;
-    }
-
-    private static boolean awaitText(final Path log, final String text, final long deadlineNs)
-        throws InterruptedException
-    {
-        while (System.nanoTime() - deadlineNs < 0)
-        {
-            if (ChildProcesses.read(log).contains(text))
-            {
-                return true;
-            }
-            Thread.sleep(20);
-        }
-        return false;
     }
 
     private static Result failed(final Scheme scheme, final int round, final String why)

@@ -137,7 +137,7 @@ public final class ParameterServerSplitBench
             }
             for (final Path log : switchLogs)
             {
-                if (!awaitText(log, "listening", deadline))
+                if (!ChildProcesses.awaitText(log, "listening", deadline))
                 {
                     return new Result(k, split, round, Double.NaN, Double.NaN, "a switch did not start: "
                         + ChildProcesses.lastLine(ChildProcesses.read(log)));
@@ -177,20 +177,6 @@ public final class ParameterServerSplitBench
             }
             return new Result(k, split, round, seconds, EsaSharingBench.slowestP50(logs), null);
         }
-    }
-
-    private static boolean awaitText(final Path log, final String text, final long deadlineNs)
-        throws InterruptedException
-    {
-        while (System.nanoTime() - deadlineNs < 0)
-        {
-            if (ChildProcesses.read(log).contains(text))
-            {
-                return true;
-            }
-            Thread.sleep(20);
-        }
-        return false;
     }
 
     /** Per server count: the median time over rounds, every run, and the speed-up over the fewest servers. */
