@@ -2,7 +2,6 @@ package org.inagg.perf.cli;
 
 import java.io.PrintWriter;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -15,6 +14,7 @@ import org.inagg.perf.peers.EsaSharingBench;
 import org.inagg.perf.peers.EsaSharingBench.Scheme;
 import org.inagg.perf.peers.Placement;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -34,7 +34,8 @@ public final class BenchEsaCommand implements Callable<Integer>
     @Spec
     private CommandSpec spec;
 
-    @Option(names = "--workers-per-job", defaultValue = "2", description = "Workers of each job (default ${DEFAULT-VALUE}).")
+    @Option(names = "--workers-per-job", defaultValue = "2",
+        description = "Workers of each job (default ${DEFAULT-VALUE}).")
     private int workersPerJob;
 
     @Option(names = "--high-elements", defaultValue = "1048576",
@@ -69,9 +70,6 @@ public final class BenchEsaCommand implements Callable<Integer>
         description = "Ways of sharing: esa, esa-equal, atp, static, alone (default ${DEFAULT-VALUE}).")
     private List<String> schemes;
 
-    @Option(names = "--rounds", defaultValue = "2", description = "Runs of each scheme (default ${DEFAULT-VALUE}).")
-    private int rounds;
-
     @Option(names = "--link-rate", paramLabel = "RATE",
         description = "Run on an emulated cluster with links of this rate (tc tbf both ways); default: loopback.")
     private String linkRate;
@@ -80,29 +78,20 @@ public final class BenchEsaCommand implements Callable<Integer>
         description = "With --link-rate: the parameter servers' host link (default: --link-rate).")
     private String psRate;
 
-    @Option(names = "--timeout-s", defaultValue = "300", description = "One run's limit (default ${DEFAULT-VALUE}).")
-    private long timeoutS;
-
-    @Option(names = "--work-dir", description = "Folder of the logs (default: a new temporary folder).")
-    private Path workDir;
-
-    @Option(names = "--jvm-option", description = "Extra option of every child JVM (repeatable).")
-    private List<String> jvmOptions = new ArrayList<>();
+    @Mixin
+    private SeedBenchOptions bench;
 
     @Override
     public Integer call() throws InterruptedException
     {
         final PrintWriter out = spec.commandLine().getOut();
         final List<Scheme> parsed = schemes.stream().map(Scheme::parse).toList();
-        if (rounds < 1 || timeoutS < 1)
-        {
-            throw new IllegalArgumentException("--rounds and --timeout-s must be positive");
-        }
+        bench.validate();
         if (psRate != null && linkRate == null)
         {
             throw new IllegalArgumentException("--ps-rate needs --link-rate");
         }
-        final Path work = BenchFolders.workFolder(workDir, "inagg-bench-esa-");
+        final Path work = bench.workFolder("inagg-bench-esa-");
         final EsaSharingBench.Settings probe = settings(Placement.LOOPBACK, work); // validates before any namespace
         EmulatedCluster cluster = null;
         final Thread cleanup;
@@ -131,10 +120,10 @@ public final class BenchEsaCommand implements Callable<Integer>
                 cluster == null ? "loopback" : cluster.describe() + " (parameter servers on host " + probe.hosts()
                     + ")", workersPerJob, highIterations, highElements, lowIterations, lowElements, aggregators,
                 window, work);
-            out.printf(Locale.ROOT, "load average before: %s%n", BenchFolders.loadAverage());
+            out.printf(Locale.ROOT, "load average before: %s%n", SeedBenchOptions.loadAverage());
             out.flush();
-            final List<EsaSharingBench.Result> results = new EsaSharingBench(settings).run(parsed, rounds);
-            out.printf(Locale.ROOT, "load average after: %s%n", BenchFolders.loadAverage());
+            final List<EsaSharingBench.Result> results = new EsaSharingBench(settings).run(parsed, bench.rounds);
+            out.printf(Locale.ROOT, "load average after: %s%n", SeedBenchOptions.loadAverage());
             out.print(EsaSharingBench.table(results));
             out.flush();
             return results.stream().allMatch(EsaSharingBench.Result::ok) ? 0 : 1;
@@ -155,6 +144,6 @@ public final class BenchEsaCommand implements Callable<Integer>
     private EsaSharingBench.Settings settings(final Placement placement, final Path work)
     {
         return new EsaSharingBench.Settings(placement, workersPerJob, highElements, highIterations, lowElements,
-            lowIterations, aggregators, window, warmup, work, timeoutS, jvmOptions);
+            lowIterations, aggregators, window, warmup, work, bench.timeoutS, bench.jvmOptions);
     }
 }

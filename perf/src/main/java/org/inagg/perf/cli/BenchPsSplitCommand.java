@@ -2,7 +2,6 @@ package org.inagg.perf.cli;
 
 import java.io.PrintWriter;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -14,6 +13,7 @@ import org.inagg.perf.lab.LinkRate;
 import org.inagg.perf.peers.LinkBounds;
 import org.inagg.perf.peers.ParameterServerSplitBench;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -38,48 +38,44 @@ public final class BenchPsSplitCommand implements Callable<Integer>
         description = "The tensor, float32 (default ${DEFAULT-VALUE}).")
     private int elements;
 
-    @Option(names = {"-i", "--iterations"}, defaultValue = "5", description = "Timed all-reduces (default ${DEFAULT-VALUE}).")
+    @Option(names = {"-i", "--iterations"}, defaultValue = "5",
+        description = "Timed all-reduces (default ${DEFAULT-VALUE}).")
     private int iterations;
 
-    @Option(names = "--warmup", defaultValue = "1", description = "Untimed all-reduces first (default ${DEFAULT-VALUE}).")
+    @Option(names = "--warmup", defaultValue = "1",
+        description = "Untimed all-reduces first (default ${DEFAULT-VALUE}).")
     private int warmup;
 
     @Option(names = "--servers", split = ",", defaultValue = "1,2",
-        description = "Parameter server counts to compare, each splitting the tensor evenly (default ${DEFAULT-VALUE}).")
+        description = "Parameter server counts to compare, each splitting the tensor evenly "
+            + "(default ${DEFAULT-VALUE}).")
     private List<Integer> servers;
-
-    @Option(names = "--rounds", defaultValue = "2", description = "Runs of each count, alternating (default ${DEFAULT-VALUE}).")
-    private int rounds;
 
     @Option(names = "--link-rate", required = true, paramLabel = "RATE", description = "The workers' links (tc tbf).")
     private String linkRate;
 
-    @Option(names = "--ps-rate", paramLabel = "RATE", description = "Each parameter server's link (default: --link-rate).")
+    @Option(names = "--ps-rate", paramLabel = "RATE",
+        description = "Each parameter server's link (default: --link-rate).")
     private String psRate;
 
-    @Option(names = "--timeout-s", defaultValue = "300", description = "One run's limit (default ${DEFAULT-VALUE}).")
-    private long timeoutS;
-
-    @Option(names = "--work-dir", description = "Folder of the logs (default: a new temporary folder).")
-    private Path workDir;
-
-    @Option(names = "--jvm-option", description = "Extra option of every child JVM (repeatable).")
-    private List<String> jvmOptions = new ArrayList<>();
+    @Mixin
+    private SeedBenchOptions bench;
 
     @Override
     public Integer call() throws InterruptedException
     {
         final PrintWriter out = spec.commandLine().getOut();
         final int most = servers.stream().mapToInt(Integer::intValue).max().orElse(0);
-        if (servers.stream().anyMatch(k -> k < 1 || k > 8) || rounds < 1 || timeoutS < 1)
+        bench.validate();
+        if (servers.stream().anyMatch(k -> k < 1 || k > 8))
         {
-            throw new IllegalArgumentException("--servers must be 1..8 each, --rounds and --timeout-s positive");
+            throw new IllegalArgumentException("--servers must be 1..8 each, not " + servers);
         }
         final LinkRate hostRate = LinkRate.parse(linkRate);
         final LinkRate serverRate = psRate == null ? hostRate : LinkRate.parse(psRate);
-        final Path work = BenchFolders.workFolder(workDir, "inagg-bench-ps-split-");
+        final Path work = bench.workFolder("inagg-bench-ps-split-");
         new ParameterServerSplitBench.Settings(org.inagg.perf.peers.Placement.LOOPBACK, workers, elements, iterations,
-            warmup, work, timeoutS, jvmOptions); // validates before any namespace
+            warmup, work, bench.timeoutS, bench.jvmOptions); // validates before any namespace
         final Map<Integer, LinkRate> perHost = new LinkedHashMap<>();
         for (int k = 1; k <= most; k++)
         {
@@ -99,12 +95,12 @@ public final class BenchPsSplitCommand implements Callable<Integer>
             out.printf(Locale.ROOT, "bench-ps-split: %s (workers on hosts 1-%d, parameter server k on host %d+k, links "
                 + "%s); %d x %,d elements; logs in %s%n", cluster.describe(), workers, workers, serverRate, iterations,
                 elements, work);
-            out.printf(Locale.ROOT, "load average before: %s%n", BenchFolders.loadAverage());
+            out.printf(Locale.ROOT, "load average before: %s%n", SeedBenchOptions.loadAverage());
             out.flush();
             final List<ParameterServerSplitBench.Result> results = new ParameterServerSplitBench(
                 new ParameterServerSplitBench.Settings(cluster.placement(), workers, elements, iterations, warmup,
-                    work, timeoutS, jvmOptions)).run(servers, rounds);
-            out.printf(Locale.ROOT, "load average after: %s%n", BenchFolders.loadAverage());
+                    work, bench.timeoutS, bench.jvmOptions)).run(servers, bench.rounds);
+            out.printf(Locale.ROOT, "load average after: %s%n", SeedBenchOptions.loadAverage());
             out.print(ParameterServerSplitBench.table(results, oneServer, host));
             out.flush();
             return results.stream().allMatch(ParameterServerSplitBench.Result::ok) ? 0 : 1;

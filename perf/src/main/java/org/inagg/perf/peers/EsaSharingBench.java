@@ -368,7 +368,8 @@ public final class EsaSharingBench
         final StringBuilder out = new StringBuilder();
         final double alone = median(results.stream().filter(r -> r.scheme() == Scheme.ALONE && r.ok())
             .mapToDouble(Result::highSeconds).toArray());
-        out.append("| scheme | high-priority job, median s (runs) | x alone | its p50 all-reduce, ms | low-priority job, "
+        out.append("| scheme | high-priority job, median s (runs) | x alone | its p50 all-reduce, ms | "
+            + "low-priority job, "
             + "median s (runs) | its p50 all-reduce, ms |\n");
         out.append("|---|---:|---:|---:|---:|---:|\n");
         for (final Scheme scheme : Scheme.values())

@@ -184,7 +184,8 @@ public final class ParameterServerSplitBench
         final double hostBoundSeconds)
     {
         final StringBuilder out = new StringBuilder();
-        out.append("| parameter servers | split (elements) | bound, s | median s (runs) | p50 all-reduce, ms | speed-up |\n");
+        out.append("| parameter servers | split (elements) | bound, s | median s (runs) | p50 all-reduce, ms "
+            + "| speed-up |\n");
         out.append("|---:|---|---:|---:|---:|---:|\n");
         final List<Integer> counts = results.stream().map(Result::servers).distinct().sorted().toList();
         double first = Double.NaN;
@@ -202,7 +203,8 @@ public final class ParameterServerSplitBench
             final StringJoiner each = new StringJoiner(", ");
             runs.forEach(r -> each.add(r.ok() ? String.format(Locale.ROOT, "%.2f", r.seconds()) : "failed"));
             out.append(String.format(Locale.ROOT, "| %d | %s | %.2f | %.2f (%s) | %.0f | %.2fx |%n", count,
-                java.util.Arrays.toString(runs.getFirst().split()), Math.max(hostBoundSeconds, boundOneServerSeconds / count),
+                java.util.Arrays.toString(runs.getFirst().split()),
+                Math.max(hostBoundSeconds, boundOneServerSeconds / count),
                 median, each, p50,
                 first / median));
         }
