@@ -5,6 +5,7 @@ import org.inagg.control.cli.PlanCommand;
 import org.inagg.control.cli.SimulateCommand;
 import org.inagg.services.cli.AgentCommand;
 import org.inagg.services.cli.ControllerCommand;
+import org.inagg.services.cli.EsaSwitchCommand;
 import org.inagg.services.cli.PsCommand;
 import org.inagg.services.cli.StatCommand;
 import org.inagg.services.cli.SwitchCommand;
@@ -22,12 +23,15 @@ import picocli.CommandLine.Command;
         + "multicast).",
     subcommands = {
         // services (org.inagg.services.cli): the processes of a deployment, and the counters reader
-        SwitchCommand.class, WorkerCommand.class, PsCommand.class, ControllerCommand.class, AgentCommand.class,
+        SwitchCommand.class, EsaSwitchCommand.class, WorkerCommand.class, PsCommand.class, ControllerCommand.class,
+        AgentCommand.class,
         StatCommand.class,
         // control (org.inagg.control.cli): planners and the simulator
         PlanCommand.class, SimulateCommand.class, DeployCommand.class,
         // harnesses and benchmarks (this package)
-        LocalCommand.class, LabCommand.class, ClusterCommand.class, BenchCommand.class, BenchPeersCommand.class, DpdkRateCommand.class,
+        LocalCommand.class, LabCommand.class, ClusterCommand.class, BenchCommand.class, BenchPeersCommand.class,
+        BenchEsaCommand.class, BenchPsSplitCommand.class,
+        DpdkRateCommand.class,
         CommandLine.HelpCommand.class})
 public final class InaggCli implements Runnable
 {

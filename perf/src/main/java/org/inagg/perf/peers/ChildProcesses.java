@@ -84,6 +84,20 @@ final class ChildProcesses implements AutoCloseable
         }
     }
 
+    /** Waits until {@code log} contains {@code text}: true, or false once {@code deadlineNs} (System.nanoTime) passed. */
+    static boolean awaitText(final Path log, final String text, final long deadlineNs) throws InterruptedException
+    {
+        while (System.nanoTime() - deadlineNs < 0)
+        {
+            if (read(log).contains(text))
+            {
+                return true;
+            }
+            Thread.sleep(20);
+        }
+        return false;
+    }
+
     /** The log's text, empty when it cannot be read. */
     static String read(final Path log)
     {

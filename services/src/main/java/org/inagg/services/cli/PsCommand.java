@@ -50,6 +50,11 @@ public final class PsCommand implements Callable<Integer>
         description = "Every worker's UDP address host:port, in worker id order (where results go).")
     private List<String> workerAddresses;
 
+    @Option(names = "--results-via", paramLabel = "HOST:PORT",
+        description = "ATP: send every result to this switch (an `inagg esa-switch --mode atp`), which frees its "
+            + "aggregator and multicasts it; default: straight to every worker (ESA, two-level).")
+    private String resultsVia;
+
     @Mixin
     private ServiceOptions service;
 
@@ -72,8 +77,13 @@ public final class PsCommand implements Callable<Integer>
         }
         final List<InetSocketAddress> workers = workerAddresses.stream()
             .map(text -> Addresses.parse("--workers-at", text)).toList();
-        final UdpTransport udp = UdpTransport.open(Addresses.parse("--bind", bind), workers,
-            Math.max(service.maxPeers, workers.size() + 1),
+        final List<InetSocketAddress> known = new java.util.ArrayList<>(workers);
+        if (resultsVia != null)
+        {
+            known.add(Addresses.parse("--results-via", resultsVia)); // peer W: the switch
+        }
+        final UdpTransport udp = UdpTransport.open(Addresses.parse("--bind", bind), known,
+            Math.max(service.maxPeers, workers.size() + 2),
             EsaWire.partialLength(config.lanesPerPacket(), config.workers()),
             64);
         final int[] peers = new int[config.workers()];
@@ -86,7 +96,8 @@ public final class PsCommand implements Callable<Integer>
             countersOptions.open("ps", "ps udp://" + udp.localAddress().getHostString() + ":"
                 + udp.localAddress().getPort() + " job " + job, 64, out), 256,
             2 * config.slots());
-        server.addJob(new ServerJobConfig(config.jobId(), config.workers(), peers, 0, false, config.slots(),
+        server.addJob(new ServerJobConfig(config.jobId(), config.workers(), peers,
+            resultsVia == null ? 0 : workers.size(), resultsVia != null, config.slots(),
             config.lanesPerPacket()));
         final AgentRunner runner = new AgentRunner(IdleStrategies.byName(service.idle, udp), Throwable::printStackTrace,
             null, server);
