@@ -81,7 +81,11 @@ public final class AllReduceJob implements AutoCloseable
     public static AllReduceJob open(final JobContext context)
     {
         final AllReduceJob job = new AllReduceJob(context);
-        job.runner = new AgentRunner(job.context.newIdleStrategy(), AllReduceJob::reportAgentError, null, job.agent);
+        job.runner = new AgentRunner(job.context.newIdleStrategy(), error ->
+        {
+            reportAgentError(error);
+            job.agent.onAgentError(error);
+        }, null, job.agent);
         AgentRunner.startOnThread(job.runner);
         try
         {

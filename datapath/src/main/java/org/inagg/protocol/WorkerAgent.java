@@ -118,6 +118,8 @@ public final class WorkerAgent implements Agent, MessageHandler, DeadlineTimerWh
     private int sendCount;
 
     private AllReduceOperation op;
+    /** The operation {@link #start} is working on, until it is {@link #op} or refused. */
+    private AllReduceOperation starting;
     private final BlockSchedule schedule = new BlockSchedule();
     /** The operation's lanes are fixed point with exponents ({@link AllReduceOperation#fixedPoint()}). */
     private boolean fixedPoint;
@@ -246,7 +248,9 @@ public final class WorkerAgent implements Agent, MessageHandler, DeadlineTimerWh
                 final AllReduceOperation next = requests.poll();
                 if (next != null)
                 {
+                    starting = next; // for onAgentError: start() touches the tensor before it is the operation
                     start(next);
+                    starting = null;
                     work++;
                 }
             }
@@ -955,6 +959,25 @@ public final class WorkerAgent implements Agent, MessageHandler, DeadlineTimerWh
             op = null;
             failed.completion().completeExceptionally(cause);
         }
+    }
+
+    /**
+     * The duty cycle threw (a bug, or a tensor this thread may not touch, such as a confined arena's): the operation in
+     * progress, the queued ones and the job fail with it, instead of the runner retrying the same failing duty cycle
+     * forever. Called on the agent's thread by its runner's error handler.
+     */
+    public void onAgentError(final Throwable error)
+    {
+        final InaggException cause = new InaggException("job " + settings.jobId() + " worker " + settings.workerId()
+            + ": the worker's thread failed: " + error, error);
+        fail(cause);
+        if (starting != null)
+        {
+            final AllReduceOperation refused = starting;
+            starting = null;
+            refused.completion().completeExceptionally(cause);
+        }
+        failQueued();
     }
 
     private void failQueued()

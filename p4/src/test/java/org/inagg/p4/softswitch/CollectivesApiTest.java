@@ -1,5 +1,7 @@
 package org.inagg.p4.softswitch;
 
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -10,6 +12,7 @@ import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.SleepingMillisIdleStrategy;
 import org.inagg.agent.CounterRegistry;
 import org.inagg.api.AllReduceJob;
+import org.inagg.api.ElementType;
 import org.inagg.api.JobContext;
 import org.inagg.api.ReduceOp;
 import org.inagg.transport.InProcessNetwork;
@@ -19,6 +22,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** The public API's collectives, four jobs (one per worker, each on its own thread) on the software switch. */
 @Timeout(60)
@@ -51,6 +55,22 @@ class CollectivesApiTest
     {
         jobs.forEach(AllReduceJob::close);
         switchRunner.close();
+    }
+
+    @Test
+    @Timeout(30)
+    void shouldFailTheOperationAndTheJobWhenTheWorkersThreadCannotTouchTheTensor()
+    {
+        try (Arena confined = Arena.ofConfined())
+        {
+            final MemorySegment data = confined.allocate(4096);
+            final CompletableFuture<Void> done = jobs.get(0).allReduceAsync(data, data, ElementType.FLOAT32);
+            assertThatThrownBy(done::join)
+                .hasRootCauseInstanceOf(WrongThreadException.class)
+                .hasMessageContaining("the worker's thread failed");
+            assertThatThrownBy(() -> jobs.get(0).allReduce(new float[8]))
+                .hasMessageContaining("failed");
+        }
     }
 
     @Test
