@@ -69,4 +69,4 @@ def test_fsdp_example_trains_like_gloo_without_falling_back(agent, tmp_path, mes
         err = (inagg[name] - gloo[name]).abs().max().item()
         assert err < 1e-4, f"{name}: inagg vs gloo {err}"
     accuracy = {b: json.loads((tmp_path / f"{prefix}-{b}.json").read_text())["accuracy"][-1] for b in ("inagg", "gloo")}
-    assert abs(accuracy["inagg"] - accuracy["gloo"]) <= 1.0 and accuracy["inagg"] > 80, accuracy
+    assert abs(accuracy["inagg"] - accuracy["gloo"]) <= 1.0 and accuracy["inagg"] > 70, accuracy  # 2 epochs

@@ -54,8 +54,10 @@ public final class LabCommand implements Callable<Integer>
             + "(default ${DEFAULT-VALUE}).")
     private int slots;
 
-    @Option(names = "--lanes", defaultValue = "256",
-        description = "Lanes per packet, at most 256 on the v1model program (default ${DEFAULT-VALUE}).")
+    @Option(names = "--lanes", defaultValue = "120",
+        description = "Lanes per packet, at most 256 on the v1model program (default ${DEFAULT-VALUE}: simple_switch "
+            + "grows a packet by at most 512 bytes, and the answer to a header-only ALL_GATHER packet carries 4 bytes "
+            + "a lane; above 128 lanes an all-gather or broadcast aborts simple_switch).")
     private int lanes;
 
     @Option(names = "--name", defaultValue = "lab",

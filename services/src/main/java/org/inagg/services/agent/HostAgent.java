@@ -149,7 +149,8 @@ public final class HostAgent implements AutoCloseable
         final ServerSocketChannel channel = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
         try
         {
-            final Path unnamed = path.resolveSibling(path.getFileName() + ".binding-" + ProcessHandle.current().pid());
+            // Shorter than any socket name (a Unix socket path has at most 107 bytes), in the same private directory.
+            final Path unnamed = path.resolveSibling(".b" + ProcessHandle.current().pid());
             Files.deleteIfExists(unnamed);
             channel.bind(UnixDomainSocketAddress.of(unnamed));
             try
