@@ -77,13 +77,7 @@ class BenchPeersCommandTest
         final Path profiles = java.nio.file.Files.createDirectories(dir.resolve("old"));
         java.nio.file.Files.writeString(profiles.resolve("worker-1.collapsed"), "");
         final StringWriter err = new StringWriter();
-        final CommandLine commandLine = new CommandLine(new InaggCli());
-        commandLine.setErr(new PrintWriter(err));
-        commandLine.setExecutionExceptionHandler((ex, cmd, parsed) ->
-        {
-            cmd.getErr().println(ex.getMessage());
-            return 1;
-        });
+        final CommandLine commandLine = RefusingCli.printingErrorsTo(err);
 
         assertThat(commandLine.execute("bench-peers", "--peers", "inagg-udp", "--chart", "none", "--profile",
             profiles.toString())).isEqualTo(1);
@@ -94,13 +88,7 @@ class BenchPeersCommandTest
     void shouldRefuseAnUnknownPeer()
     {
         final StringWriter err = new StringWriter();
-        final CommandLine commandLine = new CommandLine(new InaggCli());
-        commandLine.setErr(new PrintWriter(err));
-        commandLine.setExecutionExceptionHandler((ex, cmd, parsed) ->
-        {
-            cmd.getErr().println(ex.getMessage());
-            return 1;
-        });
+        final CommandLine commandLine = RefusingCli.printingErrorsTo(err);
 
         assertThat(commandLine.execute("bench-peers", "--peers", "nccl", "--chart", "none")).isEqualTo(1);
         assertThat(err.toString()).contains("unknown peer 'nccl'").contains("gloo,mpi");

@@ -86,13 +86,7 @@ class ClusterPeersTest
     void shouldRefuseATwoLevelRunWithoutAFabricOption()
     {
         final StringWriter err = new StringWriter();
-        final CommandLine commandLine = new CommandLine(new InaggCli());
-        commandLine.setErr(new PrintWriter(err));
-        commandLine.setExecutionExceptionHandler((ex, cmd, parsed) ->
-        {
-            cmd.getErr().println(ex.getMessage());
-            return 1;
-        });
+        final CommandLine commandLine = RefusingCli.printingErrorsTo(err);
         assertThat(commandLine.execute("bench-peers", "--leaves", "2", "--chart", "none")).isEqualTo(1);
         assertThat(err.toString()).contains("--leaves and --uplink-rate need --link-rate");
         assertThat(commandLine.execute("bench-peers", "-w", "3", "--link-rate", "1gbit", "--leaves", "4", "--chart",

@@ -71,13 +71,7 @@ class EsaSharingClusterTest
     void shouldRefuseBadInputBeforeAnythingStarts()
     {
         final StringWriter err = new StringWriter();
-        final CommandLine commandLine = new CommandLine(new InaggCli());
-        commandLine.setErr(new PrintWriter(err));
-        commandLine.setExecutionExceptionHandler((ex, cmd, parsed) ->
-        {
-            cmd.getErr().println(ex.getMessage());
-            return 1;
-        });
+        final CommandLine commandLine = RefusingCli.printingErrorsTo(err);
         assertThat(commandLine.execute("bench-esa", "--schemes", "esa,lifo")).isEqualTo(1);
         assertThat(err.toString()).contains("unknown scheme 'lifo'");
         assertThat(commandLine.execute("bench-esa", "--ps-rate", "10mbit")).isEqualTo(1);

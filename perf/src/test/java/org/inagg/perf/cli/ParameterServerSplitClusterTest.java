@@ -55,13 +55,7 @@ class ParameterServerSplitClusterTest
     void shouldRefuseBadServerCounts()
     {
         final StringWriter err = new StringWriter();
-        final CommandLine commandLine = new CommandLine(new InaggCli());
-        commandLine.setErr(new PrintWriter(err));
-        commandLine.setExecutionExceptionHandler((ex, cmd, parsed) ->
-        {
-            cmd.getErr().println(ex.getMessage());
-            return 1;
-        });
+        final CommandLine commandLine = RefusingCli.printingErrorsTo(err);
         assertThat(commandLine.execute("bench-ps-split", "--link-rate", "10mbit", "--servers", "0,2")).isEqualTo(1);
         assertThat(err.toString()).contains("--servers must be 1..8 each");
         assertThat(commandLine.execute("bench-ps-split", "--link-rate", "fast")).isEqualTo(1);
