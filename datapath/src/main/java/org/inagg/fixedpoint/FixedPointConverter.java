@@ -19,7 +19,10 @@ public interface FixedPointConverter
     /** {@link #blockExponent(MemorySegment, long, int)} of {@code floats[index..index+count)}. */
     int blockExponent(float[] floats, int index, int count);
 
-    /** Writes {@code round_half_away(x * 2^shift)} of {@code count} floats as big-endian int32 lanes. */
+    /**
+     * Writes {@code round_half_away(x * 2^shift)} of {@code count} floats as big-endian int32 lanes, which must not
+     * overlap the floats.
+     */
     void quantize(MemorySegment floats, long offset, int count, int shift, MemorySegment lanes, long lanesOffset);
 
     /** Writes {@code (float)lane * 2^-shift} of {@code count} big-endian lanes as native-order floats. */
