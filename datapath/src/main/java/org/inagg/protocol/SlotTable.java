@@ -1,0 +1,188 @@
+package org.inagg.protocol;
+
+import java.util.Arrays;
+
+import org.agrona.DeadlineTimerWheel;
+
+/**
+ * The worker's view of the job's slots, a flyweight over parallel primitive arrays indexed by slot (no object per slot,
+ * nothing allocated once sized at the join), and the queue of slots ready to send their next packet. A slot carries
+ * one packet at a time per worker and alternates between two shadow copies, so the switch can still answer a
+ * retransmission of round r from its copy while round r+1 fills the other.
+ * <pre>
+ *   slot s:  round      completed rounds; its low bit is the shadow copy the packet in flight uses
+ *            packet     the packet in flight (position in the operation), or IDLE
+ *            nextPacket the packet the slot sends when it leaves the ready queue
+ *            retries    retransmissions of the packet in flight (the backoff exponent)
+ *            sentNs     when the packet in flight was last sent
+ *            stamp      the send order of that last send (order evidence for the loss detector)
+ *            timer      its loss check in the timer wheel, or DeadlineTimerWheel.NULL_DEADLINE
+ *   ready:   a FIFO ring of slots, in the order their results came back
+ * </pre>
+ * Not thread safe: it belongs to the worker agent's thread.
+ */
+final class SlotTable
+{
+    /** The packet of a slot with nothing in flight. */
+    static final int IDLE = -1;
+
+    private int[] round = new int[0];
+    private int[] packet = new int[0];
+    private int[] nextPacket = new int[0];
+    private int[] retries = new int[0];
+    private long[] sentNs = new long[0];
+    private long[] stamp = new long[0];
+    private long[] timer = new long[0];
+    private int[] ready = new int[0];
+    private int readyHead;
+    private int readyCount;
+    private int outstanding;
+
+    /** Sizes the table for the job's pool (at the join): every slot idle, in round 0, without a check. */
+    void resize(final int slots)
+    {
+        round = new int[slots];
+        packet = new int[slots];
+        nextPacket = new int[slots];
+        retries = new int[slots];
+        sentNs = new long[slots];
+        stamp = new long[slots];
+        timer = new long[slots];
+        ready = new int[slots];
+        Arrays.fill(packet, IDLE);
+        Arrays.fill(timer, DeadlineTimerWheel.NULL_DEADLINE);
+    }
+
+    /** A new operation: nothing ready, nothing counted in flight. */
+    void clear()
+    {
+        readyHead = 0;
+        readyCount = 0;
+        outstanding = 0;
+    }
+
+    int packet(final int slot)
+    {
+        return packet[slot];
+    }
+
+    boolean idle(final int slot)
+    {
+        return packet[slot] == IDLE;
+    }
+
+    /** Whether a result of {@code packetNumber} in {@code copy} answers the slot's packet in flight. */
+    boolean awaits(final int slot, final int packetNumber, final int copy, final int activeSlots)
+    {
+        // An idle slot takes no result: its marker (IDLE = -1) would match the packet of sequence base - 1 (fuzzing
+        // finding: an out-of-bounds exponent write for floats; for int32 a slot sent another slot's packet).
+        return slot < activeSlots && packet[slot] != IDLE && packet[slot] == packetNumber && (round[slot] & 1) == copy;
+    }
+
+    /** The shadow copy the slot's packet in flight uses. */
+    int shadowCopy(final int slot)
+    {
+        return round[slot] & 1;
+    }
+
+    int retries(final int slot)
+    {
+        return retries[slot];
+    }
+
+    long sentNs(final int slot)
+    {
+        return sentNs[slot];
+    }
+
+    long stamp(final int slot)
+    {
+        return stamp[slot];
+    }
+
+    long timer(final int slot)
+    {
+        return timer[slot];
+    }
+
+    void timer(final int slot, final long timerId)
+    {
+        timer[slot] = timerId;
+    }
+
+    /** The oldest packet in flight in slots {@code [0, activeSlots)}, {@code Integer.MAX_VALUE} if none. */
+    int oldestInFlight(final int activeSlots)
+    {
+        int oldest = Integer.MAX_VALUE;
+        for (int s = 0; s < activeSlots; s++)
+        {
+            if (packet[s] != IDLE)
+            {
+                oldest = Math.min(oldest, packet[s]);
+            }
+        }
+        return oldest;
+    }
+
+    /** Packets sent and not yet answered. */
+    int outstanding()
+    {
+        return outstanding;
+    }
+
+    /** A first send of {@code packetNumber} (it is now in flight) or a retransmission of the one in flight. */
+    void onSent(final int slot, final int packetNumber, final long nowNs, final long sendStamp, final boolean retransmission)
+    {
+        sentNs[slot] = nowNs;
+        stamp[slot] = sendStamp;
+        if (retransmission)
+        {
+            retries[slot]++;
+        }
+        else
+        {
+            packet[slot] = packetNumber;
+            retries[slot] = 0;
+            outstanding++;
+        }
+    }
+
+    /** The result of the slot's packet came back: the slot is idle and its next round uses the other shadow copy. */
+    void onCompleted(final int slot)
+    {
+        packet[slot] = IDLE;
+        outstanding--;
+        round[slot]++;
+    }
+
+    /** Queues the slot to send {@code packetNumber} once the window lets it. */
+    void enqueue(final int slot, final int packetNumber)
+    {
+        nextPacket[slot] = packetNumber;
+        ready[(readyHead + readyCount) % ready.length] = slot;
+        readyCount++;
+    }
+
+    int readyCount()
+    {
+        return readyCount;
+    }
+
+    /** The slot at the head of the ready queue. */
+    int readySlot()
+    {
+        return ready[readyHead];
+    }
+
+    /** The packet the slot at the head of the ready queue sends. */
+    int readyPacket()
+    {
+        return nextPacket[ready[readyHead]];
+    }
+
+    void dequeue()
+    {
+        readyHead = (readyHead + 1) % ready.length;
+        readyCount--;
+    }
+}
