@@ -271,28 +271,13 @@ final class EsaAggregation implements AggregationStrategy<EsaJob>
             blockDone(job.jobId(), InaggHeader.elementCount(m, o));
         }
         counters.increment(EsaCounter.ACKS);
-        final int[] peers = esaJob.peers;
-        for (int w = 0; w < job.workers(); w++)
-        {
-            final long offset = transport.claim(peers[w], length);
-            if (offset == Transport.CLAIM_FAILED)
-            {
-                counters.increment(NodeCounter.TX_FULL);
-                continue;
-            }
-            final MemorySegment tx = transport.txMemory();
-            MemorySegment.copy(m, o, tx, offset, length);
-            InaggHeader.setWorkerId(tx, offset, w);
-            transport.commit();
-            counters.increment(NodeCounter.RESULTS_SENT);
-        }
+        node.multicast(esaJob, m, o, length, AggregationNode.ALL_WORKERS);
     }
 
     /** Sends the complete sum to every worker: the request's header (job, slot, copy, sequence) with the sums. */
     private void multicastFromPool(final int i, final EsaJobConfig job, final MemorySegment m, final long o)
     {
         final int length = InaggHeader.messageLength(pool.lanes(i));
-        final int[] peers = jobs[job.jobId()].peers;
         // Built once in switch-private memory: a committed message may already be consumed (and a ring may zero it)
         // while later copies are made, so never copy from one.
         MemorySegment.copy(m, o, staging, 0, InaggHeader.LENGTH);
@@ -300,20 +285,7 @@ final class EsaAggregation implements AggregationStrategy<EsaJob>
         InaggHeader.setElementCount(staging, 0, pool.lanes(i));
         InaggHeader.setNextExponent(staging, 0, pool.exponent(i));
         pool.readLanes(i, staging, InaggHeader.PAYLOAD_OFFSET);
-        for (int w = 0; w < job.workers(); w++)
-        {
-            final long offset = transport.claim(peers[w], length);
-            if (offset == Transport.CLAIM_FAILED)
-            {
-                counters.increment(NodeCounter.TX_FULL);
-                continue;
-            }
-            final MemorySegment tx = transport.txMemory();
-            MemorySegment.copy(staging, 0, tx, offset, length);
-            InaggHeader.setWorkerId(tx, offset, w);
-            transport.commit();
-            counters.increment(NodeCounter.RESULTS_SENT);
-        }
+        node.multicast(jobs[job.jobId()], staging, 0, length, AggregationNode.ALL_WORKERS);
     }
 
     /** The holder's partial sum and bitmap go to its server; the aggregator is freed with a tombstone. */

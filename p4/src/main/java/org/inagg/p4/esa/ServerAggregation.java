@@ -285,21 +285,7 @@ final class ServerAggregation implements AggregationStrategy<ServerJob>
             sendToSwitch(job, block);
             return;
         }
-        final int length = writeResult(job, block, staging, 0);
-        for (int w = 0; w < job.config.workers(); w++)
-        {
-            final long offset = transport.claim(job.peers[w], length);
-            if (offset == Transport.CLAIM_FAILED)
-            {
-                counters.increment(NodeCounter.TX_FULL);
-                continue;
-            }
-            final MemorySegment tx = transport.txMemory();
-            MemorySegment.copy(staging, 0, tx, offset, length);
-            InaggHeader.setWorkerId(tx, offset, w);
-            transport.commit();
-            counters.increment(NodeCounter.RESULTS_SENT);
-        }
+        node.multicast(job, staging, 0, writeResult(job, block, staging, 0), AggregationNode.ALL_WORKERS);
     }
 
     private void sendToSwitch(final ServerJob job, final ServerBlock block)

@@ -241,6 +241,43 @@ public final class AggregationNode<J extends NodeJob> implements Agent, MessageH
         return true;
     }
 
+    /** {@link #multicast}: every worker's copy carries the lanes. */
+    public static final int ALL_WORKERS = -1;
+
+    /**
+     * Sends a result to every worker of the job, as the P4 programs' egress replicates it: the {@code length} bytes at
+     * {@code source} copied per worker with its worker id; a copy to a worker other than {@code lanesTo} (unless
+     * {@link #ALL_WORKERS}) carries the header alone (a REDUCE_SCATTER result to a worker that is not the Owner).
+     * {@code source} must be the node's own memory or the message being handled, never a committed message: its
+     * receiver may consume it, and a ring reclaim and zero it, while the later copies are made. Each copy is counted
+     * ({@link NodeCounter#RESULTS_SENT}, or {@link NodeCounter#TX_FULL} when the transport is full).
+     */
+    public void multicast(final NodeJob job, final MemorySegment source, final long offset, final int length,
+        final int lanesTo)
+    {
+        final JobMembership membership = job.membership();
+        for (int worker = 0; worker < job.workers(); worker++)
+        {
+            final boolean withLanes = lanesTo == ALL_WORKERS || worker == lanesTo;
+            final int copyLength = withLanes ? length : InaggHeader.LENGTH;
+            final long at = transport.claim(membership.peer(worker), copyLength);
+            if (at == Transport.CLAIM_FAILED)
+            {
+                counters.increment(NodeCounter.TX_FULL);
+                continue;
+            }
+            final MemorySegment tx = transport.txMemory();
+            MemorySegment.copy(source, offset, tx, at, copyLength);
+            InaggHeader.setWorkerId(tx, at, worker);
+            if (!withLanes)
+            {
+                InaggHeader.setElementCount(tx, at, 0);
+            }
+            transport.commit();
+            counters.increment(NodeCounter.RESULTS_SENT);
+        }
+    }
+
     /** Answers a packet of another session than the job's: REJECT (STALE_SESSION) with the current one. */
     public void rejectStale(final NodeJob job, final MemorySegment m, final long o, final int worker, final int peer)
     {

@@ -3,6 +3,7 @@ package org.inagg.p4.softswitch;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
+import org.inagg.p4.pipeline.AggregationNode;
 import org.inagg.p4.pipeline.NodeCounter;
 import org.inagg.p4.pipeline.NodeCounters;
 import org.inagg.transport.Transport;
@@ -16,13 +17,15 @@ import org.inagg.wire.InaggHeader;
  */
 final class ResultMulticast implements RoundOutput
 {
+    private final AggregationNode<SlotJob> node;
     private final Transport transport;
     private final NodeCounters<SwitchCounter> counters;
     private final MemorySegment staging;
 
-    ResultMulticast(final Transport transport, final NodeCounters<SwitchCounter> counters)
+    ResultMulticast(final AggregationNode<SlotJob> node, final NodeCounters<SwitchCounter> counters)
     {
-        this.transport = transport;
+        this.node = node;
+        this.transport = node.transport();
         this.counters = counters;
         this.staging = Arena.ofAuto().allocate(transport.maxMessageLength(), 64);
     }
@@ -38,28 +41,9 @@ final class ResultMulticast implements RoundOutput
         final int owner)
     {
         final boolean scatter = InaggHeader.collective(m, o) == InaggHeader.COLLECTIVE_REDUCE_SCATTER;
-        final int fullLength = InaggHeader.messageLength(job.pool.lanes(copyIndex));
         writeResult(job, copyIndex, m, o, 0, staging, 0, true);
-        for (int worker = 0; worker < job.workers(); worker++)
-        {
-            final boolean withLanes = !scatter || worker == owner;
-            final int length = withLanes ? fullLength : InaggHeader.LENGTH;
-            final long offset = transport.claim(job.membership().peer(worker), length);
-            if (offset == Transport.CLAIM_FAILED)
-            {
-                counters.increment(NodeCounter.TX_FULL);
-                continue;
-            }
-            final MemorySegment tx = transport.txMemory();
-            MemorySegment.copy(staging, 0, tx, offset, length);
-            InaggHeader.setWorkerId(tx, offset, worker);
-            if (!withLanes)
-            {
-                InaggHeader.setElementCount(tx, offset, 0);
-            }
-            transport.commit();
-            counters.increment(NodeCounter.RESULTS_SENT);
-        }
+        node.multicast(job, staging, 0, InaggHeader.messageLength(job.pool.lanes(copyIndex)),
+            scatter ? owner : AggregationNode.ALL_WORKERS);
     }
 
     /** The result to the one worker that asked again: header-only for a REDUCE_SCATTER worker not the Owner. */

@@ -70,7 +70,7 @@ public final class SoftwareSwitch implements Agent, MessageHandler
         this.node = new AggregationNode<>("inagg-switch", SoftwareSwitch.class, "switch", transport, counters,
             receiveBurst);
         this.node.strategy(new SlotAggregation(node, counters, jobsGauge, slotsGauge, sessionsStarted));
-        this.multicast = new ResultMulticast(transport, counters);
+        this.multicast = new ResultMulticast(node, counters);
     }
 
     /**

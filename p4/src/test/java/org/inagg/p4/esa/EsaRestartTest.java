@@ -49,15 +49,7 @@ class EsaRestartTest
         first.forEach(w -> agents.add(w.agent()));
         assertThat(RestartableWorkers.runUntil(agents, () -> sw.counter(EsaCounter.COMPLETIONS) > 200, 30_000))
             .isTrue();
-        assertThat(first).noneMatch(w -> w.op().completion().isDone());
-        agents.removeAll(first.stream().map(Worker::agent).toList());
-
-        final List<Worker> second = start(network, registry, 2);
-        second.forEach(w -> agents.add(w.agent()));
-        assertThat(RestartableWorkers.runUntil(agents,
-            () -> second.stream().allMatch(w -> w.op().completion().isDone()), 60_000))
-            .as("the restarted job completes").isTrue();
-        RestartableWorkers.assertExact(second, 2, ELEMENTS);
+        RestartableWorkers.killAllAndRestart(agents, first, seed -> start(network, registry, seed), ELEMENTS);
         assertThat(sw.session(JOB)).as("the switch's session").isEqualTo(1);
         assertThat(sw.counter(EsaCounter.JOINS)).isGreaterThanOrEqualTo(2 * WORKERS);
     }

@@ -55,15 +55,7 @@ class TwoLevelRestartTest
         first.forEach(w -> agents.add(w.agent()));
         assertThat(RestartableWorkers.runUntil(agents,
             () -> server.counter(ServerCounter.PARTIALS_MERGED) > 200, 30_000)).isTrue();
-        assertThat(first).noneMatch(w -> w.op().completion().isDone());
-        agents.removeAll(first.stream().map(Worker::agent).toList());
-
-        final List<Worker> second = start(network, registry, 2);
-        second.forEach(w -> agents.add(w.agent()));
-        assertThat(RestartableWorkers.runUntil(agents,
-            () -> second.stream().allMatch(w -> w.op().completion().isDone()), 60_000))
-            .as("the restarted job completes").isTrue();
-        RestartableWorkers.assertExact(second, 2, ELEMENTS);
+        RestartableWorkers.killAllAndRestart(agents, first, seed -> start(network, registry, seed), ELEMENTS);
         assertThat(sw.session(JOB)).as("the switch's session").isEqualTo(1);
         assertThat(server.session(JOB)).as("the server's session").isEqualTo(1);
         assertThat(server.openBlocks(JOB)).isZero();

@@ -10,6 +10,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import java.util.function.IntFunction;
 
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.SystemNanoClock;
@@ -106,6 +107,22 @@ public final class RestartableWorkers
         {
             return e;
         }
+    }
+
+    /**
+     * Kills every worker of the first run (still running: none done), starts the second run ({@code start} of seed 2,
+     * the same job id) in their place, runs every agent until it is done and asserts its exact result.
+     */
+    public static void killAllAndRestart(final List<Agent> agents, final List<Worker> first,
+        final IntFunction<List<Worker>> start, final int elements)
+    {
+        assertThat(first).noneMatch(w -> w.op().completion().isDone());
+        agents.removeAll(first.stream().map(Worker::agent).toList());
+        final List<Worker> second = start.apply(2);
+        second.forEach(w -> agents.add(w.agent()));
+        assertThat(runUntil(agents, () -> second.stream().allMatch(w -> w.op().completion().isDone()), 60_000))
+            .as("the restarted job completes").isTrue();
+        assertExact(second, 2, elements);
     }
 
     /** Asserts that every worker completed with the exact sum of the {@code seed} run of all of them. */
