@@ -165,6 +165,7 @@ const bit<8> E_DROP_UNKNOWN_WORKER = 19;
 const bit<8> E_DROP_BAD_SIZE = 20;
 const bit<8> E_JOINS = 22;
 const bit<8> E_REJECTS = 23;
+const bit<8> E_DROP_SOURCE_MISMATCH = 26;
 
 header ethernet_t {
     bit<48> dst_addr;
@@ -748,7 +749,7 @@ control InaggIngress(inout headers_t hdr, inout ingress_metadata_t meta,
             }
         }
     };
-    // Picks the round action from the seen answer (SoftwareSwitch.onMessage's order: round, then seen): 0 -> the
+    // Picks the round action from the seen answer (AggregationNode.onMessage's order: round, then seen): 0 -> the
     // word was started afresh; the worker's bit set -> a duplicate; else the worker is fresh in the word's round.
     // TNA: a ternary table instead of "(seen & worker_bit) != 0", which would need an AND of two PHV fields (an
     // action, i.e. one more stage) before the round stage.
@@ -947,7 +948,7 @@ control InaggIngress(inout headers_t hdr, inout ingress_metadata_t meta,
                     deliver = true;
                 }
             } else if (hdr.recirc.phase == PHASE_RELEASE) {
-                // AggregatorPool.release after EsaSwitch.complete: the aggregator is free once its sum leaves.
+                // AggregatorPool.release after EsaAggregation.complete: the aggregator is free once its sum leaves.
                 meta.esa_index = hdr.recirc.esa_index;
                 meta.key_index = ESA_KEY_BASE + hdr.recirc.esa_index;
                 meta.esa_tag_s = (int<32>)hdr.recirc.esa_tag;
@@ -1011,7 +1012,7 @@ control InaggIngress(inout headers_t hdr, inout ingress_metadata_t meta,
             }
 
             if (hdr.inagg.msg_type == MSG_JOIN) {
-                // SoftwareSwitch.join / EsaSwitch.join in the data plane (an ESA job offers its window as slots).
+                // JoinStage.join in the data plane (an ESA job offers its window as slots).
                 // TNA: a JOIN carrying lanes cannot be cut short here (no truncation in ingress), so it is dropped
                 // as malformed; workers send JOINs without lanes, or with the two of a credential, which the parser
                 // extracted as a header (hdr.credential) and the answer leaves without.
@@ -1026,9 +1027,9 @@ control InaggIngress(inout headers_t hdr, inout ingress_metadata_t meta,
                     reason = REJECT_WORKER_ID_OUT_OF_RANGE;
                 } else {
                     if (meta.source_ok == 0) {
-                        // EsaSwitch.join counts a JOIN from another source as an unknown worker
+                        // Every node counts a JOIN from another source as a source mismatch (JoinStage)
                         if (meta.esa == 1) {
-                            esa_counters.count(E_DROP_UNKNOWN_WORKER);
+                            esa_counters.count(E_DROP_SOURCE_MISMATCH);
                         } else {
                             inagg_counters.count(C_DROP_SOURCE_MISMATCH);
                         }
@@ -1113,7 +1114,7 @@ control InaggIngress(inout headers_t hdr, inout ingress_metadata_t meta,
                 inagg_counters.count(C_DROP_UNSUPPORTED);
                 return;
             }
-            // Worker and source (EsaSwitch counts both as an unknown worker), then the lanes.
+            // Worker and source (AggregationNode.admit), then the lanes.
             if (hdr.inagg.worker_id >= meta.workers) {
                 if (meta.esa == 1) {
                     esa_counters.count(E_DROP_UNKNOWN_WORKER);
@@ -1124,7 +1125,7 @@ control InaggIngress(inout headers_t hdr, inout ingress_metadata_t meta,
             }
             if (meta.source_ok == 0) {
                 if (meta.esa == 1) {
-                    esa_counters.count(E_DROP_UNKNOWN_WORKER);
+                    esa_counters.count(E_DROP_SOURCE_MISMATCH);
                 } else {
                     inagg_counters.count(C_DROP_SOURCE_MISMATCH);
                 }
@@ -1170,7 +1171,7 @@ control InaggIngress(inout headers_t hdr, inout ingress_metadata_t meta,
             worker_bit.apply();
 
             if (meta.esa == 0) {
-                // ---- slot job: SoftwareSwitch.onMessage ------------------------------------------------------
+                // ---- slot job: AggregationNode.onMessage ------------------------------------------------------
                 if ((bit<16>)hdr.inagg.slot >= meta.slots) {
                     inagg_counters.count(C_DROP_BAD_SLOT);
                     return;
@@ -1224,7 +1225,7 @@ control InaggIngress(inout headers_t hdr, inout ingress_metadata_t meta,
                         inagg_counters.count(C_DROP_STALE);
                     }
                 } else if (meta.round_path != PATH_NEWER && meta.round == 1) {
-                    // SlotPool's ROUND_COMPLETE: SoftwareSwitch.sendResult, the stored result to this worker alone.
+                    // SlotPool's ROUND_COMPLETE: ResultMulticast.completedAgain, the stored result to this worker alone.
                     // Answered as the round's result was: REDUCE_SCATTER header-only to a worker other than the Owner
                     // (one chunk: every lane was parsed, so invalidating them cuts the message to its header), an
                     // ALL_GATHER's header-only request with the stored lanes, read chunk by chunk (harvest_all).
@@ -1332,7 +1333,7 @@ control InaggIngress(inout headers_t hdr, inout ingress_metadata_t meta,
                     }
                 }
             } else {
-                // ---- ESA job: EsaSwitch.aggregate (docs/esa.md "What the P4 programs would need") -------------
+                // ---- ESA job: EsaAggregation.fromWorker (docs/esa.md "What the P4 programs would need") -------------
                 // TNA: ESA jobs carry one chunk (at most 32 lanes) and at most 32 workers (one bitmap word), so an
                 // eviction swaps the holder's whole partial into the packet in one pass; the control plane refuses
                 // larger ESA jobs (docs/p4.md).
@@ -1455,7 +1456,7 @@ control InaggIngress(inout headers_t hdr, inout ingress_metadata_t meta,
                     esa_server_port.apply();
                 }
                 if (meta.outcome == OUTCOME_MULTICAST) {
-                    // EsaSwitch.complete: the sum (this packet's running sums) goes to the workers and, as a
+                    // EsaAggregation.complete: the sum (this packet's running sums) goes to the workers and, as a
                     // COMPLETE PARTIAL, to the server (a member of the job's group); the key is freed by one more
                     // pass (TNA: the key register was already touched in this one).
                     hdr.inagg.flags = (hdr.inagg.flags & FLAG_INT32) | FLAG_RESULT;
@@ -1597,7 +1598,7 @@ control InaggEgress(inout headers_t hdr, inout egress_metadata_t meta,
             meta.dst = hdr.bridge.dst;
             if (hdr.bridge.is_multicast == 1) {
                 if (eg_intr_md.egress_rid == ESA_SERVER_RID) {
-                    // EsaSwitch.sendPartial(REASON_COMPLETE): the sum with every worker's bit (docs/esa.md item 8).
+                    // EsaAggregation.sendPartial(REASON_COMPLETE): the sum with every worker's bit (docs/esa.md item 8).
                     hdr.inagg.msg_type = MSG_PARTIAL;
                     hdr.inagg.flags = hdr.inagg.flags & FLAG_INT32;
                     hdr.inagg.worker_id = hdr.bridge.contributors;

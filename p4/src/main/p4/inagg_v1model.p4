@@ -180,6 +180,7 @@ const bit<32> E_DROP_UNKNOWN_WORKER = 19;
 const bit<32> E_DROP_BAD_SIZE = 20;
 const bit<32> E_JOINS = 22;
 const bit<32> E_REJECTS = 23;
+const bit<32> E_DROP_SOURCE_MISMATCH = 26;
 
 header ethernet_t {
     bit<48> dst_addr;
@@ -318,7 +319,7 @@ struct metadata_t {
     bit<32> holder;
     bit<1>  read_out;
     bit<2>  lane_op;
-    // ESA PARTIAL header, written in egress (EsaSwitch.sendPartial)
+    // ESA PARTIAL header, written in egress (EsaAggregation.sendPartial)
     bit<16> p_job;
     bit<16> p_count;
     bit<16> p_slot_field;
@@ -524,7 +525,7 @@ control InaggIngress(inout headers_t hdr, inout metadata_t meta, inout standard_
         meta.server_ok = 0;
     }
     // The registered source of each ESA job's parameter server (EsaJobConfig.parameterServerPeer): only it may send
-    // results through the switch (EsaSwitch.fromServer).
+    // results through the switch (EsaAggregation.fromServer).
     table server_source {
         key = {
             hdr.inagg.job_id: exact;
@@ -606,7 +607,7 @@ control InaggIngress(inout headers_t hdr, inout metadata_t meta, inout standard_
                 || standard_metadata.packet_length < 34 + (bit<32>)hdr.udp.length) {
             return;
         }
-        // A message: the UDP payload, what SoftwareSwitch.onMessage / EsaSwitch.onMessage receive.
+        // A message: the UDP payload, what AggregationNode.onMessage receives.
         inagg_counters.count(C_RECEIVED);
         // InaggHeader.check: at least the 20-byte header (TOO_SHORT: the parser could not extract it), version 1,
         // and the length equal to the header plus Element Count lanes (LENGTH_MISMATCH; a parser error: fewer lanes
@@ -648,7 +649,7 @@ control InaggIngress(inout headers_t hdr, inout metadata_t meta, inout standard_
         }
 
         if (hdr.inagg.msg_type == MSG_JOIN) {
-            // SoftwareSwitch.join: answered from the job table, back to the sender.
+            // JoinStage.join: answered from the job table, back to the sender.
             meta.reply_to_sender = 1;
             meta.sender_mac = hdr.ethernet.src_addr;
             meta.sender_ip = hdr.ipv4.src_addr;
@@ -662,12 +663,12 @@ control InaggIngress(inout headers_t hdr, inout metadata_t meta, inout standard_
                 reason = REJECT_WORKER_ID_OUT_OF_RANGE;
             } else {
                 if (meta.source_ok == 0) {
-                    // Not the registered source: no answer to a spoofed address. (EsaSwitch.join counts it as an
-                    // unknown worker.)
+                    // Not the registered source: no answer to a spoofed address. Every node counts it as a source
+                    // mismatch (JoinStage).
                     if (meta.mode == MODE_SLOT) {
                         inagg_counters.count(C_DROP_SOURCE_MISMATCH);
                     } else {
-                        esa_counters.count(E_DROP_UNKNOWN_WORKER);
+                        esa_counters.count(E_DROP_SOURCE_MISMATCH);
                     }
                     return;
                 }
@@ -759,7 +760,7 @@ control InaggIngress(inout headers_t hdr, inout metadata_t meta, inout standard_
             return;
         }
         if (meta.mode != MODE_SLOT) {
-            // ---- ESA and ATP jobs: EsaSwitch.onMessage from the job table on (docs/esa.md). ----
+            // ---- ESA and ATP jobs: AggregationNode.onMessage from the job table on (docs/esa.md). ----
             meta.bitmap_words = (meta.workers + 31) >> 5;
             // AggregatorPool.index: (sequence + job * 0x9E3779B1) mod N, the product taken mod N by the control plane.
             meta.agg_index = meta.pool_base + ((hdr.inagg.sequence + meta.hash_offset) & meta.pool_mask);
@@ -773,12 +774,12 @@ control InaggIngress(inout headers_t hdr, inout metadata_t meta, inout standard_
                 && meta.holder_seq == hdr.inagg.sequence;
 
             if ((hdr.inagg.flags & FLAG_RESULT) != 0) {
-                // EsaSwitch.fromServer: from the job's server only; frees the block's aggregator if it holds it (ATP's
+                // EsaAggregation.fromServer: from the job's server only; frees the block's aggregator if it holds it (ATP's
                 // acknowledgement, AggregatorPool.release) and multicasts the result as it came to the workers.
                 meta.server_ok = 0;
                 server_source.apply();
                 if (meta.server_ok == 0) {
-                    esa_counters.count(E_DROP_UNKNOWN_WORKER);
+                    esa_counters.count(E_DROP_SOURCE_MISMATCH);
                     return;
                 }
                 if (holds) {
@@ -790,9 +791,13 @@ control InaggIngress(inout headers_t hdr, inout metadata_t meta, inout standard_
                 standard_metadata.mcast_grp = meta.mcast_grp;
                 return;
             }
-            // EsaSwitch.aggregate: worker id and source, then the job's lanes.
-            if (hdr.inagg.worker_id >= meta.workers || meta.source_ok == 0) {
+            // EsaAggregation.fromWorker: worker id and source, then the job's lanes.
+            if (hdr.inagg.worker_id >= meta.workers) {
                 esa_counters.count(E_DROP_UNKNOWN_WORKER);
+                return;
+            }
+            if (meta.source_ok == 0) {
+                esa_counters.count(E_DROP_SOURCE_MISMATCH);
                 return;
             }
             if (hdr.inagg.element_count > meta.job_lanes) {
@@ -809,7 +814,7 @@ control InaggIngress(inout headers_t hdr, inout metadata_t meta, inout standard_
 
             if ((hdr.inagg.flags & FLAG_RETRANSMIT) != 0) {
                 // A retransmission never allocates. If the aggregator holds its block, the partial is flushed to the
-                // server first (EsaSwitch.evict FLUSHED: tombstone, free); the packet follows it as a RAW. Two
+                // server first (EsaAggregation.evict FLUSHED: tombstone, free); the packet follows it as a RAW. Two
                 // packets from one: the flush group replicates to the server twice, the PARTIAL replica first.
                 hdr.inagg.status = REASON_RETRANSMIT;
                 esa_counters.count(E_FALLBACK_RETRANSMIT);
@@ -867,7 +872,7 @@ control InaggIngress(inout headers_t hdr, inout metadata_t meta, inout standard_
                     return;
                 }
                 if (meta.holder_state == STATE_HELD) {
-                    // EsaSwitch.evict (PREEMPTED, or STALE for an older block of the same job): the holder's partial
+                    // EsaAggregation.evict (PREEMPTED, or STALE for an older block of the same job): the holder's partial
                     // leaves in this packet, to the holder's server, while this packet's lanes take the aggregator.
                     meta.read_out = 1;
                     meta.p_from_agg = 1;
@@ -887,7 +892,7 @@ control InaggIngress(inout headers_t hdr, inout metadata_t meta, inout standard_
             }
 
             if (meta.read_out == 1) {
-                // EsaSwitch.sendPartial, read-out of the holder before anything overwrites it: count, lanes, max Next
+                // EsaAggregation.sendPartial, read-out of the holder before anything overwrites it: count, lanes, max Next
                 // Exponent, slot field, flags, block exponent, bitmap words (B of the holder's job), server port.
                 count_reg.read(meta.p_count, meta.agg_index);
                 width_reg.read(meta.p_lanes, meta.agg_index);
@@ -967,7 +972,7 @@ control InaggIngress(inout headers_t hdr, inout metadata_t meta, inout standard_
                     exp_reg.write(meta.agg_index, meta.exponent);
                 }
                 if (meta.count == meta.workers) {
-                    // EsaSwitch.complete: the COMPLETE PARTIAL carries the sums in the header lanes, the stored slot
+                    // EsaAggregation.complete: the COMPLETE PARTIAL carries the sums in the header lanes, the stored slot
                     // field, flags and block exponent, the allocation's priority and the full bitmap.
                     esa_counters.count(E_COMPLETIONS);
                     esa_counters.count(E_RESULT_COPIES);
@@ -985,7 +990,7 @@ control InaggIngress(inout headers_t hdr, inout metadata_t meta, inout standard_
                     meta.p_reason = REASON_COMPLETE;
 #include "generated/inagg_v1model_esa_bitmap_read.p4"
                     if (meta.mode == MODE_ESA) {
-                        // EsaSwitch.multicastFromPool: the request's header with the stored flags, the block's lanes
+                        // EsaAggregation.multicastFromPool: the request's header with the stored flags, the block's lanes
                         // and max Next Exponent, one replica per worker (worker id = rid) and the server's replica
                         // (SERVER_RID, rewritten into the COMPLETE PARTIAL in egress); the aggregator is free at once.
                         hdr.inagg.flags = meta.p_flags | FLAG_RESULT;
@@ -997,7 +1002,7 @@ control InaggIngress(inout headers_t hdr, inout metadata_t meta, inout standard_
                         key_reg.write(meta.agg_index, 64w0);
                     } else {
                         // ATP: the sum to the server only (AggregatorPool.markAcked); the aggregator stays held until
-                        // the server's result comes back through the switch (EsaSwitch.fromServer).
+                        // the server's result comes back through the switch (EsaAggregation.fromServer).
                         meta.esa_out = ESA_OUT_PARTIAL;
                         standard_metadata.egress_spec = meta.server_port;
                         key_reg.write(meta.agg_index, meta.key[63:8] ++ STATE_ACKED);
@@ -1016,7 +1021,7 @@ control InaggIngress(inout headers_t hdr, inout metadata_t meta, inout standard_
             inagg_counters.count(C_DROP_SOURCE_MISMATCH);
             return;
         }
-        // Session check (SoftwareSwitch.aggregate): a packet of another run of the job never touches its registers;
+        // Session check (SlotAggregation.aggregate): a packet of another run of the job never touches its registers;
         // its sender gets a REJECT naming the current session, so that the old run fails at once.
         if (hdr.inagg.reserved != meta.session) {
             inagg_counters.count(C_DROP_STALE_SESSION);
@@ -1115,14 +1120,14 @@ control InaggIngress(inout headers_t hdr, inout metadata_t meta, inout standard_
         } else if (meta.round == ROUND_BAD_SIZE) {
             inagg_counters.count(C_DROP_BAD_SIZE);
         } else if (meta.round == ROUND_COMPLETE && meta.upstream == 1) {
-            // SoftwareSwitch.forwardUpstream: the switch holds only its workers' sum, not the result; the packet goes
+            // UpstreamForwarding.completedAgain: the switch holds only its workers' sum, not the result; the packet goes
             // to the job's server as it came, Status = RETRANSMIT (the server adds it or answers it).
             hdr.inagg.status = REASON_RETRANSMIT;
             meta.esa_out = ESA_OUT_RAW;
             standard_metadata.egress_spec = meta.server_port;
             inagg_counters.count(C_UPSTREAM_FORWARDS);
         } else if (meta.round == ROUND_COMPLETE) {
-            // SoftwareSwitch.sendResult: the stored result back to this worker alone, never added again. REDUCE_SCATTER
+            // ResultMulticast.completedAgain: the stored result back to this worker alone, never added again. REDUCE_SCATTER
             // answers a worker other than the Owner as its result did: header-only (Element Count 0).
             exp_reg.read(meta.exponent, meta.copy_index);
             if (meta.collective == COLLECTIVE_REDUCE_SCATTER && hdr.inagg.worker_id != meta.owner) {
@@ -1169,8 +1174,8 @@ control InaggIngress(inout headers_t hdr, inout metadata_t meta, inout standard_
             }
             inagg_counters.count(C_CONTRIBUTIONS);
 
-            // Decision: the W-th contribution multicasts the sum (SoftwareSwitch.multicastResult); others are absorbed.
-            // Upstream jobs: the contributors-th sends it to the server instead (SoftwareSwitch.sendPartialUpstream):
+            // Decision: the W-th contribution multicasts the sum (ResultMulticast.complete); others are absorbed.
+            // Upstream jobs: the contributors-th sends it to the server instead (UpstreamForwarding.complete):
             // the PARTIAL header from metadata in egress (as for ESA), the running sums in the header lanes, then the
             // local bitmap's words.
             if (meta.count == meta.contributors && meta.upstream == 1) {
@@ -1288,7 +1293,7 @@ control InaggEgress(inout headers_t hdr, inout metadata_t meta, inout standard_m
             return;
         }
         if (partial) {
-            // EsaSwitch.sendPartial: Type 5, Worker Id = contributors, Element Count = lanes + bitmap words,
+            // EsaAggregation.sendPartial: Type 5, Worker Id = contributors, Element Count = lanes + bitmap words,
             // Reserved = bitmap words, Status = reason; lanes from the read-out (evicted, flushed) or the sums.
             hdr.inagg.msg_type = MSG_PARTIAL;
             hdr.inagg.flags = meta.p_flags;
@@ -1331,7 +1336,7 @@ control InaggEgress(inout headers_t hdr, inout metadata_t meta, inout standard_m
                     hdr.inagg.element_count = 0;
 #include "generated/inagg_v1model_lane_invalidate.p4"
                 }
-                // SoftwareSwitch.multicastResult / EsaSwitch.multicastFromPool, fromServer: one per copy
+                // ResultMulticast.complete / EsaAggregation.multicastFromPool, fromServer: one per copy
                 if (meta.mode == MODE_SLOT) {
                     egress_counters.count(C_RESULTS_SENT);
                 } else {

@@ -2,7 +2,10 @@ package org.inagg.p4.esa;
 
 import org.inagg.agent.CounterDescriptor;
 
-/** Counters of the ESA switch: fixed type ids (3xx), one per outcome. */
+/**
+ * Counters of the ESA switch: fixed type ids (3xx), one per outcome; the outcomes every node counts under the names of
+ * {@code org.inagg.p4.pipeline.NodeCounter}.
+ */
 public enum EsaCounter implements CounterDescriptor
 {
     RECEIVED(301, "messages received"),
@@ -23,7 +26,7 @@ public enum EsaCounter implements CounterDescriptor
     ACKS(316, "server results multicast (ATP acknowledgements)"),
     DROP_MALFORMED(317, "dropped: malformed"),
     DROP_UNKNOWN_JOB(318, "dropped: unknown job"),
-    DROP_UNKNOWN_WORKER(319, "dropped: worker id out of range or wrong source"),
+    DROP_UNKNOWN_WORKER(319, "dropped: worker id out of range"),
     DROP_BAD_SIZE(320, "dropped: lane count wrong for the job or the block"),
     TX_FULL(321, "messages lost: transport full"),
     JOINS(322, "joins accepted"),
@@ -31,7 +34,14 @@ public enum EsaCounter implements CounterDescriptor
     /** A JOIN without the worker's credential, as {@code SwitchCounter.DROP_BAD_CREDENTIAL} (224). */
     DROP_BAD_CREDENTIAL(324, "dropped: JOIN without the worker's credential (unanswered)"),
     /** An AGGREGATE that is not ALL_REDUCE SUM (ESA sums only), as {@code SwitchCounter.DROP_UNSUPPORTED} (225). */
-    DROP_UNSUPPORTED(325, "dropped: collective or reduce op other than ALL_REDUCE SUM");
+    DROP_UNSUPPORTED(325, "dropped: collective or reduce op other than ALL_REDUCE SUM"),
+    /**
+     * A JOIN or AGGREGATE from another source than the worker's registered one, or a result from another peer than the
+     * job's server: dropped unanswered, as {@code SwitchCounter.DROP_SOURCE_MISMATCH} (209).
+     */
+    DROP_SOURCE_MISMATCH(326, "dropped: source is not the worker's registered address (or the job's server)"),
+    /** A packet of another session than the job's, as {@code SwitchCounter.DROP_STALE_SESSION} (219). */
+    DROP_STALE_SESSION(327, "dropped: packet of another session than the job's (answered with REJECT)");
 
     private final int typeId;
     private final String label;

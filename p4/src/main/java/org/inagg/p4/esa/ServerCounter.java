@@ -2,7 +2,10 @@ package org.inagg.p4.esa;
 
 import org.inagg.agent.CounterDescriptor;
 
-/** Counters of the parameter server: fixed type ids (4xx). */
+/**
+ * Counters of the parameter server: fixed type ids (4xx); the outcomes every node counts under the names of
+ * {@code org.inagg.p4.pipeline.NodeCounter}.
+ */
 public enum ServerCounter implements CounterDescriptor
 {
     RECEIVED(401, "messages received"),
@@ -15,11 +18,18 @@ public enum ServerCounter implements CounterDescriptor
     RESULTS_SENT(408, "results sent"),
     RETRANSMIT_REPLIES(409, "retransmissions answered"),
     LATE(410, "fragments of completed blocks dropped"),
-    DROP_MALFORMED(411, "dropped: malformed or unknown job"),
+    DROP_MALFORMED(411, "dropped: malformed (or a PARTIAL whose bitmap does not fit the job)"),
     TX_FULL(412, "results lost: transport full"),
     JOINS(413, "joins accepted (workers sending to the server directly)"),
     REJECTS(414, "joins rejected"),
     EVICTED(415, "open blocks evicted by a newer round of their slot copy (completed elsewhere)"),
+    DROP_UNKNOWN_JOB(416, "dropped: unknown job"),
+    DROP_UNKNOWN_WORKER(417, "dropped: worker id out of range (or a JOIN of a job whose workers join the switch)"),
+    /** A JOIN from another source than the worker's registered one, as {@code SwitchCounter.DROP_SOURCE_MISMATCH}. */
+    DROP_SOURCE_MISMATCH(418, "dropped: JOIN from another source than the worker's registered address"),
+    DROP_BAD_SIZE(419, "dropped: lane count differs from the block's"),
+    /** A fragment of an older session than the job's, as {@code SwitchCounter.DROP_STALE_SESSION} (219). */
+    DROP_STALE_SESSION(420, "dropped: fragment of an older session than the job's"),
     /** A JOIN without the worker's credential, as {@code SwitchCounter.DROP_BAD_CREDENTIAL} (224). */
     DROP_BAD_CREDENTIAL(424, "dropped: JOIN without the worker's credential (unanswered)"),
     /** An AGGREGATE that is not ALL_REDUCE SUM (the server sums only), as {@code SwitchCounter.DROP_UNSUPPORTED} (225). */

@@ -76,9 +76,8 @@ public final class JobMembership
     }
 
     /**
-     * @param newSessionOnRejoin whether a rejoin with another incarnation starts a new session (the slot switch); a
-     *                           node whose state a session cannot yet reset (the ESA switch and the parameter server:
-     *                           the job's blocks live on both) accepts it in the current session, as before sessions.
+     * @param newSessionOnRejoin whether a rejoin with another incarnation starts a new session (every node of the
+     *                           pipeline); without it a rejoin is accepted in the current session, as before sessions.
      */
     public JobMembership(final int jobId, final int workers, final int[] peers, final int session,
         final boolean newSessionOnRejoin)

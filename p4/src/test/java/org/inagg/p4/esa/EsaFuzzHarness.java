@@ -50,11 +50,14 @@ final class EsaFuzzHarness
         EsaCounter.DROP_MALFORMED, EsaCounter.JOINS, EsaCounter.REJECTS, EsaCounter.DROP_UNKNOWN_WORKER,
         EsaCounter.DROP_UNKNOWN_JOB, EsaCounter.ACKS, EsaCounter.DROP_BAD_SIZE, EsaCounter.FALLBACK_RETRANSMIT,
         EsaCounter.DUPLICATES, EsaCounter.CONTRIBUTIONS, EsaCounter.FALLBACK_TOMBSTONE,
-        EsaCounter.FALLBACK_COLLISION, EsaCounter.DROP_BAD_CREDENTIAL, EsaCounter.DROP_UNSUPPORTED};
+        EsaCounter.FALLBACK_COLLISION, EsaCounter.DROP_BAD_CREDENTIAL, EsaCounter.DROP_UNSUPPORTED,
+        EsaCounter.DROP_SOURCE_MISMATCH, EsaCounter.DROP_STALE_SESSION};
     private static final ServerCounter[] SERVER_OUTCOMES = {
         ServerCounter.DROP_MALFORMED, ServerCounter.JOINS, ServerCounter.REJECTS, ServerCounter.LATE,
         ServerCounter.DUPLICATES, ServerCounter.RAW_MERGED, ServerCounter.RESULT_COPIES, ServerCounter.OVERLAPS,
-        ServerCounter.PARTIALS_MERGED, ServerCounter.DROP_BAD_CREDENTIAL, ServerCounter.DROP_UNSUPPORTED};
+        ServerCounter.PARTIALS_MERGED, ServerCounter.DROP_BAD_CREDENTIAL, ServerCounter.DROP_UNSUPPORTED,
+        ServerCounter.DROP_UNKNOWN_JOB, ServerCounter.DROP_UNKNOWN_WORKER, ServerCounter.DROP_SOURCE_MISMATCH,
+        ServerCounter.DROP_BAD_SIZE, ServerCounter.DROP_STALE_SESSION};
     /** The other job's JOIN credentials (issue 24), on the switch and the server: JOINs without them are dropped. */
     private static final long[] OTHER_CREDENTIALS = {0x0707_0000_0000_0001L, 0x0707_0000_0000_0002L};
 

@@ -1,27 +1,23 @@
 package org.inagg.p4.softswitch;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.inagg.p4.testing.RestartableWorkers.failureOf;
+import static org.inagg.p4.testing.RestartableWorkers.runUntil;
+import static org.inagg.p4.testing.RestartableWorkers.value;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 
 import org.agrona.concurrent.Agent;
-import org.agrona.concurrent.SystemNanoClock;
 import org.inagg.PeerTimeoutException;
 import org.inagg.SessionChangedException;
 import org.inagg.agent.CounterRegistry;
-import org.inagg.fixedpoint.FixedPointConverter;
 import org.inagg.p4.testing.CaptureTransport;
-import org.inagg.protocol.AllReduceOperation;
-import org.inagg.protocol.WorkerAgent;
-import org.inagg.protocol.WorkerSettings;
+import org.inagg.p4.testing.RestartableWorkers;
+import org.inagg.p4.testing.RestartableWorkers.Worker;
 import org.inagg.transport.InProcessNetwork;
 import org.inagg.wire.InaggHeader;
 import org.inagg.wire.MessageType;
@@ -152,73 +148,11 @@ class SessionRestartTest
 
     // ---- real workers, killed and restarted ----------------------------------------------------------------------
 
-    /** Runs every agent's duty cycle until {@code done} or the bound; false at the bound. */
-    private static boolean runUntil(final List<Agent> agents, final BooleanSupplier done, final long boundMs)
-    {
-        final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(boundMs);
-        while (!done.getAsBoolean())
-        {
-            if (System.nanoTime() - deadline > 0)
-            {
-                return false;
-            }
-            for (final Agent agent : agents)
-            {
-                try
-                {
-                    agent.doWork();
-                }
-                catch (final Exception e)
-                {
-                    throw new AssertionError(e);
-                }
-            }
-        }
-        return true;
-    }
-
-    private record Worker(WorkerAgent agent, AllReduceOperation op, MemorySegment out)
-    {
-    }
-
     private static Worker worker(final InProcessNetwork network, final CounterRegistry registry, final int id,
         final int workers, final int peer, final int elements, final int seed)
     {
-        final WorkerAgent agent = new WorkerAgent(
-            new WorkerSettings(JOB, id, workers, SWITCH, 0, 1_000_000L, PEER_TIMEOUT_NS, 5_000_000L, 64),
-            network.endpoint(peer), FixedPointConverter.best(), SystemNanoClock.INSTANCE, registry, 4);
-        final MemorySegment in = Arena.ofAuto().allocate((long)elements * Integer.BYTES);
-        final MemorySegment out = Arena.ofAuto().allocate((long)elements * Integer.BYTES);
-        for (int k = 0; k < elements; k++)
-        {
-            in.setAtIndex(ValueLayout.JAVA_INT, k, value(seed, id, k));
-        }
-        final AllReduceOperation op = new AllReduceOperation(in, out, elements, false);
-        assertThat(agent.submit(op)).isTrue();
-        agent.onStart();
-        return new Worker(agent, op, out);
-    }
-
-    private static int value(final int seed, final int worker, final int k)
-    {
-        return seed * 1_000_003 + worker * 7919 + k * 31;
-    }
-
-    private static Throwable failureOf(final Worker w)
-    {
-        try
-        {
-            w.op().completion().get(0, TimeUnit.MILLISECONDS);
-            return null;
-        }
-        catch (final ExecutionException | CompletionException e)
-        {
-            return e.getCause();
-        }
-        catch (final Exception e)
-        {
-            return e;
-        }
+        return RestartableWorkers.start(network.endpoint(peer), registry, JOB, id, workers, SWITCH, PEER_TIMEOUT_NS,
+            elements, seed);
     }
 
     @Test
@@ -253,19 +187,7 @@ class SessionRestartTest
         assertThat(runUntil(agents, () -> second.stream().allMatch(w -> w.op().completion().isDone()), 30_000))
             .as("the restarted job completes").isTrue();
         final long recoveredMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-        for (final Worker w : second)
-        {
-            assertThat(failureOf(w)).isNull();
-            for (int k = 0; k < elements; k++)
-            {
-                int expected = 0;
-                for (int v = 0; v < workers; v++)
-                {
-                    expected += value(2, v, k);
-                }
-                assertThat(w.out().getAtIndex(ValueLayout.JAVA_INT, k)).as("element %d", k).isEqualTo(expected);
-            }
-        }
+        RestartableWorkers.assertExact(second, 2, elements);
         System.out.println("all " + workers + " workers restarted: the new run completed exactly in " + recoveredMs
             + " ms");
     }

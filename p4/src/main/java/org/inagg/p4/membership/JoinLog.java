@@ -1,4 +1,4 @@
-package org.inagg.p4.softswitch;
+package org.inagg.p4.membership;
 
 import java.lang.System.Logger.Level;
 import java.util.Arrays;
@@ -99,6 +99,17 @@ public final class JoinLog
         logger.log(Level.WARNING, () -> node + ": job " + jobId + " session " + session + " started: worker "
             + workerId + " rejoined from " + from + " as a new process; the previous run is aborted and the job's"
             + " aggregation state reset");
+    }
+
+    /**
+     * Session {@code session} of a job started on another node (the switch in front of this one, whose workers
+     * rejoined it): this node's state of the job is reset too; every worker's next JOIN logs again.
+     */
+    public void sessionAdopted(final int jobId, final int session)
+    {
+        joinedFrom.clear();
+        logger.log(Level.WARNING, () -> node + ": job " + jobId + " session " + session + " started upstream of this "
+            + node + "; the previous run is aborted and the job's aggregation state reset");
     }
 
     /** A job was removed. */

@@ -1,4 +1,4 @@
-package org.inagg.p4.softswitch;
+package org.inagg.p4.membership;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -12,6 +12,8 @@ import java.util.logging.LogRecord;
 import java.util.logging.Logger;
 
 import org.inagg.agent.CounterRegistry;
+import org.inagg.p4.softswitch.SoftwareSwitch;
+import org.inagg.p4.softswitch.SwitchJobConfig;
 import org.inagg.p4.testing.CaptureTransport;
 import org.inagg.wire.InaggHeader;
 import org.inagg.wire.MessageType;

@@ -1,0 +1,356 @@
+package org.inagg.p4.esa;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteOrder;
+
+import jdk.incubator.vector.IntVector;
+import jdk.incubator.vector.VectorSpecies;
+
+import org.inagg.p4.pipeline.AggregationNode;
+import org.inagg.p4.pipeline.AggregationStrategy;
+import org.inagg.p4.pipeline.NodeCounter;
+import org.inagg.p4.pipeline.NodeCounters;
+import org.inagg.transport.Transport;
+import org.inagg.wire.InaggHeader;
+import org.inagg.wire.MessageType;
+
+/**
+ * The parameter server's aggregation, after the {@link AggregationNode}'s parse and job table: per block, a sum and
+ * the bitmap of the workers in it, merged from raw fragments and PARTIALs as {@link ParameterServer} describes.
+ * <p>
+ * <b>Sessions.</b> A job's run on the server follows the run its workers are in: a direct worker that rejoins as a new
+ * process starts a new session here (the server answers its JOINs), and a packet a switch forwards with a newer
+ * session than the server's (the switch's workers rejoined it) starts that session here. Either way the job's block
+ * table is freed, so that the new run's sequences, which start again, are never taken for late duplicates of the old
+ * run's; a fragment of an older session is dropped (and, from a direct worker, answered with REJECT), and results
+ * carry the job's session. A PARTIAL has no Session field (its Reserved field holds the bitmap's word count): it is
+ * merged into the current session, which the switch that sent it moved to, at the latest, with the raw packets it
+ * forwarded before it.
+ */
+final class ServerAggregation implements AggregationStrategy<ServerJob>
+{
+    private static final VectorSpecies<Integer> INTS = IntVector.SPECIES_PREFERRED;
+
+    private final AggregationNode<ServerJob> node;
+    private final NodeCounters<ServerCounter> counters;
+    private final Transport transport;
+    /** A result is built here once and copied to each destination. */
+    private final MemorySegment staging;
+
+    ServerAggregation(final AggregationNode<ServerJob> node, final NodeCounters<ServerCounter> counters)
+    {
+        this.node = node;
+        this.counters = counters;
+        this.transport = node.transport();
+        this.staging = Arena.ofAuto().allocate(transport.maxMessageLength(), 64);
+    }
+
+    @Override
+    public NodeCounter parse(final MemorySegment m, final long o, final int type)
+    {
+        if (type == MessageType.AGGREGATE && (InaggHeader.flags(m, o) & InaggHeader.FLAG_RESULT) == 0)
+        {
+            // The server sums: ALL_REDUCE SUM only (docs/wire-format.md, "Collectives and reduce ops").
+            return InaggHeader.isAllReduceSum(m, o) ? null : NodeCounter.DROP_UNSUPPORTED;
+        }
+        return type == EsaWire.TYPE_PARTIAL ? null : NodeCounter.DROP_MALFORMED;
+    }
+
+    @Override
+    public void aggregate(final ServerJob job, final MemorySegment m, final long o, final int length,
+        final int peer)
+    {
+        if (InaggHeader.type(m, o) == EsaWire.TYPE_PARTIAL)
+        {
+            partial(job, m, o);
+        }
+        else
+        {
+            raw(job, m, o, peer);
+        }
+    }
+
+    @Override
+    public void installed(final ServerJob job, final ServerJob previous)
+    {
+    }
+
+    @Override
+    public void removed(final ServerJob job)
+    {
+    }
+
+    @Override
+    public void sessionStarted(final ServerJob job)
+    {
+        job.reset();
+    }
+
+    /**
+     * Whether a raw fragment is of the job's current session. One from the worker's own peer (a direct worker) of
+     * another session is stale and answered as the switch answers it; one a switch forwarded with a newer session
+     * starts that session here; an older one is stale.
+     */
+    private boolean currentSession(final ServerJob job, final MemorySegment m, final long o, final int worker,
+        final int peer)
+    {
+        final int session = InaggHeader.session(m, o);
+        if (job.membership().isCurrent(session))
+        {
+            return true;
+        }
+        if (peer == job.peers[worker])
+        {
+            counters.increment(NodeCounter.DROP_STALE_SESSION);
+            node.rejectStale(job, m, o, worker, peer);
+            return false;
+        }
+        final int ahead = (session - job.membership().session()) & 0xFFFF;
+        if (ahead >= 0x8000)
+        {
+            counters.increment(NodeCounter.DROP_STALE_SESSION);
+            return false;
+        }
+        node.adoptSession(job, session);
+        return true;
+    }
+
+    private void raw(final ServerJob job, final MemorySegment m, final long o, final int peer)
+    {
+        final int worker = InaggHeader.workerId(m, o);
+        final int sequence = InaggHeader.sequence(m, o);
+        if (worker >= job.workers())
+        {
+            counters.increment(NodeCounter.DROP_UNKNOWN_WORKER);
+            return;
+        }
+        if (!currentSession(job, m, o, worker, peer))
+        {
+            return;
+        }
+        final int lanes = InaggHeader.elementCount(m, o);
+        final ServerBlock block = blockFor(job, sequence, m, o, lanes);
+        if (block == null)
+        {
+            return;
+        }
+        if (block.state == ServerBlock.DONE)
+        {
+            // The worker may have lost the result (it retransmits only then); answering costs one packet.
+            counters.increment(ServerCounter.LATE);
+            if (sendResult(job, block, job.peers[worker], worker))
+            {
+                counters.increment(ServerCounter.RETRANSMIT_REPLIES);
+            }
+            return;
+        }
+        final int word = worker >>> 5;
+        final int bit = 1 << (worker & 31);
+        if ((block.bits[word] & bit) != 0)
+        {
+            counters.increment(NodeCounter.DUPLICATES);
+            return;
+        }
+        block.bits[word] |= bit;
+        block.count++;
+        addLanes(block.lanes, m, o, lanes);
+        block.nextExponent = Math.max(block.nextExponent, InaggHeader.nextExponent(m, o));
+        counters.increment(ServerCounter.RAW_MERGED);
+        if (block.count == job.config.workers())
+        {
+            finish(job, block);
+        }
+    }
+
+    private void partial(final ServerJob job, final MemorySegment m, final long o)
+    {
+        final int words = EsaWire.partialBitmapWords(m, o);
+        final int lanes = EsaWire.partialLanes(m, o);
+        final int sequence = InaggHeader.sequence(m, o);
+        final int tail = job.config.workers() & 31;
+        if (words != EsaWire.bitmapWords(job.config.workers()) || lanes < 0
+            || (tail != 0 && EsaWire.partialBitmapWord(m, o, words - 1) >>> tail != 0))
+        {
+            // A bit past the job's workers would count a worker it does not have (and complete the block early).
+            counters.increment(NodeCounter.DROP_MALFORMED);
+            return;
+        }
+        final ServerBlock block = blockFor(job, sequence, m, o, lanes);
+        if (block == null)
+        {
+            return;
+        }
+        if (block.state == ServerBlock.DONE)
+        {
+            counters.increment(ServerCounter.LATE);
+            return;
+        }
+        if (InaggHeader.status(m, o) == EsaWire.REASON_COMPLETE)
+        {
+            // The switch's sum, already multicast in ESA; kept for retransmissions (and sent on in ATP).
+            counters.increment(ServerCounter.RESULT_COPIES);
+            for (int k = 0; k < lanes; k++)
+            {
+                block.lanes[k] = InaggHeader.element(m, o, k);
+            }
+            block.nextExponent = InaggHeader.nextExponent(m, o);
+            block.blockExponent = InaggHeader.blockExponent(m, o);
+            block.flags = InaggHeader.flags(m, o) & InaggHeader.FLAG_INT32;
+            block.slotField = InaggHeader.slotField(m, o);
+            block.state = ServerBlock.DONE;
+            job.open--;
+            if (job.config.resultsViaSwitch())
+            {
+                sendToSwitch(job, block);
+            }
+            return;
+        }
+        int fresh = 0;
+        int overlap = 0;
+        for (int k = 0; k < words; k++)
+        {
+            final int incoming = EsaWire.partialBitmapWord(m, o, k);
+            fresh |= incoming & ~block.bits[k];
+            overlap |= incoming & block.bits[k];
+        }
+        if (fresh == 0)
+        {
+            counters.increment(NodeCounter.DUPLICATES);
+            return;
+        }
+        if (overlap != 0)
+        {
+            counters.increment(ServerCounter.OVERLAPS);
+            return;
+        }
+        for (int k = 0; k < words; k++)
+        {
+            final int incoming = EsaWire.partialBitmapWord(m, o, k);
+            block.bits[k] |= incoming;
+            block.count += Integer.bitCount(incoming);
+        }
+        addLanes(block.lanes, m, o, lanes);
+        block.nextExponent = Math.max(block.nextExponent, InaggHeader.nextExponent(m, o));
+        counters.increment(ServerCounter.PARTIALS_MERGED);
+        if (block.count == job.config.workers())
+        {
+            finish(job, block);
+        }
+    }
+
+    /**
+     * The table entry of {@code sequence}'s slot copy: open (or opened here) for it, or DONE with its result; null
+     * (counted) for a fragment older than the block its entry now holds, or whose lane count differs from its block's.
+     * A newer sequence takes the entry over, whatever the older block's state: a newer round of the same slot copy is
+     * sent only after every worker had the older round's result, so an open older block has no worker waiting for it
+     * (it was completed elsewhere, e.g. by the switch whose COMPLETE copy was lost); it is evicted and counted.
+     */
+    private ServerBlock blockFor(final ServerJob job, final int sequence, final MemorySegment m, final long o,
+        final int lanes)
+    {
+        final ServerBlock block = job.entry(InaggHeader.slotField(m, o), lanes);
+        if (block.state != ServerBlock.FREE && block.sequence == sequence)
+        {
+            if (block.laneCount != lanes)
+            {
+                counters.increment(NodeCounter.DROP_BAD_SIZE);
+                return null;
+            }
+            return block;
+        }
+        if (block.state != ServerBlock.FREE && sequence - block.sequence < 0)
+        {
+            counters.increment(ServerCounter.LATE);
+            return null;
+        }
+        if (block.state == ServerBlock.OPEN)
+        {
+            counters.increment(ServerCounter.EVICTED);
+            job.open--;
+        }
+        block.open(sequence, lanes, InaggHeader.flags(m, o), InaggHeader.slotField(m, o),
+            InaggHeader.blockExponent(m, o));
+        job.open++;
+        return block;
+    }
+
+    private void finish(final ServerJob job, final ServerBlock block)
+    {
+        counters.increment(ServerCounter.COMPLETED);
+        block.state = ServerBlock.DONE;
+        job.open--;
+        if (job.config.resultsViaSwitch())
+        {
+            sendToSwitch(job, block);
+            return;
+        }
+        node.multicast(job, staging, 0, writeResult(job, block, staging, 0), AggregationNode.ALL_WORKERS);
+    }
+
+    private void sendToSwitch(final ServerJob job, final ServerBlock block)
+    {
+        if (sendResult(job, block, job.config.switchPeer(), 0))
+        {
+            counters.increment(NodeCounter.RESULTS_SENT);
+        }
+    }
+
+    /** The block's result to one peer, as worker {@code worker}'s copy. */
+    private boolean sendResult(final ServerJob job, final ServerBlock block, final int peer, final int worker)
+    {
+        final long offset = transport.claim(peer, InaggHeader.messageLength(block.laneCount));
+        if (offset == Transport.CLAIM_FAILED)
+        {
+            counters.increment(NodeCounter.TX_FULL);
+            return false;
+        }
+        final MemorySegment tx = transport.txMemory();
+        writeResult(job, block, tx, offset);
+        InaggHeader.setWorkerId(tx, offset, worker);
+        transport.commit();
+        return true;
+    }
+
+    /** A completed block as the switch's RESULT (worker id 0); returns its length. */
+    private static int writeResult(final ServerJob job, final ServerBlock block, final MemorySegment m, final long o)
+    {
+        InaggHeader.write(m, o, MessageType.AGGREGATE, block.flags | InaggHeader.FLAG_RESULT, job.config.jobId(), 0,
+            block.slotField, block.slotField >>> 15, block.sequence, block.laneCount, block.blockExponent,
+            block.nextExponent, 0);
+        InaggHeader.setSession(m, o, job.membership().session());
+        final int[] lanes = block.lanes;
+        final int n = block.laneCount;
+        final long payload = o + InaggHeader.PAYLOAD_OFFSET;
+        final int bound = INTS.loopBound(n);
+        int k = 0;
+        for (; k < bound; k += INTS.length())
+        {
+            IntVector.fromArray(INTS, lanes, k).intoMemorySegment(m, payload + (long)k * Integer.BYTES,
+                ByteOrder.BIG_ENDIAN);
+        }
+        for (; k < n; k++)
+        {
+            InaggHeader.setElement(m, o, k, lanes[k]);
+        }
+        return InaggHeader.messageLength(n);
+    }
+
+    /** {@code sum[k] += lane k} of the message's payload (big-endian int32, wrapping), for {@code n} lanes. */
+    private static void addLanes(final int[] sum, final MemorySegment m, final long o, final int n)
+    {
+        final long payload = o + InaggHeader.PAYLOAD_OFFSET;
+        final int bound = INTS.loopBound(n);
+        int k = 0;
+        for (; k < bound; k += INTS.length())
+        {
+            IntVector.fromMemorySegment(INTS, m, payload + (long)k * Integer.BYTES, ByteOrder.BIG_ENDIAN)
+                .add(IntVector.fromArray(INTS, sum, k))
+                .intoArray(sum, k);
+        }
+        for (; k < n; k++)
+        {
+            sum[k] += InaggHeader.element(m, o, k);
+        }
+    }
+}

@@ -1,0 +1,56 @@
+package org.inagg.p4.esa;
+
+import java.util.Arrays;
+
+import org.inagg.wire.InaggHeader;
+
+/**
+ * One entry of a job's block table: a block being merged (OPEN: sum and bitmap) or a completed one kept to answer
+ * retransmissions (DONE: the result lanes). Entries are allocated on first use and reused for every later
+ * sequence that maps to them, so a warm server allocates nothing per packet.
+ */
+final class ServerBlock
+{
+    /** Entry states of a job's block table. */
+    static final int FREE = 0;
+    static final int OPEN = 1;
+    static final int DONE = 2;
+
+    final int[] bits;
+    int[] lanes;
+    int sequence;
+    int state = FREE;
+    int laneCount;
+    int flags;
+    int slotField;
+    int blockExponent;
+    int nextExponent;
+    int count;
+
+    ServerBlock(final int words, final int lanes)
+    {
+        this.bits = new int[words];
+        this.lanes = new int[lanes];
+    }
+
+    void open(final int sequence, final int laneCount, final int flags, final int slotField,
+        final int blockExponent)
+    {
+        this.sequence = sequence;
+        this.state = OPEN;
+        if (lanes.length < laneCount)
+        {
+            lanes = new int[laneCount];
+        }
+        Arrays.fill(lanes, 0, laneCount, 0);
+        Arrays.fill(bits, 0);
+        this.laneCount = laneCount;
+        this.flags = flags & InaggHeader.FLAG_INT32;
+        this.slotField = slotField;
+        this.blockExponent = blockExponent;
+        this.nextExponent = InaggHeader.NO_EXPONENT;
+        this.count = 0;
+    }
+}
+
+

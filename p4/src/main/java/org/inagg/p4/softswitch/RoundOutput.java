@@ -1,0 +1,20 @@
+package org.inagg.p4.softswitch;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * Where a slot job's complete round goes: to its workers ({@link ResultMulticast}), or up to the job's parameter
+ * server ({@link UpstreamForwarding}, two-level aggregation). The {@link SlotAggregation} pipeline is the same either
+ * way; the output decorates its decision. Agent thread only, no allocation.
+ */
+interface RoundOutput
+{
+    /** The W-th (or, two-level, the local workers') fresh contribution completed the round in {@code copyIndex}. */
+    void complete(SlotJob job, int copyIndex, MemorySegment m, long o, int owner);
+
+    /** A packet of a complete round (its sender lost the result, or a slower worker's copy). */
+    void completedAgain(SlotJob job, int copyIndex, MemorySegment m, long o, int length, int worker, int owner);
+
+    /** Whether the job carries ALL_REDUCE SUM only (its parameter server only sums). */
+    boolean allReduceSumOnly();
+}

@@ -1,0 +1,90 @@
+package org.inagg.p4.softswitch;
+
+import java.lang.foreign.MemorySegment;
+
+import org.inagg.p4.esa.EsaWire;
+import org.inagg.p4.pipeline.NodeCounter;
+import org.inagg.p4.pipeline.NodeCounters;
+import org.inagg.transport.Transport;
+import org.inagg.wire.InaggHeader;
+
+/**
+ * Two-level aggregation ({@link UpstreamAggregation}) of one job: the switch holds only its own workers' sum, not the
+ * result, so a complete round goes up to the job's parameter server as a PARTIAL (reason SUBTREE) with their bitmap,
+ * and a packet of a round already complete goes there as it came (reason RETRANSMIT), for the server to add or answer.
+ * Both carry the job's session, so that the server starts a new run of the job when this switch did. Lost like any
+ * packet if the transport is full: the workers retransmit, and their retransmissions reach the server raw.
+ */
+final class UpstreamForwarding implements RoundOutput
+{
+    private final Transport transport;
+    private final NodeCounters<SwitchCounter> counters;
+    private final int parameterServerPeer;
+    /** The local workers as the 32-bit bitmap words of a PARTIAL. */
+    private final int[] bitmap;
+
+    UpstreamForwarding(final Transport transport, final NodeCounters<SwitchCounter> counters,
+        final UpstreamAggregation upstream, final int workers)
+    {
+        this.transport = transport;
+        this.counters = counters;
+        this.parameterServerPeer = upstream.parameterServerPeer();
+        this.bitmap = new int[EsaWire.bitmapWords(workers)];
+        for (final int worker : upstream.localWorkers())
+        {
+            bitmap[worker >>> 5] |= 1 << (worker & 31);
+        }
+    }
+
+    @Override
+    public boolean allReduceSumOnly()
+    {
+        return true;
+    }
+
+    @Override
+    public void complete(final SlotJob job, final int copyIndex, final MemorySegment m, final long o,
+        final int owner)
+    {
+        final int lanes = job.pool.lanes(copyIndex);
+        final int words = bitmap.length;
+        final long offset = transport.claim(parameterServerPeer, EsaWire.partialLength(lanes, job.workers()));
+        if (offset == Transport.CLAIM_FAILED)
+        {
+            counters.increment(NodeCounter.TX_FULL);
+            return;
+        }
+        final MemorySegment tx = transport.txMemory();
+        InaggHeader.write(tx, offset, EsaWire.TYPE_PARTIAL, InaggHeader.flags(m, o) & InaggHeader.FLAG_INT32,
+            job.jobId(), job.contributors, InaggHeader.slotIndex(m, o), InaggHeader.shadowCopy(m, o),
+            InaggHeader.sequence(m, o), lanes + words, InaggHeader.blockExponent(m, o),
+            job.pool.exponent(copyIndex), InaggHeader.priority(m, o));
+        InaggHeader.setStatus(tx, offset, EsaWire.REASON_SUBTREE);
+        InaggHeader.setSession(tx, offset, job.membership().session());
+        EsaWire.setPartialBitmapWords(tx, offset, words);
+        job.pool.readLanes(copyIndex, tx, offset + InaggHeader.PAYLOAD_OFFSET);
+        for (int k = 0; k < words; k++)
+        {
+            EsaWire.setPartialBitmapWord(tx, offset, lanes, k, bitmap[k]);
+        }
+        transport.commit();
+        counters.increment(SwitchCounter.UPSTREAM_PARTIALS);
+    }
+
+    @Override
+    public void completedAgain(final SlotJob job, final int copyIndex, final MemorySegment m, final long o,
+        final int length, final int worker, final int owner)
+    {
+        final long offset = transport.claim(parameterServerPeer, length);
+        if (offset == Transport.CLAIM_FAILED)
+        {
+            counters.increment(NodeCounter.TX_FULL);
+            return;
+        }
+        final MemorySegment tx = transport.txMemory();
+        MemorySegment.copy(m, o, tx, offset, length);
+        InaggHeader.setStatus(tx, offset, EsaWire.REASON_RETRANSMIT);
+        transport.commit();
+        counters.increment(SwitchCounter.UPSTREAM_FORWARDS);
+    }
+}
