@@ -56,14 +56,10 @@ public record PlanLoad(double upGbps, double downGbps, String upLimit, String do
                 node[index(topology, row.ps())] += share;
             }
         }
-        double upRate = Double.POSITIVE_INFINITY;
-        String upLimit = "nothing";
-        for (int arc = 0; arc < up.length; arc++) {
-            if (up[arc] > 0 && topology.arcCapacityGbps(arc) / up[arc] < upRate) {
-                upRate = topology.arcCapacityGbps(arc) / up[arc];
-                upLimit = "link " + topology.describeArc(arc);
-            }
-        }
+        PlanLoad links = new PlanLoad(slowestArc(topology, up).upGbps(), slowestArc(topology, down).upGbps(),
+            slowestArc(topology, up).upLimit(), slowestArc(topology, down).upLimit());
+        double upRate = links.upGbps();
+        String upLimit = links.upLimit();
         for (int i = 0; i < node.length; i++) {
             Node n = topology.node(i);
             double capacity = n.isSwitch() ? n.aggregationCapacityGbps()
@@ -73,15 +69,20 @@ public record PlanLoad(double upGbps, double downGbps, String upLimit, String do
                 upLimit = (n.isSwitch() ? "switch " : "PS ") + n.id();
             }
         }
-        double downRate = Double.POSITIVE_INFINITY;
-        String downLimit = "nothing";
-        for (int arc = 0; arc < down.length; arc++) {
-            if (down[arc] > 0 && topology.arcCapacityGbps(arc) / down[arc] < downRate) {
-                downRate = topology.arcCapacityGbps(arc) / down[arc];
-                downLimit = "link " + topology.describeArc(arc);
+        return new PlanLoad(upRate, links.downGbps(), upLimit, links.downLimit());
+    }
+
+    /** The rate the busiest link direction of {@code load} allows, and which it is (in the up fields). */
+    private static PlanLoad slowestArc(Topology topology, double[] load) {
+        double rate = Double.POSITIVE_INFINITY;
+        String limit = "nothing";
+        for (int arc = 0; arc < load.length; arc++) {
+            if (load[arc] > 0 && topology.arcCapacityGbps(arc) / load[arc] < rate) {
+                rate = topology.arcCapacityGbps(arc) / load[arc];
+                limit = "link " + topology.describeArc(arc);
             }
         }
-        return new PlanLoad(upRate, downRate, upLimit, downLimit);
+        return new PlanLoad(rate, Double.POSITIVE_INFINITY, limit, "nothing");
     }
 
     /** The upstream path of the switch row that sums {@code share}. */

@@ -95,14 +95,8 @@ class TopologyClusterCommandTest
     private static String error(final String... args)
     {
         final StringWriter err = new StringWriter();
-        final CommandLine commandLine = new CommandLine(new InaggCli());
-        commandLine.setErr(new PrintWriter(err));
+        final CommandLine commandLine = RefusingCli.printingErrorsTo(err);
         commandLine.setOut(new PrintWriter(new StringWriter()));
-        commandLine.setExecutionExceptionHandler((ex, cmd, parsed) ->
-        {
-            cmd.getErr().println(ex.getMessage());
-            return 1;
-        });
         assertThat(commandLine.execute(args)).isEqualTo(1);
         return err.toString();
     }
