@@ -39,7 +39,16 @@ public final class GridPlanner {
 
     /** GRID itself: LP relaxation, then the best of the rounding draws. */
     public RandomizedRounding.RoundingResult plan(Topology topology) {
-        AggregationProblem problem = AggregationProblem.build(topology, RoutingScheme.ROUTE_SELECTION, candidates);
+        return plan(topology, RoutingScheme.ROUTE_SELECTION);
+    }
+
+    /**
+     * A scheme's LP rounded to one route per worker (the same draws and local search as GRID's, within the options
+     * the scheme allows): a plan that a fabric can deploy for a baseline too, whose rate is that of one path per
+     * worker rather than the baseline's per-packet split ({@link #baseline}).
+     */
+    public RandomizedRounding.RoundingResult plan(Topology topology, RoutingScheme scheme) {
+        AggregationProblem problem = AggregationProblem.build(topology, scheme, candidates);
         return RandomizedRounding.round(AggregationLp.solveWithSplit(problem, evenSplit(problem)), draws, seed);
     }
 

@@ -23,6 +23,7 @@ import org.inagg.perf.lab.HostNetwork;
 import org.inagg.perf.lab.InaggProcess;
 import org.inagg.perf.lab.LeafSpineFabric;
 import org.inagg.perf.lab.LinkRate;
+import org.inagg.perf.lab.TopologyFabric;
 import org.inagg.perf.peers.FabricPlacement;
 import org.inagg.perf.peers.Placement;
 import picocli.CommandLine.Command;
@@ -66,6 +67,16 @@ public final class ClusterCommand implements Callable<Integer>
     @Option(names = "--uplink-rate", paramLabel = "RATE",
         description = "With --leaves: each leaf-to-spine link's rate (default: --link-rate).")
     private String uplinkRate;
+
+    @Option(names = "--topology", paramLabel = "FILE",
+        description = "A routed fabric from a topology file in the planners' format (control/README.md) instead: a "
+            + "namespace per node, links at bandwidthGbps x --per-gbps, the switches routers; the hosts are its "
+            + "workers, the software switch in the first programmable switch's aggregation unit (docs/cluster.md).")
+    private Path topologyFile;
+
+    @Option(names = "--per-gbps", defaultValue = "10mbit", paramLabel = "RATE",
+        description = "With --topology: the emulated rate of one Gb/s of the file (default ${DEFAULT-VALUE}).")
+    private String perGbps;
 
     @Option(names = "--mtu", defaultValue = "1500",
         description = "The links' MTU, 576..9000 (default ${DEFAULT-VALUE}).")
@@ -150,8 +161,15 @@ public final class ClusterCommand implements Callable<Integer>
         }
         final LinkRate uplink = uplinkRate == null ? rate : LinkRate.parse(uplinkRate);
         final Path work = workFolder();
-        final EmulatedNetwork cluster = leaves == 0 ? EmulatedCluster.create(hosts, rate, perHost, mtu, queueMs)
+        if (topologyFile != null && (leaves != 0 || !perHost.isEmpty()))
+        {
+            throw new IllegalArgumentException("--topology gives the fabric: not with --leaves or --host-rate");
+        }
+        final EmulatedNetwork cluster = topologyFile != null ? TopologyFabric.create(TopologyFabric.read(topologyFile),
+            LinkRate.parse(perGbps), mtu, queueMs, TopologyFabric.Shaping.BOTH, null)
+            : leaves == 0 ? EmulatedCluster.create(hosts, rate, perHost, mtu, queueMs)
             : LeafSpineFabric.create(hosts, leaves, rate, uplink, mtu, queueMs);
+        hosts = cluster.hosts();
         final Placement placement = cluster.placement();
         final Thread cleanup = new Thread(cluster::close, "inagg-cluster-cleanup");
         Runtime.getRuntime().addShutdownHook(cleanup); // Ctrl-C, SIGTERM
