@@ -1,4 +1,4 @@
-package org.inagg.p4.softswitch;
+package org.inagg.p4.membership;
 
 import java.lang.System.Logger.Level;
 import java.util.Arrays;

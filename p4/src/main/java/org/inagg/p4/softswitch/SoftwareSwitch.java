@@ -12,6 +12,7 @@ import org.agrona.concurrent.status.AtomicCounter;
 import org.inagg.agent.CounterRegistry;
 import org.inagg.p4.esa.EsaWire;
 import org.inagg.p4.membership.JobMembership;
+import org.inagg.p4.membership.JoinLog;
 import org.inagg.transport.MessageHandler;
 import org.inagg.transport.Transport;
 import org.inagg.wire.InaggHeader;
