@@ -1,21 +1,15 @@
 package org.inagg.services.cli;
 
 import java.io.PrintWriter;
-import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 
-import org.agrona.concurrent.AgentRunner;
-import org.inagg.agent.IdleStrategies;
-import org.inagg.p4.esa.EsaWire;
-import org.inagg.p4.esa.ParameterServer;
-import org.inagg.p4.esa.ServerCounter;
-import org.inagg.p4.esa.ServerJobConfig;
 import org.inagg.p4.softswitch.SwitchJobConfig;
+import org.inagg.services.ps.ParameterServerContext;
+import org.inagg.services.ps.ParameterServerNode;
 import org.inagg.transport.FaultConfig;
 import org.inagg.transport.FaultInjectingTransport;
-import org.inagg.transport.UdpTransport;
 import org.inagg.transport.capture.FrameHeaders;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -70,63 +64,39 @@ public final class PsCommand implements Callable<Integer>
         final PrintWriter out = spec.commandLine().getOut();
         service.validate();
         final SwitchJobConfig config = SwitchCommand.parseJob(job);
-        if (workerAddresses.size() != config.workers())
-        {
-            throw new IllegalArgumentException("--workers-at lists " + workerAddresses.size() + " addresses for the "
-                + config.workers() + " workers of --job " + job);
-        }
-        final List<InetSocketAddress> workers = workerAddresses.stream()
-            .map(text -> Addresses.parse("--workers-at", text)).toList();
-        final List<InetSocketAddress> known = new java.util.ArrayList<>(workers);
-        if (resultsVia != null)
-        {
-            known.add(Addresses.parse("--results-via", resultsVia)); // peer W: the switch
-        }
-        final UdpTransport udp = UdpTransport.open(Addresses.parse("--bind", bind), known,
-            Math.max(service.maxPeers, workers.size() + 2),
-            EsaWire.partialLength(config.lanesPerPacket(), config.workers()),
-            64);
-        final int[] peers = new int[config.workers()];
-        for (int w = 0; w < peers.length; w++)
-        {
-            peers[w] = w;
-        }
-        final ParameterServer server = new ParameterServer(
-            FaultInjectingTransport.wrap(capture.wrap(udp, FrameHeaders.udp(udp)), service.loss > 0 ? FaultConfig.lossy(service.loss, 2) : FaultConfig.NONE),
-            countersOptions.open("ps", "ps udp://" + udp.localAddress().getHostString() + ":"
-                + udp.localAddress().getPort() + " job " + job, 64, out), 256,
-            2 * config.slots());
-        server.addJob(new ServerJobConfig(config.jobId(), config.workers(), peers,
-            resultsVia == null ? 0 : workers.size(), resultsVia != null, config.slots(),
-            config.lanesPerPacket()));
-        final AgentRunner runner = new AgentRunner(IdleStrategies.byName(service.idle, udp), Throwable::printStackTrace,
-            null, server);
+        final ParameterServerContext context = new ParameterServerContext()
+            .bind(Addresses.parse("--bind", bind)).job(config)
+            .workers(workerAddresses.stream().map(text -> Addresses.parse("--workers-at", text)).toList())
+            .resultsVia(resultsVia == null ? null : Addresses.parse("--results-via", resultsVia))
+            .maxPeers(service.maxPeers).idle(service.idle)
+            .decorator(udp -> FaultInjectingTransport.wrap(capture.wrap(udp, FrameHeaders.udp(udp)),
+                service.loss > 0 ? FaultConfig.lossy(service.loss, 2) : FaultConfig.NONE))
+            .counters(label -> countersOptions.open("ps", label, 64, out))
+            .conclude();
         final CountDownLatch stopped = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(() ->
+        try (ParameterServerNode node = ParameterServerNode.launch(context))
         {
-            runner.close();
-            stopped.countDown();
-        }));
-        AgentRunner.startOnThread(runner);
-        out.printf("inagg ps listening on udp://%s, job %d: %d workers, %d slots, %d lanes%n", udp.localAddress(),
-            config.jobId(), config.workers(), config.slots(), config.lanesPerPacket());
-        out.flush();
+            Runtime.getRuntime().addShutdownHook(new Thread(() ->
+            {
+                node.close();
+                stopped.countDown();
+            }));
+            out.printf("inagg ps listening on udp://%s, job %d: %d workers, %d slots, %d lanes%n", node.localAddress(),
+                config.jobId(), config.workers(), config.slots(), config.lanesPerPacket());
+            out.flush();
 
-        service.runUntilStopped(stopped, () -> report(out, server));
-        runner.close();
-        countersOptions.close();
-        report(out, server);
-        capture.report(out);
+            service.runUntilStopped(stopped, () -> report(out, node));
+            node.close();
+            countersOptions.close();
+            report(out, node);
+            capture.report(out);
+        }
         return 0;
     }
 
-    private static void report(final PrintWriter out, final ParameterServer server)
+    private static void report(final PrintWriter out, final ParameterServerNode node)
     {
-        out.printf("ps: received %,d, partials merged %,d, raw merged %,d, blocks completed %,d, results %,d,"
-                + " retransmissions answered %,d, joins %,d%n", server.counter(ServerCounter.RECEIVED),
-            server.counter(ServerCounter.PARTIALS_MERGED), server.counter(ServerCounter.RAW_MERGED),
-            server.counter(ServerCounter.COMPLETED), server.counter(ServerCounter.RESULTS_SENT),
-            server.counter(ServerCounter.RETRANSMIT_REPLIES), server.counter(ServerCounter.JOINS));
+        out.println(node.describeCounters());
         out.flush();
     }
 }
