@@ -30,7 +30,8 @@ class ParameterServerNodeTest
             .hasMessage("--workers-at lists 2 addresses for the 3 workers of job 7");
         assertThatThrownBy(() -> new ParameterServerContext().conclude())
             .hasMessage("a parameter server needs its job");
-        assertThatThrownBy(() -> new ParameterServerContext().job(new SwitchJobConfig(1, 1)).idle("nap").conclude())
+        assertThatThrownBy(() -> new ParameterServerContext().job(new SwitchJobConfig(1, 1))
+            .workers(List.of(new InetSocketAddress("127.0.0.1", 9001))).idle("nap").conclude())
             .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("nap");
     }
 
