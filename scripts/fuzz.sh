@@ -38,7 +38,7 @@ targets=(
   "p4 org.inagg.p4.softswitch.WorkerAgentFuzzTest shouldIgnoreJunkAndAllReduceExactly"
   "control org.inagg.control.plan.PlanFileFuzzTest shouldRejectABadPlanFileWithAMessageAndDeployAGoodOne"
   "control org.inagg.control.topology.TopologyFileFuzzTest shouldRejectABadTopologyFileWithAMessageAndRoundTripAGoodOne"
-  "services org.inagg.services.cli.JobOptionFuzzTest shouldRejectABadJobWithAMessageAndRoundTripAGoodOne"
+  "cli org.inagg.services.cli.JobOptionFuzzTest shouldRejectABadJobWithAMessageAndRoundTripAGoodOne"
   "services org.inagg.services.agent.RequestDecoderFuzzTest shouldRejectMalformedInputWithAMessageAndAcceptOnlyWhatFits"
   "services org.inagg.services.controller.RegisterRequestFuzzTest shouldRejectABadRegistrationWithA400AndRoundTripAGoodOne"
   "services org.inagg.services.switchcontrol.JobRequestFuzzTest shouldRejectABadJobBodyWithA400AndRoundTripAGoodOne"
@@ -54,7 +54,7 @@ if [ "${FUZZ_SKIP_BUILD:-0}" != 1 ]; then
   # One reactor build: test classes, seed resources, and each module's test class path with the reactor's
   # target/classes (nothing needs to be installed). The DPDK shim is not needed.
   # shellcheck disable=SC2086
-  $mvn -B -q -ntp -pl datapath,p4,control,perf,services -am -Dinagg.native.skip=true test-compile \
+  $mvn -B -q -ntp -pl datapath,p4,control,perf,services,cli -am -Dinagg.native.skip=true test-compile \
     org.apache.maven.plugins:maven-dependency-plugin:3.8.1:build-classpath \
     -Dmdep.includeScope=test -Dmdep.outputFile=target/fuzz.classpath
 fi
@@ -63,7 +63,7 @@ mkdir -p "$out/logs" "$out/findings" "$out/work"
 if [ "${FUZZ_SKIP_BUILD:-0}" != 1 ]; then
   # A snapshot of the compiled classes: a build running beside a long fuzz run must not pull them away.
   rm -rf "$out/classes"
-  for m in ffi-bindings datapath p4 control perf gpu services; do
+  for m in ffi-bindings datapath p4 control perf gpu services cli; do
     mkdir -p "$out/classes/$m"
     cp -r "$m/target/classes" "$m/target/test-classes" "$out/classes/$m/" 2>/dev/null || true
     if [ -f "$m/target/fuzz.classpath" ]; then

@@ -63,8 +63,8 @@ class Agent:
 
     def __init__(self, name: str, *extra: str, directory: Optional[Path] = None) -> None:
         """``directory``: the agent's private directory (``--dir``: its socket, lock and job files) instead of SHM."""
-        if not (REPO / "perf" / "target" / "inagg.jar").is_file():
-            pytest.skip("perf/target/inagg.jar is not built (./mvnw -q install -DskipTests)")
+        if not (REPO / "cli" / "target" / "inagg.jar").is_file():
+            pytest.skip("cli/target/inagg.jar is not built (./mvnw -q install -DskipTests)")
         self.name = f"{name}-{os.getpid()}"
         self.dir = directory if directory is not None else SHM
         self.socket = self.dir / f"inagg-agent-{self.name}.sock"

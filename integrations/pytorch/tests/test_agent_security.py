@@ -257,8 +257,8 @@ def test_an_agent_a_rank_starts_caps_its_own_log(private, monkeypatch):
     monkeypatch.setenv("INAGG_DIR", str(private))
     monkeypatch.setenv("INAGG_HOME", str(Path(__file__).resolve().parents[3]))
     monkeypatch.setattr(_agent, "LOG_MAX_BYTES", 2048)
-    if not (Path(__file__).resolve().parents[3] / "perf" / "target" / "inagg.jar").is_file():
-        pytest.skip("perf/target/inagg.jar is not built")
+    if not (Path(__file__).resolve().parents[3] / "cli" / "target" / "inagg.jar").is_file():
+        pytest.skip("cli/target/inagg.jar is not built")
     sock = private / f"inagg-agent-{name}.sock"
     process = _agent.start_agent(sock, name)
     try:

@@ -27,8 +27,8 @@ def missing() -> str:
         return f"no P4 tools at INAGG_P4TOOLS={P4TOOLS}"
     if shutil.which("ip") is None or shutil.which("ethtool") is None:
         return "needs iproute2 and ethtool"
-    if not (REPO / "perf" / "target" / "inagg.jar").is_file():
-        return "perf/target/inagg.jar is not built (./mvnw -q install -DskipTests)"
+    if not (REPO / "cli" / "target" / "inagg.jar").is_file():
+        return "cli/target/inagg.jar is not built (./mvnw -q install -DskipTests)"
     return ""
 
 

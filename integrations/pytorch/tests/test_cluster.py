@@ -21,8 +21,8 @@ def missing() -> str:
         return "needs root (network namespaces, veths, tc)"
     if shutil.which("ip") is None or shutil.which("tc") is None:
         return "needs iproute2 (ip, tc)"
-    if not (REPO / "perf" / "target" / "inagg.jar").is_file():
-        return "perf/target/inagg.jar is not built (./mvnw -q install -DskipTests)"
+    if not (REPO / "cli" / "target" / "inagg.jar").is_file():
+        return "cli/target/inagg.jar is not built (./mvnw -q install -DskipTests)"
     return ""
 
 

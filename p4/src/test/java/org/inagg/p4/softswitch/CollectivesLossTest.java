@@ -22,7 +22,6 @@ import org.inagg.transport.FaultConfig;
 import org.inagg.transport.FaultInjectingTransport;
 import org.inagg.transport.InProcessNetwork;
 import org.inagg.transport.Transport;
-import org.inagg.wire.InaggHeader;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;

@@ -1,7 +1,8 @@
 /**
- * The commands of {@code bin/inagg} that run inagg's long-lived processes and read them from outside: the switch
- * ({@code switch}), a worker ({@code worker}), the parameter server ({@code ps}), the controller ({@code controller}),
- * the per-host agent ({@code agent}) and the counters reader ({@code stat}), with the option groups they share. The
- * picocli root that assembles them with the benchmarks is {@code org.inagg.perf.cli.InaggCli}.
+ * What the worker, switch and local runs share beyond their options: synthetic gradients and the check of a
+ * collective's result ({@code SyntheticGradients}, {@code CollectiveCheck}), the heap a tensor needs
+ * ({@code TensorMemory}), a progress bar and a profiling window. The commands of {@code bin/inagg} that parse options
+ * and start these processes are in module {@code cli}, same package; the picocli root is
+ * {@code org.inagg.perf.cli.InaggCli}.
  */
 package org.inagg.services.cli;

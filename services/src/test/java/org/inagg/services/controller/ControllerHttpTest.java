@@ -137,18 +137,4 @@ class ControllerHttpTest
         assertThat(bad.status()).isEqualTo(400);
         assertThat(bad.describe()).startsWith("field 'topology'");
     }
-
-    @Test
-    @Timeout(120)
-    void shouldLetDeployTakeItsPlanFromTheController() throws IOException
-    {
-        final Path topology = dir.resolve("grid.json");
-        try (InputStream in = getClass().getResourceAsStream("grid-example.json"))
-        {
-            java.nio.file.Files.copy(in, topology);
-        }
-        final int exit = new picocli.CommandLine(new org.inagg.control.cli.DeployCommand()).execute("--controller",
-            controller.url(), "--topology", topology.toString(), "-n", "2000", "-i", "1");
-        assertThat(exit).isZero();
-    }
 }

@@ -277,35 +277,6 @@ public final class EsaExperiment
         });
     }
 
-    public static void main(final String[] args)
-    {
-        final int window = args.length > 0 ? Integer.parseInt(args[0]) : 32;
-        final long hostDelay = args.length > 1 ? Long.parseLong(args[1]) : 2_000;
-        final long seed = args.length > 2 ? Long.parseLong(args[2]) : 1;
-        final Setup base = defaultSetup(window, hostDelay, seed);
-        final PriorityPolicy policy = args.length > 3 ? PriorityPolicy.valueOf(args[3]) : base.policy();
-        final long timeoutNs = args.length > 4 ? Long.parseLong(args[4]) : base.timeoutNs();
-        final Setup setup = new Setup(base.jobs(), base.aggregators(), base.window(), base.lanes(), base.gbps(),
-            base.propagationNs(), timeoutNs, base.maxHostDelayNs(), base.drop(), base.duplicate(), base.seed(), policy,
-            base.controlPeriodNs(), base.limitNs(), base.lossyServers());
-        System.out.println(describe(setup));
-        Outcome esa = null;
-        for (final Scheme scheme : Scheme.values())
-        {
-            final Outcome outcome = run(scheme, setup);
-            if (scheme == Scheme.ESA)
-            {
-                esa = outcome;
-            }
-            System.out.println(format(outcome, setup));
-            if (esa != null && scheme != Scheme.ESA)
-            {
-                System.out.printf(Locale.ROOT, "  ESA average JCT improvement over %s: %.3fx%n", scheme,
-                    outcome.averageJctMicros() / esa.averageJctMicros());
-            }
-        }
-    }
-
     public static String describe(final Setup setup)
     {
         final StringBuilder b = new StringBuilder();

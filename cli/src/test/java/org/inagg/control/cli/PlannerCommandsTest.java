@@ -5,15 +5,22 @@ import org.inagg.control.topology.Topologies;
 import org.inagg.control.topology.TopologyJson;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
+import org.inagg.perf.cli.InaggCli;
+import org.inagg.services.controller.Controller;
+import org.inagg.services.controller.ControllerContext;
+import org.inagg.services.controller.SoftwareSwitchBackend;
 
+import java.net.InetSocketAddress;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
-class ControlMainTest {
+/** The planners through {@code inagg plan}, {@code inagg simulate} and {@code inagg deploy}. */
+class PlannerCommandsTest {
 
     @Test
     void shouldTurnATopologyFileIntoAPlanFile(@TempDir Path folder) throws Exception {
@@ -21,7 +28,7 @@ class ControlMainTest {
         Path plan = folder.resolve("plan.json");
         TopologyJson.write(Topologies.gridExample(), topology);
 
-        int exit = new CommandLine(new ControlMain()).execute("plan", "--topology", topology.toString(),
+        int exit = InaggCli.execute("plan", "--topology", topology.toString(),
             "--out", plan.toString());
 
         assertThat(exit).isZero();
@@ -33,7 +40,7 @@ class ControlMainTest {
     void shouldWriteATableAndAPngChartForAScenario(@TempDir Path folder) throws Exception {
         System.setProperty("java.awt.headless", "true");
 
-        int exit = new CommandLine(new ControlMain()).execute("simulate", "--scenario", "passing",
+        int exit = InaggCli.execute("simulate", "--scenario", "passing",
             "--out", folder.toString());
 
         assertThat(exit).isZero();
@@ -48,7 +55,7 @@ class ControlMainTest {
         Path topology = folder.resolve("inart.json");
         TopologyJson.write(Topologies.inartExample(), topology);
 
-        int exit = new CommandLine(new ControlMain()).execute("simulate", "--topology", topology.toString(),
+        int exit = InaggCli.execute("simulate", "--topology", topology.toString(),
             "--out", folder.toString());
 
         assertThat(exit).isZero();
@@ -62,13 +69,29 @@ class ControlMainTest {
         Path topology = folder.resolve("grid.json");
         Path plan = folder.resolve("plan.json");
         TopologyJson.write(Topologies.gridExample(), topology);
-        assertThat(new CommandLine(new ControlMain()).execute("plan", "--topology", topology.toString(),
+        assertThat(InaggCli.execute("plan", "--topology", topology.toString(),
             "--out", plan.toString())).isZero();
 
-        int exit = new CommandLine(new ControlMain()).execute("deploy", "--plan", plan.toString(), "-n", "3000",
+        int exit = InaggCli.execute("deploy", "--plan", plan.toString(), "-n", "3000",
             "-i", "2", "--lanes", "64", "--multicast-commands", folder.resolve("mc").toString());
 
         assertThat(exit).as("0 only when every result is bit-identical to the flat all-reduce").isZero();
         assertThat(Files.readAllLines(folder.resolve("mc").resolve("S1.txt"))).first().isEqualTo("mc_mgrp_create 1000");
+    }
+
+    @Test
+    void shouldLetDeployTakeItsPlanFromTheController(@TempDir Path folder) throws Exception {
+        Path topology = folder.resolve("grid.json");
+        TopologyJson.write(Topologies.gridExample(), topology);
+        // POST /v1/plans plans only: the switch backend is never called.
+        try (Controller controller = Controller.launch(new ControllerContext()
+            .bind(new InetSocketAddress("127.0.0.1", 0)).journal(folder.resolve("journal")).poolSlots(32)
+            .defaultSlots(16).switchBackend(new SoftwareSwitchBackend(URI.create("http://127.0.0.1:9"),
+                new InetSocketAddress("127.0.0.1", 9), Duration.ofSeconds(1))))) {
+            int exit = InaggCli.execute("deploy", "--controller", controller.url(), "--topology", topology.toString(),
+                "-n", "2000", "-i", "1");
+
+            assertThat(exit).isZero();
+        }
     }
 }

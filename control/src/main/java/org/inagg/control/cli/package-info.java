@@ -1,2 +1,0 @@
-/** The command line: {@code plan} (topology file in, plan file out) and {@code simulate} (tables and PNG charts). */
-package org.inagg.control.cli;

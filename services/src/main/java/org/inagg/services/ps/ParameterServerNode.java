@@ -1,0 +1,113 @@
+package org.inagg.services.ps;
+
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.agrona.concurrent.AgentRunner;
+import org.inagg.agent.IdleStrategies;
+import org.inagg.p4.esa.EsaWire;
+import org.inagg.p4.esa.ParameterServer;
+import org.inagg.p4.esa.ServerCounter;
+import org.inagg.p4.esa.ServerJobConfig;
+import org.inagg.p4.softswitch.SwitchJobConfig;
+import org.inagg.transport.UdpTransport;
+
+/**
+ * A running parameter server: its UDP port open, {@link ParameterServer} on an agent thread. {@link #launch} starts
+ * one from a {@link ParameterServerContext}; {@link #close()} stops the thread and closes the transport.
+ */
+public final class ParameterServerNode implements AutoCloseable
+{
+    private final ParameterServerContext context;
+    private final UdpTransport udp;
+    private final ParameterServer server;
+    private final AgentRunner runner;
+
+    private ParameterServerNode(final ParameterServerContext context, final UdpTransport udp,
+        final ParameterServer server, final AgentRunner runner)
+    {
+        this.context = context;
+        this.udp = udp;
+        this.server = server;
+        this.runner = runner;
+    }
+
+    /**
+     * Opens the UDP port (the workers, then the ATP switch if any, as its first peers), installs the job and starts
+     * the server's agent thread.
+     *
+     * @throws IllegalArgumentException from {@link ParameterServerContext#conclude()}.
+     */
+    public static ParameterServerNode launch(final ParameterServerContext context)
+    {
+        context.conclude();
+        final SwitchJobConfig job = context.job();
+        final List<InetSocketAddress> workers = context.workers();
+        final List<InetSocketAddress> known = new ArrayList<>(workers);
+        if (context.resultsVia() != null)
+        {
+            known.add(context.resultsVia()); // peer W: the switch
+        }
+        final UdpTransport udp = UdpTransport.open(context.bind(), known,
+            Math.max(context.maxPeers(), workers.size() + 2), EsaWire.partialLength(job.lanesPerPacket(), job.workers()),
+            64);
+        try
+        {
+            final int[] peers = new int[job.workers()];
+            for (int w = 0; w < peers.length; w++)
+            {
+                peers[w] = w;
+            }
+            final ParameterServer server = new ParameterServer(context.decorator().apply(udp),
+                context.openCounters("ps udp://" + udp.localAddress().getHostString() + ":"
+                    + udp.localAddress().getPort() + " job " + job.jobId()), 256, 2 * job.slots());
+            server.addJob(new ServerJobConfig(job.jobId(), job.workers(), peers,
+                context.resultsVia() == null ? 0 : workers.size(), context.resultsVia() != null, job.slots(),
+                job.lanesPerPacket()));
+            final AgentRunner runner = new AgentRunner(IdleStrategies.byName(context.idle(), udp),
+                Throwable::printStackTrace, null, server);
+            AgentRunner.startOnThread(runner);
+            return new ParameterServerNode(context, udp, server, runner);
+        }
+        catch (final RuntimeException ex)
+        {
+            udp.close();
+            throw ex;
+        }
+    }
+
+    /** The address it listens on. */
+    public InetSocketAddress localAddress()
+    {
+        return udp.localAddress();
+    }
+
+    public ParameterServerContext context()
+    {
+        return context;
+    }
+
+    /** One of the server's counters. */
+    public long counter(final ServerCounter counter)
+    {
+        return server.counter(counter);
+    }
+
+    /** The counters line {@code inagg ps} prints. */
+    public String describeCounters()
+    {
+        return String.format("ps: received %,d, partials merged %,d, raw merged %,d, blocks completed %,d, results %,d,"
+                + " retransmissions answered %,d, joins %,d", server.counter(ServerCounter.RECEIVED),
+            server.counter(ServerCounter.PARTIALS_MERGED), server.counter(ServerCounter.RAW_MERGED),
+            server.counter(ServerCounter.COMPLETED), server.counter(ServerCounter.RESULTS_SENT),
+            server.counter(ServerCounter.RETRANSMIT_REPLIES), server.counter(ServerCounter.JOINS));
+    }
+
+    /** Stops the agent thread; the agent's close takes the transport down. */
+    @Override
+    public void close()
+    {
+        runner.close();
+    }
+}
