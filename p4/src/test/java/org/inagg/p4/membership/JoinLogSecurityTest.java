@@ -10,7 +10,6 @@ import java.util.logging.Level;
 import java.util.logging.LogRecord;
 import java.util.logging.Logger;
 
-import org.inagg.p4.membership.JoinLog;
 import org.inagg.p4.testing.CaptureTransport;
 import org.inagg.wire.RejectReason;
 import org.junit.jupiter.api.AfterEach;
