@@ -7,6 +7,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 
 import org.agrona.concurrent.AgentRunner;
+import org.inagg.agent.CounterKey;
 import org.inagg.agent.IdleStrategies;
 import org.inagg.p4.esa.EsaWire;
 import org.inagg.p4.esa.ParameterServer;
@@ -94,7 +95,7 @@ public final class PsCommand implements Callable<Integer>
         final ParameterServer server = new ParameterServer(
             FaultInjectingTransport.wrap(capture.wrap(udp, FrameHeaders.udp(udp)), service.loss > 0 ? FaultConfig.lossy(service.loss, 2) : FaultConfig.NONE),
             countersOptions.open("ps", "ps udp://" + udp.localAddress().getHostString() + ":"
-                + udp.localAddress().getPort() + " job " + job, 64, out), 256,
+                + udp.localAddress().getPort() + " job " + job, 64, out, udp, CounterKey.NONE, CounterKey.NONE), 256,
             2 * config.slots());
         server.addJob(new ServerJobConfig(config.jobId(), config.workers(), peers,
             resultsVia == null ? 0 : workers.size(), resultsVia != null, config.slots(),
