@@ -63,7 +63,7 @@ mkdir -p "$out/logs" "$out/findings" "$out/work"
 if [ "${FUZZ_SKIP_BUILD:-0}" != 1 ]; then
   # A snapshot of the compiled classes: a build running beside a long fuzz run must not pull them away.
   rm -rf "$out/classes"
-  for m in ffi-bindings datapath p4 control perf gpu services cli; do
+  for m in ffi-bindings datapath test-support p4 control perf gpu services cli; do
     mkdir -p "$out/classes/$m"
     cp -r "$m/target/classes" "$m/target/test-classes" "$out/classes/$m/" 2>/dev/null || true
     if [ -f "$m/target/fuzz.classpath" ]; then

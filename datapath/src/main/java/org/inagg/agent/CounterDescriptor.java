@@ -4,7 +4,7 @@ import java.util.Locale;
 
 /**
  * What a kind of counter is, fixed at build time: its type id (1xx worker, 2xx switch, 3xx ESA switch, 4xx parameter
- * server), its label and the name it is exported under. Implemented by the counter enums ({@code WorkerCounter},
+ * server, 5xx transport, 6xx host agent), its label and the name it is exported under. Implemented by the counter enums ({@code WorkerCounter},
  * {@code SwitchCounter}, ...), as Aeron's {@code SystemCounterDescriptor} describes the driver's counters.
  */
 public interface CounterDescriptor
@@ -18,7 +18,8 @@ public interface CounterDescriptor
     /** The enum constant's name, e.g. {@code DROP_STALE}. */
     String name();
 
-    /** The family of the exported name: {@code worker}, {@code switch}, {@code esa_switch}, {@code ps}. */
+    /** The family of the exported name: {@code worker}, {@code switch}, {@code esa_switch}, {@code ps},
+     * {@code transport}, {@code host_agent}. */
     String family();
 
     /** True for a level that goes up and down (a gauge), false for a count that only grows. */

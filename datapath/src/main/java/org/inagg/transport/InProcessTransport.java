@@ -9,7 +9,8 @@ import org.agrona.concurrent.ringbuffer.RingBuffer;
 
 /**
  * One endpoint of an {@link InProcessNetwork}. A message is written straight into the receiver's ring (claim, write,
- * commit); the ring's message type carries the sender's index plus one (types must be positive).
+ * commit); the ring's message type carries the sender's index plus one (types must be positive). Counts
+ * ({@link TransportCounters}) messages and bytes each way and claims a full ring refused.
  */
 final class InProcessTransport implements Transport, MessageHandler
 {
@@ -18,6 +19,8 @@ final class InProcessTransport implements Transport, MessageHandler
     private final RingBuffer inbox;
     private RingBuffer claimedRing;
     private int claimedIndex;
+    private int claimedLength;
+    private TransportCounters counters = TransportCounters.inMemory();
     private org.inagg.transport.MessageHandler handler;
 
     InProcessTransport(final InProcessNetwork network, final int self)
@@ -54,10 +57,12 @@ final class InProcessTransport implements Transport, MessageHandler
         final int index = ring.tryClaim(self + 1, length);
         if (index < 0)
         {
+            counters.increment(TransportCounter.CLAIMS_REFUSED);
             return CLAIM_FAILED;
         }
         claimedRing = ring;
         claimedIndex = index;
+        claimedLength = length;
         return NativeMemory.address(ring.buffer(), index);
     }
 
@@ -66,6 +71,7 @@ final class InProcessTransport implements Transport, MessageHandler
     {
         claimedRing.commit(claimedIndex);
         claimedRing = null;
+        counters.sent(claimedLength);
     }
 
     @Override
@@ -91,7 +97,21 @@ final class InProcessTransport implements Transport, MessageHandler
     @Override
     public void onMessage(final int msgTypeId, final MutableDirectBuffer buffer, final int index, final int length)
     {
+        counters.received(length);
         handler.onMessage(NativeMemory.ALL, NativeMemory.address((AtomicBuffer)buffer, index), length, msgTypeId - 1);
+    }
+
+    @Override
+    public TransportCounters counters()
+    {
+        return counters;
+    }
+
+    @Override
+    public void countInto(final TransportCounters into)
+    {
+        counters.addTo(into);
+        counters = into;
     }
 
     @Override

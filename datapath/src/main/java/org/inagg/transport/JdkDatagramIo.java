@@ -43,6 +43,7 @@ final class JdkDatagramIo implements DatagramIo
                 if (to == null)
                 {
                     queue.head++; // removed after this message was queued: dropped, like a datagram lost on the way
+                    peers.counters.increment(TransportCounter.DROP_UNSENT);
                     continue;
                 }
                 if (channel.send(slot, to) == 0)
@@ -58,6 +59,7 @@ final class JdkDatagramIo implements DatagramIo
         {
             // An ICMP error from a peer that went away surfaces here; the datagram is lost like any other.
             queue.head++;
+            peers.counters.increment(TransportCounter.DROP_UNSENT);
             if (queue.head == queue.tail)
             {
                 queue.clear();
@@ -85,6 +87,7 @@ final class JdkDatagramIo implements DatagramIo
                 {
                     continue;
                 }
+                peers.counters.received(rxBuffer.position());
                 handler.onMessage(rxMemory, 0, rxBuffer.position(), peer);
                 received++;
             }

@@ -108,6 +108,7 @@ final class MmsgDatagramIo implements DatagramIo
             else
             {
                 sent = 1; // an ICMP error from a peer that went away: that datagram is lost like any other
+                peers.counters.add(TransportCounter.DROP_UNSENT, batchCount[0]);
             }
         }
         int packets = 0;
@@ -174,6 +175,7 @@ final class MmsgDatagramIo implements DatagramIo
                 final long offset = UdpBatchIo.receivedOffset(d);
                 for (int at = 0; at < length; at += segment)
                 {
+                    peers.counters.received(Math.min(segment, length - at));
                     handler.onMessage(batch.rxData, offset + at, Math.min(segment, length - at), peer);
                     received++;
                 }

@@ -97,6 +97,25 @@ public interface Transport extends AutoCloseable
         return false;
     }
 
+    /**
+     * This transport's counters ({@link TransportCounter}): messages and bytes each way, drops and refusals by reason;
+     * {@link TransportCounters#NOT_COUNTED} on a transport that does not count (a test's fake). A decorator answers
+     * its inner transport's: they count what the link carried.
+     */
+    default TransportCounters counters()
+    {
+        return TransportCounters.NOT_COUNTED;
+    }
+
+    /**
+     * Counts into {@code counters} from now on (a set in the process's counters file, {@link TransportCounters#in}),
+     * adding what was counted so far. Call before the transport's agent runs, or on its thread. A transport that does
+     * not count ignores it.
+     */
+    default void countInto(final TransportCounters counters)
+    {
+    }
+
     /** A human-readable name of the peer for errors and logs. */
     String describePeer(int peer);
 

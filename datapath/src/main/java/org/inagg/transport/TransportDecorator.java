@@ -82,6 +82,19 @@ public abstract class TransportDecorator implements Transport
         return inner.pin(unpinnedPeer);
     }
 
+    /** The inner transport's: what the link carried, before or after what the decorator does. */
+    @Override
+    public TransportCounters counters()
+    {
+        return inner.counters();
+    }
+
+    @Override
+    public void countInto(final TransportCounters counters)
+    {
+        inner.countInto(counters);
+    }
+
     @Override
     public String describePeer(final int peer)
     {

@@ -9,7 +9,8 @@ import java.util.Arrays;
  * added; and the sender of the datagram being handed up now. A datagram's sender is looked up by key
  * ({@code sendmmsg}/{@code recvmmsg}) or by the address the JDK handed up (whose key is computed only when that object
  * changes: the JDK hands up the same one while the sender does not change). Datagrams from source port 0 are counted
- * and dropped. Not thread safe: the transport's polling thread owns it.
+ * and dropped, those from strangers beyond the table counted; the transport's {@link #counters} live here, where its
+ * {@link DatagramIo} counts too. Not thread safe: the transport's polling thread owns it.
  */
 final class UdpPeers
 {
@@ -19,7 +20,8 @@ final class UdpPeers
     private InetSocketAddress sender;
     private InetSocketAddress lastSource;
     private long lastSourceKey;
-    private long fromPortZero;
+    /** The transport's counters: what its I/O sends, loses and hands up, and the senders counted here. */
+    TransportCounters counters = TransportCounters.inMemory();
 
     UdpPeers(final int maxPeers, final int maxLearned, final DatagramIo io)
     {
@@ -76,15 +78,9 @@ final class UdpPeers
         return sender;
     }
 
-    /** Datagrams dropped because they came from UDP source port 0. */
-    long fromPortZero()
-    {
-        return fromPortZero;
-    }
-
     /**
-     * The peer of a datagram from {@code key} (learning it when new), {@link PeerTable#NO_PEER} beyond the table, or
-     * {@link PeerTable#NO_PORT} (counted) for port 0; sets {@link #sender()}.
+     * The peer of a datagram from {@code key} (learning it when new), {@link PeerTable#NO_PEER} (counted) beyond the
+     * table, or {@link PeerTable#NO_PORT} (counted) for port 0; sets {@link #sender()}.
      */
     int onDatagramFrom(final long key)
     {
@@ -114,13 +110,17 @@ final class UdpPeers
     {
         if (PeerTable.portOf(key) == 0)
         {
-            fromPortZero++;
+            counters.increment(TransportCounter.DROP_SOURCE_PORT_ZERO);
             sender = source;
             return PeerTable.NO_PORT;
         }
         final InetSocketAddress address = source != null ? source : addressOf(key);
         sender = address;
         final int peer = table.learn(key);
+        if (peer < 0)
+        {
+            counters.increment(TransportCounter.FROM_STRANGERS);
+        }
         remember(peer, address);
         return peer;
     }

@@ -24,8 +24,9 @@ import java.util.function.Consumer;
  * datagram from an address not seen before is learned as the next peer, up to {@code maxLearnedPeers} (all of
  * {@code maxPeers} unless the opener keeps room for registrations, as a controlled switch does, so that strangers can
  * never crowd them out); beyond that their messages are handed up with peer -1. {@link #removePeer} frees a number for
- * reuse. A datagram from UDP source port 0 is dropped and counted ({@link #datagramsFromPortZero()}). The JDK may
- * allocate a sender address on receive when the sender changes; the DPDK transport is the allocation-free fast path.
+ * reuse. A datagram from UDP source port 0 is dropped and counted ({@link #datagramsFromPortZero()}); the
+ * {@link #counters()} count messages and bytes each way and every drop by reason. The JDK may allocate a sender
+ * address on receive when the sender changes; the DPDK transport is the allocation-free fast path.
  */
 public final class UdpTransport implements Transport, SourceRegistry
 {
@@ -243,7 +244,20 @@ public final class UdpTransport implements Transport, SourceRegistry
     /** Datagrams dropped because they came from UDP source port 0: no reply could reach their sender. */
     public long datagramsFromPortZero()
     {
-        return peers.fromPortZero();
+        return peers.counters.get(TransportCounter.DROP_SOURCE_PORT_ZERO);
+    }
+
+    @Override
+    public TransportCounters counters()
+    {
+        return peers.counters;
+    }
+
+    @Override
+    public void countInto(final TransportCounters counters)
+    {
+        peers.counters.addTo(counters);
+        peers.counters = counters;
     }
 
     @Override
@@ -270,6 +284,7 @@ public final class UdpTransport implements Transport, SourceRegistry
             flush();
             if (queue.isFull())
             {
+                peers.counters.increment(TransportCounter.CLAIMS_REFUSED);
                 return CLAIM_FAILED;
             }
         }
@@ -283,6 +298,7 @@ public final class UdpTransport implements Transport, SourceRegistry
     {
         queue.add(claimedPeer, claimedLength);
         claimedPeer = -1;
+        peers.counters.sent(claimedLength);
     }
 
     @Override

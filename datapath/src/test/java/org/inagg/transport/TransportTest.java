@@ -31,7 +31,7 @@ class TransportTest
         }
     }
 
-    private static boolean send(final Transport transport, final int peer, final byte... bytes)
+    static boolean send(final Transport transport, final int peer, final byte... bytes)
     {
         final long offset = transport.claim(peer, bytes.length);
         if (offset == Transport.CLAIM_FAILED)

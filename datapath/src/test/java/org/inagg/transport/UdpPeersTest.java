@@ -70,7 +70,7 @@ class UdpPeersTest
         final InetSocketAddress zero = new InetSocketAddress("127.0.0.1", 0);
         assertThat(peers.onDatagramFrom(zero)).isEqualTo(PeerTable.NO_PORT);
         assertThat(peers.onDatagramFrom(UdpPeers.keyOf(zero))).isEqualTo(PeerTable.NO_PORT);
-        assertThat(peers.fromPortZero()).isEqualTo(2);
+        assertThat(peers.counters.get(TransportCounter.DROP_SOURCE_PORT_ZERO)).isEqualTo(2);
         assertThat(peers.numbers()).isZero();
         assertThat(told).isEmpty();
         assertThatThrownBy(() -> peers.add(zero)).isInstanceOf(IllegalArgumentException.class);

@@ -42,6 +42,9 @@ class UdpTransportPeersTest
             assertThat(seen).hasSize(40);
             assertThat(seen.stream().filter(peer -> peer >= 0)).as("learned").hasSize(32);
             assertThat(seen.stream().filter(peer -> peer < 0)).as("beyond the learned share").hasSize(8);
+            assertThat(transport.counters().get(TransportCounter.FROM_STRANGERS)).isEqualTo(8);
+            assertThat(transport.counters().get(TransportCounter.MESSAGES_RECEIVED)).isEqualTo(40);
+            assertThat(transport.counters().get(TransportCounter.BYTES_RECEIVED)).isEqualTo(40 * 8);
 
             // 32 numbers are left for registrations, whatever strangers keep sending (registered on another address
             // than the strangers' loopback one: an ephemeral port of theirs may be any number).

@@ -53,8 +53,27 @@ class UdpTransportWaitTest
     {
         try (UdpTransport receiver = UdpTransport.open(ANY_LOOPBACK, List.of(), 4, 64, 4))
         {
-            assertThat(receiver.awaitReceive(TimeUnit.MILLISECONDS.toNanos(5))).isTrue();
+            final long start = System.nanoTime();
+            assertThat(receiver.awaitReceive(TimeUnit.MILLISECONDS.toNanos(50))).isTrue();
+            // A lower bound only (a loaded machine may wake it late): it waited, it did not just return.
+            assertThat(System.nanoTime() - start).as("waited out the 50 ms")
+                .isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(45));
             assertThat(receiver.poll((m, o, length, peer) -> { }, 8)).isZero();
+        }
+    }
+
+    @Test
+    @Timeout(30)
+    void shouldNotWaitWhileSendsAreQueued()
+    {
+        try (UdpTransport receiver = UdpTransport.open(ANY_LOOPBACK, List.of(), 4, 64, 4);
+            UdpTransport sender = UdpTransport.open(ANY_LOOPBACK, List.of(receiver.localAddress()), 4, 64, 4))
+        {
+            assertThat(sender.claim(0, 8)).isNotEqualTo(Transport.CLAIM_FAILED);
+            sender.commit();
+            assertThat(sender.awaitReceive(TimeUnit.SECONDS.toNanos(20))).as("a queued send is retried first")
+                .isFalse();
+            assertThat(sender.flush()).isEqualTo(1);
         }
     }
 
@@ -68,14 +87,55 @@ class UdpTransportWaitTest
     @Timeout(30)
     void shouldParkWhenTheTransportCannotWait()
     {
+        final WaitLog transport = new WaitLog(false);
         final TransportWaitIdleStrategy idle = (TransportWaitIdleStrategy)IdleStrategies.byName("block:1000000",
-            new DiscardTransport(64));
+            transport);
+        final long start = System.nanoTime();
         for (int i = 0; i < 100; i++)
         {
             idle.idle(0);
         }
-        idle.idle(1);
+        // 16 spins, then parks of 1 us doubling to the 1 ms wait: at least 70 ms in all (a lower bound: a loaded
+        // machine parks longer); spinning alone would take microseconds.
+        assertThat(System.nanoTime() - start).as("parked").isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(50));
+        assertThat(transport.waits).as("asked the transport every time").hasSize(100);
         assertThat(idle.alias()).isEqualTo("block");
+    }
+
+    @Test
+    void shouldWaitOnTheTransportOneMillisecondDoublingUpToTheLongestAndAfreshAfterWork()
+    {
+        final WaitLog transport = new WaitLog(true);
+        final TransportWaitIdleStrategy idle = (TransportWaitIdleStrategy)IdleStrategies.byName("block:4000000",
+            transport);
+        for (int i = 0; i < 5; i++)
+        {
+            idle.idle(0);
+        }
+        idle.idle(1);
+        idle.idle(0);
+        final long ms = TimeUnit.MILLISECONDS.toNanos(1);
+        assertThat(transport.waits).containsExactly(ms, 2 * ms, 4 * ms, 4 * ms, 4 * ms, ms);
+    }
+
+    /** A transport that records each wait asked of it, and waits (answers true) or cannot (false). */
+    private static final class WaitLog extends DiscardTransport
+    {
+        final List<Long> waits = new java.util.ArrayList<>();
+        final boolean canWait;
+
+        WaitLog(final boolean canWait)
+        {
+            super(64);
+            this.canWait = canWait;
+        }
+
+        @Override
+        public boolean awaitReceive(final long timeoutNs)
+        {
+            waits.add(timeoutNs);
+            return canWait;
+        }
     }
 
     @Test

@@ -11,6 +11,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 
 import org.agrona.concurrent.AgentRunner;
+import org.inagg.agent.CounterKey;
 import org.inagg.agent.IdleStrategies;
 import org.inagg.p4.esa.AllocationMode;
 import org.inagg.p4.esa.EsaCounter;
@@ -117,7 +118,8 @@ public final class EsaSwitchCommand implements Callable<Integer>
             FaultInjectingTransport.wrap(capture.wrap(udp, FrameHeaders.udp(udp)),
                 service.loss > 0 ? FaultConfig.lossy(service.loss, 3) : FaultConfig.NONE),
             countersOptions.open("esa-switch", "esa-switch udp://" + udp.localAddress().getHostString() + ":"
-                + udp.localAddress().getPort() + " jobs " + String.join(",", jobs), 64, out),
+                + udp.localAddress().getPort() + " jobs " + String.join(",", jobs), 64, out, udp, CounterKey.NONE,
+                CounterKey.NONE),
             new EsaSwitchSettings(aggregators, maxWorkers, maxLanes, allocation, priorities, 64));
         for (final JobSpec job : parsed)
         {

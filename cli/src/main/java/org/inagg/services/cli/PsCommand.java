@@ -10,6 +10,7 @@ import org.inagg.services.ps.ParameterServerContext;
 import org.inagg.services.ps.ParameterServerNode;
 import org.inagg.transport.FaultConfig;
 import org.inagg.transport.FaultInjectingTransport;
+import org.inagg.transport.TransportCounter;
 import org.inagg.transport.capture.FrameHeaders;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -71,7 +72,7 @@ public final class PsCommand implements Callable<Integer>
             .maxPeers(service.maxPeers).idle(service.idle)
             .decorator(udp -> FaultInjectingTransport.wrap(capture.wrap(udp, FrameHeaders.udp(udp)),
                 service.loss > 0 ? FaultConfig.lossy(service.loss, 2) : FaultConfig.NONE))
-            .counters(label -> countersOptions.open("ps", label, 64, out))
+            .counters(label -> countersOptions.open("ps", label, 64 + TransportCounter.values().length, out))
             .conclude();
         final CountDownLatch stopped = new CountDownLatch(1);
         try (ParameterServerNode node = ParameterServerNode.launch(context))

@@ -10,6 +10,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 
 import org.agrona.concurrent.AgentRunner;
+import org.inagg.agent.CounterKey;
 import org.inagg.agent.CounterRegistry;
 import org.inagg.agent.IdleStrategies;
 import org.inagg.p4.esa.EsaWire;
@@ -143,7 +144,7 @@ public final class SwitchCommand implements Callable<Integer>
         final CounterRegistry counters = countersOptions.open("switch", "switch "
             + (dpdk ? "dpdk " + dpdkOptions.ports : "udp://" + udp.localAddress().getHostString() + ":"
                 + udp.localAddress().getPort()) + " jobs " + String.join(",", jobs)
-            + (upstream == null ? "" : " up to " + upstream), 64, out);
+            + (upstream == null ? "" : " up to " + upstream), 64, out, transport, CounterKey.NONE, CounterKey.NONE);
         final List<SwitchJobConfig> configs = parsed.stream()
             .map(config -> withRegisteredSources(config, sourcesByJob.get(config.jobId()), sourceRegistry)).toList();
         final SoftwareSwitch softwareSwitch = new SoftwareSwitch(

@@ -230,7 +230,7 @@ public final class WorkerCommand implements Callable<Integer>
             .peerTimeout(Duration.ofMillis(peerTimeoutMs))
             .idleStrategy(idle)
             .counters(countersOptions.open("worker", "worker " + workerId + "/" + workers + " of job " + jobId + " via "
-                + transport.describePeer(0), 64, out));
+                + transport.describePeer(0), 64, out, transport, jobId, workerId));
         final boolean ints = switch (dtype)
         {
             case "float32" -> false;

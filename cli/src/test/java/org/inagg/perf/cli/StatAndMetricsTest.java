@@ -41,6 +41,7 @@ import org.inagg.perf.cluster.TransportKind;
 import org.inagg.protocol.WorkerCounter;
 import org.inagg.services.cli.StatCommand;
 import org.inagg.transport.FaultConfig;
+import org.inagg.transport.TransportCounter;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -239,7 +240,8 @@ class StatAndMetricsTest
             assertThat(reader.role()).isEqualTo("switch");
             assertThat(reader.name()).isEqualTo("switch udp://127.0.0.1:" + switchPort + " jobs 1:1");
             final List<CountersSnapshot.Sample> samples = CountersSnapshot.take(reader.counters()).samples();
-            assertThat(samples).hasSize(SwitchCounter.values().length + SwitchGauge.values().length);
+            assertThat(samples).hasSize(SwitchCounter.values().length + SwitchGauge.values().length
+                + TransportCounter.values().length);
             for (final CountersSnapshot.Sample sample : samples)
             {
                 final String family = PrometheusText.familyName(sample.key());
@@ -249,6 +251,12 @@ class StatAndMetricsTest
             assertThat(scraped).containsEntry("inagg_switch_joins_total" + labels,
                 find(samples, SwitchCounter.JOINS.typeId(), CounterKey.NONE).value());
             assertThat(find(samples, SwitchCounter.CONTRIBUTIONS.typeId(), CounterKey.NONE).value()).isPositive();
+            assertThat(find(samples, TransportCounter.MESSAGES_RECEIVED.typeId(), CounterKey.NONE).value())
+                .as("every message the socket handed up reached the switch").isEqualTo(
+                    find(samples, SwitchCounter.RECEIVED.typeId(), CounterKey.NONE).value());
+            assertThat(scraped).containsEntry("inagg_transport_messages_sent_total" + labels,
+                find(samples, TransportCounter.MESSAGES_SENT.typeId(), CounterKey.NONE).value());
+            assertThat(find(samples, TransportCounter.BYTES_SENT.typeId(), CounterKey.NONE).value()).isPositive();
         }
 
         final String stat = stat("--counters-dir", dir.toString(), "switch");

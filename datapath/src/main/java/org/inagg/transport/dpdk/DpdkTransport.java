@@ -17,6 +17,8 @@ import org.inagg.transport.NativeMemory;
 import org.inagg.transport.PeerTable;
 import org.inagg.transport.SourceRegistry;
 import org.inagg.transport.Transport;
+import org.inagg.transport.TransportCounter;
+import org.inagg.transport.TransportCounters;
 import org.inagg.transport.frame.UdpFrameCodec;
 
 /**
@@ -42,8 +44,8 @@ import org.inagg.transport.frame.UdpFrameCodec;
  * Not thread safe: one agent polls and sends. Peers ({@link DpdkPeers}, numbered by a {@link PeerTable}) given in the
  * configuration are numbered from 0; a frame from an unknown source (IPv4 address and UDP port) registers it as the
  * next peer on the link it arrived on, up to {@link DpdkTransportConfig#maxLearnedPeers()}; beyond that its messages
- * are handed up with peer -1. A frame from UDP source port 0 is dropped and counted ({@link #framesFromPortZero()}): no
- * reply could reach its sender. Ports are found, started and closed by {@link DpdkPorts}.
+ * are handed up with peer -1. A frame from UDP source port 0 is dropped and counted
+ * ({@link TransportCounter#DROP_SOURCE_PORT_ZERO}): no reply could reach its sender. Ports are found, started and closed by {@link DpdkPorts}.
  * <p>
  * <b>Registered sources</b> ({@link #addPeer(InetSocketAddress)}: a switch's workers, by IPv4 address and UDP port)
  * are pinned to the MAC and link of the first JOIN the switch accepts from their address ({@link #pin}); until then,
@@ -91,14 +93,12 @@ public final class DpdkTransport implements Transport, SourceRegistry
     private boolean registeredThread;
     private boolean closed;
 
+    private int claimedLength;
+    /** Messages and bytes each way, drops by reason; the DPDK-only counts are the fields below. */
+    private TransportCounters counters = TransportCounters.inMemory();
     private long framesSent;
-    private long framesUnsent;
-    private long claimsWithoutMbuf;
     private long framesReceived;
-    private long framesDropped;
     private long peersLearned;
-    private long peerTableFull;
-    private long framesFromPortZero;
     private long framesFromUnpinnedSources;
     /** The peer of the message the handler has now, for {@link #pin}; {@link #NO_PEER} between messages. */
     private int delivering = NO_PEER;
@@ -269,7 +269,7 @@ public final class DpdkTransport implements Transport, SourceRegistry
         }
         if (stashCount == 0 && !refillStash())
         {
-            claimsWithoutMbuf++;
+            counters.increment(TransportCounter.CLAIMS_REFUSED);
             return CLAIM_FAILED;
         }
         final long mbuf = Mbuf.at(stash, --stashCount);
@@ -277,6 +277,7 @@ public final class DpdkTransport implements Transport, SourceRegistry
         peers.writeHeaders(peer, MEMORY, frame, length);
         claimedMbuf = mbuf;
         claimedLink = link;
+        claimedLength = length;
         return frame + HEADERS_LENGTH;
     }
 
@@ -301,6 +302,7 @@ public final class DpdkTransport implements Transport, SourceRegistry
         final int link = claimedLink;
         Mbuf.set(txMbufs, link * burst + txCount[link]++, claimedMbuf);
         claimedLink = -1;
+        counters.sent(claimedLength);
     }
 
     @Override
@@ -333,7 +335,10 @@ public final class DpdkTransport implements Transport, SourceRegistry
         final int sent = FastPath.txBurstFreeUnsent(linkPort[link], linkTxQueue[link], txBursts[link], count);
         txCount[link] = 0;
         framesSent += sent;
-        framesUnsent += count - sent;
+        if (sent < count)
+        {
+            counters.add(TransportCounter.DROP_UNSENT, count - sent);
+        }
         return sent;
     }
 
@@ -380,7 +385,7 @@ public final class DpdkTransport implements Transport, SourceRegistry
             : UdpFrameCodec.udpOffset(MEMORY, frame, frameLength, localIp, localUdpPort);
         if (udp == UdpFrameCodec.NOT_FOR_US)
         {
-            framesDropped++;
+            counters.increment(TransportCounter.DROP_NOT_FOR_US);
             return 0;
         }
         final int sourceIp = UdpFrameCodec.sourceIp(MEMORY, frame);
@@ -399,13 +404,14 @@ public final class DpdkTransport implements Transport, SourceRegistry
             peer = learn(frame, sourceIp, sourcePort, link);
             if (peer == PeerTable.NO_PORT)
             {
-                framesFromPortZero++;
+                counters.increment(TransportCounter.DROP_SOURCE_PORT_ZERO);
                 return 0;
             }
         }
         delivering = peer;
-        handler.onMessage(MEMORY, frame + udp + UdpFrameCodec.UDP_LENGTH,
-            UdpFrameCodec.messageLength(MEMORY, frame, udp), peer);
+        final int length = UdpFrameCodec.messageLength(MEMORY, frame, udp);
+        counters.received(length);
+        handler.onMessage(MEMORY, frame + udp + UdpFrameCodec.UDP_LENGTH, length, peer);
         delivering = NO_PEER;
         return 1;
     }
@@ -420,7 +426,7 @@ public final class DpdkTransport implements Transport, SourceRegistry
         }
         else if (peer == NO_PEER)
         {
-            peerTableFull++;
+            counters.increment(TransportCounter.FROM_STRANGERS);
         }
         return peer;
     }
@@ -477,23 +483,25 @@ public final class DpdkTransport implements Transport, SourceRegistry
         return pool;
     }
 
+    @Override
+    public TransportCounters counters()
+    {
+        return counters;
+    }
+
+    @Override
+    public void countInto(final TransportCounters into)
+    {
+        counters.addTo(into);
+        counters = into;
+    }
+
     /** Frames the transmit queues took. Counters are written by the polling thread; other threads may see them late. */
     public long framesSent()
     {
         return framesSent;
     }
 
-    /** Frames a full transmit queue refused, freed (lost) by {@link #flush()}. */
-    public long framesUnsent()
-    {
-        return framesUnsent;
-    }
-
-    /** Claims that failed because the pool had no mbuf. */
-    public long claimsWithoutMbuf()
-    {
-        return claimsWithoutMbuf;
-    }
 
     /** Frames received, whatever they held. */
     public long framesReceived()
@@ -501,22 +509,12 @@ public final class DpdkTransport implements Transport, SourceRegistry
         return framesReceived;
     }
 
-    /** Frames received and dropped: not single-segment IPv4/UDP to our address and port, or malformed. */
-    public long framesDropped()
-    {
-        return framesDropped;
-    }
 
     public long peersLearned()
     {
         return peersLearned;
     }
 
-    /** Frames from UDP source port 0, dropped: no reply could reach their sender. */
-    public long framesFromPortZero()
-    {
-        return framesFromPortZero;
-    }
 
     /**
      * Frames from a registered source's IPv4 address and UDP port but not from its pinned MAC (or before a JOIN pinned
@@ -527,20 +525,13 @@ public final class DpdkTransport implements Transport, SourceRegistry
         return framesFromUnpinnedSources;
     }
 
-    /** Messages from new sources handed up as peer -1 because the peer table was full. */
-    public long peerTableFull()
-    {
-        return peerTableFull;
-    }
 
-    /** One line of the counters above. */
+    /** One line of the counters above and of {@link #counters()} that are not zero. */
     public String describeCounters()
     {
-        return "frames sent " + framesSent + ", unsent (tx queue full) " + framesUnsent + ", claims without mbuf "
-            + claimsWithoutMbuf + ", received " + framesReceived + ", dropped (not for us) " + framesDropped
-            + ", dropped (source port 0) " + framesFromPortZero + ", from registered sources' addresses with an"
-            + " unpinned MAC " + framesFromUnpinnedSources + ", peers learned " + peersLearned
-            + ", peer table full " + peerTableFull;
+        return "frames sent " + framesSent + ", received " + framesReceived + ", from registered sources' addresses"
+            + " with an unpinned MAC " + framesFromUnpinnedSources + ", peers learned " + peersLearned + "; "
+            + counters.describe();
     }
 
     /**

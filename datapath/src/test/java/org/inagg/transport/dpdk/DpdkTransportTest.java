@@ -19,6 +19,7 @@ import org.inagg.ffi.dpdk.MbufPool;
 import org.inagg.ffi.dpdk.NativeLibraryLoader;
 import org.inagg.transport.MessageHandler;
 import org.inagg.transport.Transport;
+import org.inagg.transport.TransportCounter;
 import org.inagg.transport.frame.UdpFrameCodec;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assertions;
@@ -137,6 +138,11 @@ class DpdkTransportTest
             }
             assertThat(problems).isEmpty();
             assertThat(polled).isEqualTo(count);
+            final long bytes = 20L * count + 4L * count * (count - 1) / 2;
+            assertThat(a.counters().get(TransportCounter.MESSAGES_SENT)).isEqualTo(count);
+            assertThat(a.counters().get(TransportCounter.BYTES_SENT)).isEqualTo(bytes);
+            assertThat(b.counters().get(TransportCounter.MESSAGES_RECEIVED)).isEqualTo(count);
+            assertThat(b.counters().get(TransportCounter.BYTES_RECEIVED)).isEqualTo(bytes);
             assertThat(b.peersLearned()).isEqualTo(1);
             assertThat(b.describePeer(0)).contains("10.0.0.1:9000").contains("02:00:00:00:00:0a");
 
@@ -180,7 +186,7 @@ class DpdkTransportTest
             a.commit();
             a.flush();
             assertThat(pollOnce(a, (memory, offset, length, peer) -> problems.add("a took b's frame"))).isZero();
-            assertThat(a.framesDropped()).isEqualTo(1);
+            assertThat(a.counters().get(TransportCounter.DROP_NOT_FOR_US)).isEqualTo(1);
             assertThat(problems).isEmpty();
 
             // claims to unknown peers or of oversized messages fail
@@ -230,8 +236,8 @@ class DpdkTransportTest
                 .isEqualTo(1);
             assertThat(delivered[0]).isEqualTo(1);
             assertThat(b.framesReceived()).isEqualTo(8);
-            assertThat(b.framesDropped()).isEqualTo(6);
-            assertThat(b.framesFromPortZero()).isEqualTo(1);
+            assertThat(b.counters().get(TransportCounter.DROP_NOT_FOR_US)).isEqualTo(6);
+            assertThat(b.counters().get(TransportCounter.DROP_SOURCE_PORT_ZERO)).isEqualTo(1);
             assertThat(b.peerCount()).as("the valid sender; source port 0 is never learned").isEqualTo(1);
         }
         assertThat(pool.availableCount()).isEqualTo(available);
@@ -339,7 +345,7 @@ class DpdkTransportTest
                 windows.add(allocated);
             }
             assertThat(sum[0]).isPositive();
-            assertThat(a.framesDropped()).isZero();
+            assertThat(a.counters().get(TransportCounter.DROP_NOT_FOR_US)).isZero();
             assertThat(a.framesReceived()).isEqualTo(a.framesSent()).isEqualTo(12L * 20_000 * 32);
             // The first windows run interpreted code and compile; once warm the loop must allocate nothing.
             assertThat(windows.subList(windows.size() - 3, windows.size())).as("heap bytes per window %s", windows)

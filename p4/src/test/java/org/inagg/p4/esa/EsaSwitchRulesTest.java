@@ -61,7 +61,7 @@ class EsaSwitchRulesTest
         }
         assertThat(out.get(2).type()).isEqualTo(EsaWire.TYPE_PARTIAL);
         assertThat(out.get(2).status()).isEqualTo(EsaWire.REASON_COMPLETE);
-        assertThat(out.get(2).lanes()).containsExactly(11, 22, 33, 44);
+        assertThat(CaptureTransport.partialLanes(out.get(2))).containsExactly(11, 22, 33, 44);
         assertThat(EsaWire.partialBitmapWord(out.get(2).segment(), 0, 0)).isEqualTo(0b11);
 
         // Freed at once: a block of the other job, at the lowest priority, takes the aggregator.
@@ -88,7 +88,7 @@ class EsaSwitchRulesTest
         assertThat(InaggHeader.sequence(partial.segment(), 0)).isEqualTo(10);
         assertThat(InaggHeader.workerId(partial.segment(), 0)).as("contributors").isEqualTo(2);
         assertThat(InaggHeader.priority(partial.segment(), 0)).as("holder's priority").isEqualTo(1);
-        assertThat(partial.lanes()).containsExactly(3, 3, 3, 3);
+        assertThat(CaptureTransport.partialLanes(partial)).containsExactly(3, 3, 3, 3);
         assertThat(EsaWire.partialBitmapWords(partial.segment(), 0)).isEqualTo(1);
         assertThat(EsaWire.partialBitmapWord(partial.segment(), 0, 0)).isEqualTo(0b101);
 
@@ -166,7 +166,7 @@ class EsaSwitchRulesTest
         assertThat(out).extracting(CaptureTransport.Sent::peer).containsExactly(SERVER_A, SERVER_A);
         assertThat(out.get(0).status()).isEqualTo(EsaWire.REASON_FLUSHED);
         assertThat(EsaWire.partialBitmapWord(out.get(0).segment(), 0, 0)).isEqualTo(0b11);
-        assertThat(out.get(0).lanes()).containsExactly(3, 3, 3, 3);
+        assertThat(CaptureTransport.partialLanes(out.get(0))).containsExactly(3, 3, 3, 3);
         assertThat(out.get(1).status()).isEqualTo(EsaWire.REASON_RETRANSMIT);
 
         // The aggregator is free; a retransmission does not take it, a fresh block does.

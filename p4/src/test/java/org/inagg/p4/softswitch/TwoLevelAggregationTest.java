@@ -88,7 +88,7 @@ class TwoLevelAggregationTest
         assertThat(InaggHeader.sequence(m, 0)).isEqualTo(12);
         assertThat(EsaWire.partialBitmapWords(m, 0)).isEqualTo(1);
         assertThat(EsaWire.partialBitmapWord(m, 0, 0)).isEqualTo(0b11_0000);
-        assertThat(partial.lanes()).containsExactly(11, 22, 33, 44);
+        assertThat(CaptureTransport.partialLanes(partial)).containsExactly(11, 22, 33, 44);
         assertThat(sw.counter(SwitchCounter.UPSTREAM_PARTIALS)).isEqualTo(1);
         assertThat(sw.counter(SwitchCounter.RESULTS_SENT)).isZero();
 

@@ -9,13 +9,13 @@ import org.agrona.concurrent.Agent;
 import org.inagg.agent.CounterRegistry;
 import org.inagg.fixedpoint.FixedPoint;
 import org.inagg.fixedpoint.FixedPointConverter;
-import org.inagg.p4.testing.HeapNetwork;
 import org.inagg.p4.testing.JunkInput;
 import org.inagg.p4.testing.JunkInput.Junk;
 import org.inagg.protocol.AllReduceOperation;
 import org.inagg.protocol.WorkerAgent;
 import org.inagg.protocol.WorkerCounter;
 import org.inagg.protocol.WorkerSettings;
+import org.inagg.testing.HeapNetwork;
 import org.inagg.wire.InaggHeader;
 import org.inagg.wire.MessageType;
 

@@ -1,52 +1,20 @@
 package org.inagg.p4.testing;
 
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-import java.util.ArrayList;
-import java.util.List;
+import java.util.Arrays;
 
 import org.inagg.p4.esa.EsaWire;
-import org.inagg.transport.DiscardTransport;
+import org.inagg.testing.RecordingTransport;
 import org.inagg.transport.MessageHandler;
 import org.inagg.wire.InaggHeader;
 import org.inagg.wire.MessageType;
 
-/** Records every committed message with its destination peer; builds the messages tests deliver. */
-public final class CaptureTransport extends DiscardTransport
+/**
+ * A {@link RecordingTransport} of 4 KiB messages that also builds the messages switch tests deliver (AGGREGATE, JOIN,
+ * ESA's PARTIAL) and reads a PARTIAL's lanes.
+ */
+public final class CaptureTransport extends RecordingTransport
 {
-    /** One committed message and its destination. */
-    public record Sent(int peer, byte[] bytes)
-    {
-        public MemorySegment segment()
-        {
-            return MemorySegment.ofArray(bytes);
-        }
-
-        public int type()
-        {
-            return InaggHeader.type(segment(), 0);
-        }
-
-        public int status()
-        {
-            return InaggHeader.status(segment(), 0);
-        }
-
-        public int[] lanes()
-        {
-            final int n = type() == EsaWire.TYPE_PARTIAL ? EsaWire.partialLanes(segment(), 0)
-                : InaggHeader.elementCount(segment(), 0);
-            final int[] lanes = new int[n];
-            for (int k = 0; k < n; k++)
-            {
-                lanes[k] = InaggHeader.element(segment(), 0, k);
-            }
-            return lanes;
-        }
-    }
-
-    public final List<Sent> sent = new ArrayList<>();
-
     public CaptureTransport()
     {
         super(4096);
@@ -103,22 +71,9 @@ public final class CaptureTransport extends DiscardTransport
         return bytes;
     }
 
-    public static void deliver(final MessageHandler handler, final byte[] bytes, final int peer)
+    /** The lanes of a PARTIAL: its Element Count words less the workers' bitmap words behind them. */
+    public static int[] partialLanes(final Sent partial)
     {
-        handler.onMessage(MemorySegment.ofArray(bytes), 0, bytes.length, peer);
-    }
-
-    public List<Sent> drain()
-    {
-        final List<Sent> copy = List.copyOf(sent);
-        sent.clear();
-        return copy;
-    }
-
-    @Override
-    public void commit()
-    {
-        super.commit();
-        sent.add(new Sent(claimedPeer(), txMemory().asSlice(0, claimedLength()).toArray(ValueLayout.JAVA_BYTE)));
+        return Arrays.copyOf(partial.lanes(), EsaWire.partialLanes(partial.segment(), 0));
     }
 }

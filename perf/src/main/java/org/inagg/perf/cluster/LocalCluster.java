@@ -9,6 +9,7 @@ import java.util.concurrent.CompletableFuture;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.CompositeAgent;
+import org.inagg.agent.CounterKey;
 import org.inagg.agent.CounterRegistry;
 import org.inagg.agent.IdleStrategies;
 import org.inagg.api.AllReduceJob;
@@ -19,6 +20,8 @@ import org.inagg.transport.FaultConfig;
 import org.inagg.transport.FaultInjectingTransport;
 import org.inagg.transport.InProcessNetwork;
 import org.inagg.transport.Transport;
+import org.inagg.transport.TransportCounter;
+import org.inagg.transport.TransportCounters;
 import org.inagg.transport.UdpTransport;
 import org.inagg.transport.capture.FrameHeaders;
 import org.inagg.transport.capture.PcapTransport;
@@ -85,6 +88,7 @@ public final class LocalCluster implements AutoCloseable
             }
             switchPeer = 0;
         }
+        switchTransport.countInto(TransportCounters.in(counters, "switch", CounterKey.NONE, CounterKey.NONE));
         switchTransport = PcapTransport.wrap(switchTransport, switchCapture, switchFrames);
         softwareSwitch = new SoftwareSwitch(faulty(switchTransport, 0), counters, 256);
         killableSwitch = new KillableAgent(softwareSwitch);
@@ -217,7 +221,7 @@ public final class LocalCluster implements AutoCloseable
     /** Counters a cluster of {@code workers} workers allocates, at most. */
     public static int countersCapacity(final int workers)
     {
-        return 32 + 16 * workers;
+        return 32 + TransportCounter.values().length + 16 * workers;
     }
 
     public CounterRegistry counters()

@@ -9,6 +9,7 @@ import org.inagg.agent.CounterRegistry;
 import org.inagg.agent.IdleStrategies;
 import org.inagg.p4.softswitch.SwitchJobConfig;
 import org.inagg.transport.Transport;
+import org.inagg.transport.TransportCounter;
 import org.inagg.transport.UdpTransport;
 
 /**
@@ -29,7 +30,7 @@ public final class ParameterServerContext
     private int maxPeers = MAX_PEERS_DEFAULT;
     private String idle = IdleStrategies.SERVICE_DEFAULT;
     private Function<UdpTransport, Transport> decorator = udp -> udp;
-    private Function<String, CounterRegistry> counters = label -> new CounterRegistry(64);
+    private Function<String, CounterRegistry> counters = label -> new CounterRegistry(64 + TransportCounter.values().length);
     private boolean concluded;
 
     /** UDP address to listen on (default 0.0.0.0:9100). */

@@ -5,12 +5,15 @@ import java.util.ArrayList;
 import java.util.List;
 
 import org.agrona.concurrent.AgentRunner;
+import org.inagg.agent.CounterKey;
+import org.inagg.agent.CounterRegistry;
 import org.inagg.agent.IdleStrategies;
 import org.inagg.p4.esa.EsaWire;
 import org.inagg.p4.esa.ParameterServer;
 import org.inagg.p4.esa.ServerCounter;
 import org.inagg.p4.esa.ServerJobConfig;
 import org.inagg.p4.softswitch.SwitchJobConfig;
+import org.inagg.transport.TransportCounters;
 import org.inagg.transport.UdpTransport;
 
 /**
@@ -59,9 +62,11 @@ public final class ParameterServerNode implements AutoCloseable
             {
                 peers[w] = w;
             }
-            final ParameterServer server = new ParameterServer(context.decorator().apply(udp),
-                context.openCounters("ps udp://" + udp.localAddress().getHostString() + ":"
-                    + udp.localAddress().getPort() + " job " + job.jobId()), 256, 2 * job.slots());
+            final CounterRegistry counters = context.openCounters("ps udp://" + udp.localAddress().getHostString()
+                + ":" + udp.localAddress().getPort() + " job " + job.jobId());
+            udp.countInto(TransportCounters.in(counters, "ps", CounterKey.NONE, CounterKey.NONE));
+            final ParameterServer server = new ParameterServer(context.decorator().apply(udp), counters, 256,
+                2 * job.slots());
             server.addJob(new ServerJobConfig(job.jobId(), job.workers(), peers,
                 context.resultsVia() == null ? 0 : workers.size(), context.resultsVia() != null, job.slots(),
                 job.lanesPerPacket()));

@@ -1,4 +1,4 @@
-package org.inagg.p4.testing;
+package org.inagg.testing;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
