@@ -23,6 +23,9 @@ public final class HostAgentContext
     /** 32 MiB: 8 M float32 per rank and round; larger tensors go in several rounds. */
     public static final long SLOT_BYTES_DEFAULT = 32L << 20;
     public static final String REDUCER_THREADS_PROP_NAME = "inagg.agent.reducer.threads";
+    public static final String CHUNK_BYTES_PROP_NAME = "inagg.agent.chunk.bytes";
+    /** 1 MiB: a 4 MiB round is 4 chunks (docs/performance.md, "Chunked rounds"). */
+    public static final long CHUNK_BYTES_DEFAULT = 1L << 20;
     public static final String IDLE_EXIT_PROP_NAME = "inagg.agent.idle.exit.ms";
     public static final String PEER_TIMEOUT_PROP_NAME = "inagg.agent.peer.timeout.ms";
     public static final long PEER_TIMEOUT_DEFAULT_MS = 30_000;
@@ -41,6 +44,7 @@ public final class HostAgentContext
     private String allowGroup;
     private long slotBytes = -1;
     private int reducerThreads = -1;
+    private long chunkBytes = -1;
     private InetSocketAddress switchAddress;
     private InetSocketAddress bindAddress = new InetSocketAddress(0);
     private String jobKey;
@@ -99,6 +103,16 @@ public final class HostAgentContext
     public HostAgentContext reducerThreads(final int reducerThreads)
     {
         this.reducerThreads = reducerThreads;
+        return this;
+    }
+
+    /**
+     * Bytes of the chunks a sum's round is copied in, summed and sent through the switch in, overlapping those stages
+     * ({@link RoundPipeline}); 0: whole rounds, one stage after the other.
+     */
+    public HostAgentContext chunkBytes(final long chunkBytes)
+    {
+        this.chunkBytes = chunkBytes;
         return this;
     }
 
@@ -240,6 +254,15 @@ public final class HostAgentContext
             throw new IllegalArgumentException("slot bytes " + slotBytes + " must be a multiple of 4096 in 4096.."
                 + (1L << 34));
         }
+        if (chunkBytes < 0)
+        {
+            chunkBytes = Long.getLong(CHUNK_BYTES_PROP_NAME, CHUNK_BYTES_DEFAULT);
+        }
+        if (chunkBytes != 0 && (chunkBytes < 4096 || chunkBytes % 4096 != 0 || chunkBytes > (1L << 30)))
+        {
+            throw new IllegalArgumentException("chunk bytes " + chunkBytes + " must be 0 (whole rounds) or a multiple "
+                + "of 4096 in 4096.." + (1L << 30));
+        }
         if (reducerThreads < 0)
         {
             reducerThreads = Integer.getInteger(REDUCER_THREADS_PROP_NAME,
@@ -330,6 +353,11 @@ public final class HostAgentContext
     public long slotBytes()
     {
         return slotBytes;
+    }
+
+    public long chunkBytes()
+    {
+        return chunkBytes;
     }
 
     public int reducerThreads()
