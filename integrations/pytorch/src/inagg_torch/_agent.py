@@ -6,9 +6,9 @@ job spans hosts) and rings back; copy the result out. One copy in, one copy out;
 float32 happens inside those copies.
 
 A sum's round goes in chunks when the agent asks for them (the header's chunk elements): the rank rings its request
-after the first chunk is in and says each next one with a progress doorbell, so that the agent sums (and sends through
-the switch) chunk k while the rank copies chunk k+1 in; across hosts the agent then rings "done" as chunks come back
-from the switch, and the rank copies each out while the next is on the network (SharedRegion.java, RoundPipeline.java).
+after the first chunk is in and says each next one with a progress doorbell, so that the agent sums chunk k while the
+rank copies chunk k+1 in; with the agent's network chunks it also rings "done" as chunks come back from the switch,
+and the rank copies each out while the next is on the network (SharedRegion.java, RoundPipeline.java).
 """
 
 from __future__ import annotations

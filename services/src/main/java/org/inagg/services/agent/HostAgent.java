@@ -423,7 +423,8 @@ public final class HostAgent implements AutoCloseable
                 final NetworkStage network = hello.hosts() > 1 ? new NetworkStage(context, hello) : null;
                 try
                 {
-                    session = new JobSession(hello, file, context.slotBytes(), context.chunkBytes(), reducer, network,
+                    session = new JobSession(hello, file, context.slotBytes(), context.chunkBytes(),
+                        context.networkChunkBytes(), reducer, network,
                         counters,
                         this::post, context.collectiveTimeout());
                 }

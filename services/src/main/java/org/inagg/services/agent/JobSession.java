@@ -44,9 +44,10 @@ final class JobSession implements AutoCloseable
     /**
      * @param chunkBytes bytes of the chunks a sum's round is copied in, summed and staged in ({@link RoundPipeline});
      *                   0: whole rounds.
+     * @param networkChunkBytes bytes of the chunks a sum goes through the switch in (0: the round whole).
      */
     JobSession(final Hello first, final Path file, final long slotBytes, final long chunkBytes,
-        final InHostReducer reducer, final NetworkStage network, final HostAgentCounters counters,
+        final long networkChunkBytes, final InHostReducer reducer, final NetworkStage network, final HostAgentCounters counters,
         final Consumer<Runnable> post, final Duration defaultCollectiveTimeout)
     {
         this.defaultTimeoutNs = defaultCollectiveTimeout.toNanos();
@@ -65,7 +66,7 @@ final class JobSession implements AutoCloseable
             inputs[i] = region.data(i);
         }
         this.pipeline = new RoundPipeline(inputs, region.result(), members, reducer, network, post, new Outcome(),
-            worldSize, ranksPerHost(), chunkElements);
+            worldSize, ranksPerHost(), chunkElements, chunkElements == 0 ? 0 : networkChunkBytes / 4);
         counters.jobsStarted.increment();
         counters.jobsActive.increment();
         LOG.log(Level.INFO, "job {0}: started, {1} local ranks of {2} on {3} host(s), shared memory {4} ({5} bytes a "

@@ -15,9 +15,11 @@ import java.util.function.Consumer;
  *   ranks copy out                      | c0 |     | c1 |     | c2 |     | c3 |
  * </pre>
  * The ranks say how much of the round they copied in (their ready counts, {@link SharedRegion}); the agent sums the
- * elements every rank holds as they come ({@link #advance}), and hands each network chunk to the switch stage once it
- * is summed, while the next is still being copied and summed. The switch job runs the chunks one after another in
- * that order. A chunk starts on a packet boundary of its round: every block (one packet's lanes, the unit of the
+ * elements every rank holds as they come ({@link #advance}). With network chunks ({@code networkChunkElements} not 0)
+ * it hands each to the switch stage once it is summed, while the next is still being copied and summed, and the ranks
+ * copy each out as it comes back; the switch job runs the chunks one after another in that order, and drains the
+ * links between two (which is why network chunks are off by default, {@link HostAgentContext#networkChunkBytes}).
+ * Without them the round goes through the switch whole once its last chunk is summed. A chunk starts on a packet boundary of its round: every block (one packet's lanes, the unit of the
  * fixed-point exponents, {@link org.inagg.fixedpoint.FixedPoint}) is the same as in the whole round's stage, and a
  * round split into parts (a reduce-scatter) is cut into whole parts, or into packet-aligned pieces of one part, so the
  * results are bit-identical to the unchunked round's. The in-host sum of an element is the same whatever chunk it is
@@ -71,6 +73,7 @@ final class RoundPipeline
     private final int worldSize;
     private final int ranksPerHost;
     private final long chunkElements;
+    private final long networkChunkElements;
 
     private CollectiveRequest round;
     private boolean chunked;
@@ -90,11 +93,13 @@ final class RoundPipeline
     /**
      * @param network       the switch stage, null on one host.
      * @param ranksPerHost  consecutive ranks per host (what parts need), 0 when hosts differ.
-     * @param chunkElements elements of a network chunk (rounded to whole packets or parts); 0: whole rounds.
+     * @param chunkElements elements of the chunks the ranks copy in and the agent sums; 0: whole rounds.
+     * @param networkChunkElements elements of a network chunk (rounded to whole packets or parts); 0: the round whole,
+     *                             once summed.
      */
     RoundPipeline(final MemorySegment[] inputs, final MemorySegment result, final RankConnection[] members,
         final InHostReducer reducer, final SwitchStage network, final Consumer<Runnable> post, final Outcome outcome,
-        final int worldSize, final int ranksPerHost, final long chunkElements)
+        final int worldSize, final int ranksPerHost, final long chunkElements, final long networkChunkElements)
     {
         this.inputs = inputs;
         this.result = result;
@@ -106,6 +111,7 @@ final class RoundPipeline
         this.worldSize = worldSize;
         this.ranksPerHost = ranksPerHost;
         this.chunkElements = chunkElements;
+        this.networkChunkElements = networkChunkElements;
     }
 
     /** Whether a round is in progress. */
@@ -261,7 +267,7 @@ final class RoundPipeline
     /** Where the network chunk that starts at {@code from} ends. */
     private long chunkEnd(final CollectiveRequest r, final long from)
     {
-        return chunkEnd(r, from, chunked ? network.lanes() : 0, chunkElements);
+        return chunkEnd(r, from, chunked && networkChunkElements > 0 ? network.lanes() : 0, networkChunkElements);
     }
 
     /**

@@ -57,10 +57,10 @@ import java.util.Set;
  * A sum's round is a pipeline of chunks when the header's chunk elements are not 0 ({@link RoundPipeline}): the rank
  * rings its request after copying only the first chunk in (ready elements: how much of the round its data region
  * holds), and after each next chunk writes the larger ready count and rings
- * {@link AgentProtocol#DOORBELL_PROGRESS}; the agent sums what every local rank holds as it arrives and sends it
- * through the switch chunk by chunk. Once the whole in-host sum is known to be finite, the agent writes how much of the
- * result is final (done elements) and rings {@link AgentProtocol#DOORBELL_DONE} as chunks come back from the switch,
- * and the rank copies each out while the next is on the network. Other rounds (and every round with chunk elements
+ * {@link AgentProtocol#DOORBELL_PROGRESS}; the agent sums what every local rank holds as it arrives (and, with network
+ * chunks, sends it through the switch chunk by chunk). Once the whole in-host sum is known to be finite, the agent may
+ * write how much of the result is final (done elements) and ring {@link AgentProtocol#DOORBELL_DONE} as chunks come
+ * back from the switch, and the rank copies each out while the next is on the network. Other rounds (and every round with chunk elements
  * 0) are copied in whole: ready elements is the count when the request rings.
  * <p>
  * A {@link AgentProtocol#OP_GATHER} round moves bytes instead of summing: each rank writes only the bytes it gives

@@ -93,6 +93,30 @@ class RoundPipelineTest
     }
 
     @Test
+    void shouldStageTheRoundWholeOnceSummedWithoutNetworkChunks()
+    {
+        final int n = 1000;
+        final MemorySegment[] inputs = inputs(2, n, 5);
+        final Switch network = new Switch(100);
+        final RankConnection[] members = {new RankConnection(null), new RankConnection(null)};
+        for (int i = 0; i < 2; i++)
+        {
+            members[i].identity = new Hello(AgentProtocol.VERSION, i, 4, i, 2, 0, 2, 1, 100 + i, "k", 0);
+        }
+        final RoundPipeline pipeline = new RoundPipeline(inputs, arena.allocate(4L * n), members, reducer, network,
+            posted::add, outcome, 4, 2, 256, 0);
+        pipeline.begin(new CollectiveRequest(1, AgentProtocol.OP_SUM, AgentProtocol.DTYPE_FLOAT32, n, n));
+        pipeline.advance(600);
+        assertThat(network.ranges()).isEmpty();
+        pipeline.advance(n);
+        assertThat(network.ranges()).containsExactly("0..1000");
+        network.land(0);
+        drain();
+        assertThat(outcome.done).isEmpty();
+        assertThat(outcome.completed).containsExactly(AgentProtocol.OK);
+    }
+
+    @Test
     void shouldFailTheRoundForANaNInALaterChunkOnlyAfterTheChunksOnTheNetworkLandedPublishingNothing()
     {
         final int n = 1000;
@@ -194,7 +218,7 @@ class RoundPipelineTest
                 network == null ? 1 : 2, 1, 100 + i, "k", 0);
         }
         return new RoundPipeline(inputs, result, members, reducer, network, posted::add, outcome, worldSize,
-            inputs.length, chunkElements);
+            inputs.length, chunkElements, chunkElements);
     }
 
     private MemorySegment[] inputs(final int ranks, final int n, final long seed)
