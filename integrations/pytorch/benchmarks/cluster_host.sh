@@ -8,7 +8,8 @@
 #   sudo bin/inagg cluster --hosts 4 --link-rate 100mbit --workers-per-host 2 \
 #     --run integrations/pytorch/benchmarks/cluster_host.sh
 # LOG2 picks the size (2^LOG2 elements, default 20); COLLECTIVE the collective (all_reduce, reduce_scatter, all_gather,
-# broadcast: allreduce_bench.py --collective); OUT the folder of the table and figure.
+# broadcast: allreduce_bench.py --collective); OUT the folder of the table and figure; AGENT_ARGS more options of the
+# agents (e.g. --chunk-bytes 0: whole rounds, no pipelining).
 set -u
 H=$INAGG_CLUSTER_HOST
 P=${PER_HOST:-2}
@@ -16,8 +17,9 @@ AGENTS=${INAGG_CLUSTER_WORKERS_PER_HOST:-1}
 PIDS=""
 r=0
 while [ "$r" -lt "$AGENTS" ]; do
+  # shellcheck disable=SC2086 # AGENT_ARGS: several words
   bin/inagg agent --name "cluster-h$H-a$r" --switch "$INAGG_CLUSTER_SWITCH" --bind "$INAGG_CLUSTER_IP:$((9101 + r))" \
-    > "${TMPDIR:-/tmp}/inagg-cluster-agent-h$H-a$r.log" 2>&1 &
+    ${AGENT_ARGS:-} > "${TMPDIR:-/tmp}/inagg-cluster-agent-h$H-a$r.log" 2>&1 &
   PIDS="$PIDS $!"
   for _ in $(seq 1 200); do [ -S "/dev/shm/inagg-$(id -u)/inagg-agent-cluster-h$H-a$r.sock" ] && break; sleep 0.1; done
   r=$((r + 1))

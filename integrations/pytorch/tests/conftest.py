@@ -25,6 +25,9 @@ SHM = (Path("/dev/shm") if Path("/dev/shm").is_dir() else Path("/tmp")) / f"inag
 SHM.mkdir(mode=0o700, exist_ok=True)
 #: A small slot (16 Ki elements) so tests cover tensors that take several rounds without big buffers.
 SLOT_BYTES = 65536
+#: Small chunks (1 Ki elements) so that a sum's round goes in several: copied in, summed and (across hosts, with the
+#: network chunks the agent has off by default) sent and copied out chunk by chunk.
+CHUNK_BYTES = 4096
 
 
 def require_root(why: str) -> None:
@@ -74,7 +77,9 @@ class Agent:
                 [str(LAUNCHER), "agent", "--name", self.name, "--counters-dir",
                  str(SHM / f"inagg-test-counters-{os.getpid()}"), *extra]
                 + ([] if directory is None else ["--dir", str(directory)])
-                + ([] if "--slot-bytes" in extra else ["--slot-bytes", str(SLOT_BYTES)]),
+                + ([] if "--slot-bytes" in extra else ["--slot-bytes", str(SLOT_BYTES)])
+                + ([] if "--chunk-bytes" in extra else ["--chunk-bytes", str(CHUNK_BYTES),
+                                                         "--network-chunk-bytes", str(CHUNK_BYTES)]),
                 stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
         wait_for_socket(self.socket, self.process)
 

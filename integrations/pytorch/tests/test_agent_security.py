@@ -47,7 +47,7 @@ def job_file(path: Path, mode: int, key: str) -> None:
     """A well-formed job file for one local rank of 4096-byte slots: the old client mapped it without a question."""
     capacity = 4096
     data = 8192
-    header = p.HEADER.pack(p.SHM_MAGIC, p.VERSION, 1, 1, 0, capacity, data, data + capacity, os.getpid(), len(key))
+    header = p.HEADER.pack(p.SHM_MAGIC, p.VERSION, 1, 1, 0, capacity, data, data + capacity, os.getpid(), len(key), 0)
     body = bytearray(data + 2 * capacity)
     body[:len(header)] = header
     body[64:64 + len(key)] = key.encode()

@@ -109,7 +109,9 @@ def test_the_descriptor_request_and_completion_are_where_shared_region_puts_them
             (java["SharedRegion.MESSAGE_LENGTH"], "i")]
     got = _struct_fields(p.COMPLETION, p.COMPLETION_OFFSET)
     assert got == want, f"_protocol.COMPLETION {p.COMPLETION.format} at {p.COMPLETION_OFFSET}: Java's fields {want}"
-    assert got[-1][0] + 4 == java["SharedRegion.MESSAGE"]
+    assert got[-1][0] + 4 == java["SharedRegion.READY_ELEMENTS"]
+    assert java["SharedRegion.READY_ELEMENTS"] + 8 == java["SharedRegion.DONE_ELEMENTS"]
+    assert java["SharedRegion.DONE_ELEMENTS"] + 8 == java["SharedRegion.MESSAGE"]
 
 
 def _fields(source: str, pattern: str, what: str) -> Dict[str, Tuple[int, str]]:
@@ -129,7 +131,7 @@ def _unmapped(java, mapping, what: str) -> None:
 #: SharedRegion.create's value expressions -> the index of their field in _protocol.HEADER (4 is padding).
 HEADER_FIELDS = {"MAGIC": 0, "AgentProtocol.VERSION": 1, "localRanks": 2, "worldSize": 3, "slotCapacity": 5,
                  "region.dataOffset": 6, "region.resultOffset()": 7, "ProcessHandle.current().pid()": 8,
-                 "keyLength": 9}
+                 "keyLength": 9, "chunkElements": 10}
 
 
 def test_the_shared_memory_header_is_where_shared_region_writes_it():

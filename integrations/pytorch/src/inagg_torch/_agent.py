@@ -4,6 +4,11 @@ One round: copy (the next piece of) the tensors into this rank's data region, wr
 descriptor, ring; the agent sums every local rank's region into the result region (and through the switch when the
 job spans hosts) and rings back; copy the result out. One copy in, one copy out; the float16/bfloat16 conversion to
 float32 happens inside those copies.
+
+A sum's round goes in chunks when the agent asks for them (the header's chunk elements): the rank rings its request
+after the first chunk is in and says each next one with a progress doorbell, so that the agent sums chunk k while the
+rank copies chunk k+1 in; with the agent's network chunks it also rings "done" as chunks come back from the switch,
+and the rank copies each out while the next is on the network (SharedRegion.java, RoundPipeline.java).
 """
 
 from __future__ import annotations
@@ -202,7 +207,7 @@ class AgentClient:
         try:
             size = os.fstat(fd).st_size
             (magic, version, local_ranks, _world, _pad, capacity, data_offset, result_offset, _pid,
-             key_length) = p.HEADER.unpack(os.pread(fd, p.HEADER.size, 0))
+             key_length, chunk) = p.HEADER.unpack(os.pread(fd, p.HEADER.size, 0))
             if magic != p.SHM_MAGIC or version != p.VERSION:
                 raise errors.AgentMismatchError(
                     f"inagg: {path} is not an inagg v{p.VERSION} job file (magic {magic:#x}, version {version}); "
@@ -211,6 +216,8 @@ class AgentClient:
             if key != job_key[:len(key)] or local_ranks != local_world_size:
                 raise errors.AgentMismatchError(f"inagg: {path} belongs to job {key} ({local_ranks} local ranks), "
                                                 f"not to job {job_key}")
+            #: elements of the chunks a sum is copied in (0: whole rounds)
+            self.chunk = max(0, chunk)
             self.data_offset = data_offset + self.local_rank * capacity
             self.result_offset = result_offset
             self.descriptor_offset = p.HEADER_LENGTH + self.local_rank * p.DESCRIPTOR_LENGTH
@@ -250,18 +257,44 @@ class AgentClient:
         (elements per rank's part, first part's rank) of a reduce-scatter's round over several hosts, or (0, 0)."""
         self._check_alive()
         data, result = self.views[dtype]
-        offset = 0
-        for flat, start, length in pieces:
-            data[offset:offset + length].copy_(flat[start:start + length])
-            offset += length
-        self._ring(op, dtype, offset, total, 0, 0, *parts)
-        if copy_out is not None:
-            copy_out(pieces, result[:offset])
+        count = sum(length for _, _, length in pieces)
+        step = self.chunk if self.chunk and op in (p.OP_SUM, p.OP_AVG) else max(count, 1)
+        rang = False
+        for lo in range(0, max(count, 1), step):
+            hi = min(count, lo + step)
+            for flat, start, length, at in _slice(pieces, lo, hi):
+                data[at:at + length].copy_(flat[start:start + length])
+            if not rang:
+                self._request(op, dtype, count, total, 0, 0, *parts, ready=hi)
+                rang = True
+            else:
+                p.COUNT.pack_into(self.mm, self.descriptor_offset + p.READY_ELEMENTS, hi)
+                self._send(p.DOORBELL_PROGRESS)
+        copied = 0
+        while True:
+            bell = self._bell()
+            if bell != p.DOORBELL_DONE:
+                break
+            done = p.COUNT.unpack_from(self.mm, self.descriptor_offset + p.DONE_ELEMENTS)[0]
+            if not copied <= done <= count:
+                self._fail(errors.AgentProtocolError(f"inagg: agent said {done} elements of all-reduce "
+                                                     f"#{self.sequence} are done, not in {copied}..{count}"))
+                raise self.failure
+            self._copy_out(pieces, result, copied, done, copy_out)
+            copied = done
+        self._completion(bell)
+        self._copy_out(pieces, result, copied, count, copy_out)
+
+    @staticmethod
+    def _copy_out(pieces, result: torch.Tensor, lo: int, hi: int, copy_out) -> None:
+        """Elements [lo, hi) of the round's result back into the pieces (or to ``copy_out``)."""
+        if lo >= hi:
             return
-        offset = 0
-        for flat, start, length in pieces:
-            flat[start:start + length].copy_(result[offset:offset + length])
-            offset += length
+        if copy_out is not None:
+            copy_out([(flat, start, length) for flat, start, length, _ in _slice(pieces, lo, hi)], result[lo:hi])
+            return
+        for flat, start, length, at in _slice(pieces, lo, hi):
+            flat[start:start + length].copy_(result[at:at + length])
 
     def gather_round(self, nbytes: int, total: int, give: Optional[tuple[int, torch.Tensor]],
                      parts: tuple[int, int] = (0, 0)) -> torch.Tensor:
@@ -283,20 +316,40 @@ class AgentClient:
 
     def _ring(self, op: int, dtype: int, count: int, total: int, gather_from: int, gather_length: int,
               part_elements: int = 0, part_rank: int = 0) -> None:
-        """Writes the request, rings, and waits for the completion (raises what the agent answered)."""
+        """Writes the request (the whole round copied in), rings, and waits for the completion (raises what the agent
+        answered)."""
+        self._request(op, dtype, count, total, gather_from, gather_length, part_elements, part_rank, ready=count)
+        self._completion(self._bell())
+
+    def _request(self, op: int, dtype: int, count: int, total: int, gather_from: int, gather_length: int,
+                 part_elements: int = 0, part_rank: int = 0, *, ready: int) -> None:
+        """Writes the next request, ``ready`` elements of it copied in, and rings."""
         self.sequence += 1
         p.REQUEST.pack_into(self.mm, self.descriptor_offset, self.sequence, op, dtype, count, total, gather_from,
                             gather_length, part_elements, part_rank)
+        p.COUNT.pack_into(self.mm, self.descriptor_offset + p.READY_ELEMENTS, ready)
+        self._send(p.DOORBELL_REQUEST)
+
+    def _send(self, bell: bytes) -> None:
         try:
-            self.sock.sendall(p.DOORBELL_REQUEST)
-            bell = self.sock.recv(1)
+            self.sock.sendall(bell)
+        except OSError:
+            pass  # the agent is gone: the next _bell() says so
+
+    def _bell(self) -> bytes:
+        """The agent's next doorbell; b"" when the connection ended."""
+        try:
+            return self.sock.recv(1)
         except socket.timeout as ex:
             self._fail(errors.RankFailedError(
                 f"inagg: all-reduce #{self.sequence} of rank {self.rank}: no answer within {self.timeout:.0f} s "
                 "(another rank stopped calling it, or the agent hangs)"))
             raise self.failure from ex
         except OSError:
-            bell = b""
+            return b""
+
+    def _completion(self, bell: bytes) -> None:
+        """Checks the completion the agent rang ``bell`` for (raises what the agent answered)."""
         completed, status, length = p.COMPLETION.unpack_from(self.mm, self.descriptor_offset + p.COMPLETION_OFFSET)
         if completed == self.sequence and (bell == p.DOORBELL_COMPLETE or status != p.OK):
             if status != p.OK:
@@ -333,3 +386,16 @@ class AgentClient:
         except OSError:
             pass
         self.sock.close()
+
+
+def _slice(pieces: Sequence[tuple[torch.Tensor, int, int]], lo: int, hi: int):
+    """The parts of ``pieces`` (laid end to end in the round) within elements [lo, hi) of the round: (tensor, start,
+    length, offset in the round) each."""
+    at = 0
+    for flat, start, length in pieces:
+        a, b = max(lo, at), min(hi, at + length)
+        if a < b:
+            yield flat, start + a - at, b - a, a
+        at += length
+        if at >= hi:
+            return

@@ -8,7 +8,7 @@ import struct
 
 from . import errors
 
-VERSION = 2
+VERSION = 3
 HELLO_MAGIC = 0x48414E49
 HELLO_LENGTH = 256
 HELLO_KEY_OFFSET = 44
@@ -24,6 +24,8 @@ MESSAGE_BYTES = REPLY_LENGTH - REPLY_MESSAGE_OFFSET
 DOORBELL_REQUEST = b"R"
 DOORBELL_BYE = b"B"
 DOORBELL_COMPLETE = b"C"
+DOORBELL_PROGRESS = b"P"  # rank -> agent: its ready count grew (it copied the next chunk in)
+DOORBELL_DONE = b"D"  # agent -> rank: the done count grew (that much of the result may be copied out)
 
 OP_SUM = 1
 OP_AVG = 2
@@ -43,9 +45,13 @@ SHM_KEY_OFFSET = 64  # the job key in the header, UTF-8
 REQUEST = struct.Struct("<qiiqqqqqi")
 COMPLETION = struct.Struct("<qii")  # completed sequence, status, message length at offset 64
 COMPLETION_OFFSET = 64
-MESSAGE_OFFSET = 80
+READY_ELEMENTS = 80  # long, written by the rank: elements of the round its data region holds
+DONE_ELEMENTS = 88  # long, written by the agent: elements of the result that are final
+COUNT = struct.Struct("<q")
+MESSAGE_OFFSET = 96
 MAX_MESSAGE_BYTES = DESCRIPTOR_LENGTH - MESSAGE_OFFSET
-HEADER = struct.Struct("<qiiiiqqqqi")  # magic, version, local ranks, world, pad, capacity, data, result, pid, key len
+#: magic, version, local ranks, world, pad, capacity, data, result, pid, key length, chunk elements (0: whole rounds)
+HEADER = struct.Struct("<qiiiiqqqqii")
 
 OK = 0
 ERROR_BAD_REQUEST = 1

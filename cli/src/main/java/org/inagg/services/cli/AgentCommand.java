@@ -49,6 +49,16 @@ public final class AgentCommand implements Callable<Integer>
             + "default ${DEFAULT-VALUE}).")
     private long slotBytes;
 
+    @Option(names = "--chunk-bytes", defaultValue = "" + HostAgentContext.CHUNK_BYTES_DEFAULT,
+        description = "Bytes of the chunks a sum is copied in, summed and sent through the switch in, so that those "
+            + "stages overlap (multiple of 4096; 0: whole rounds; default ${DEFAULT-VALUE}).")
+    private long chunkBytes;
+
+    @Option(names = "--network-chunk-bytes", defaultValue = "" + HostAgentContext.NETWORK_CHUNK_BYTES_DEFAULT,
+        description = "Bytes of the chunks a sum goes through the switch and is copied out in, overlapping the next "
+            + "chunk's sum and copies (multiple of 4096; default ${DEFAULT-VALUE}: the round whole, once summed).")
+    private long networkChunkBytes;
+
     @Option(names = "--reducer-threads", defaultValue = "-1",
         description = "Threads that sum large rounds (default: min(2, cores)).")
     private int reducerThreads;
@@ -114,7 +124,7 @@ public final class AgentCommand implements Callable<Integer>
         final CounterRegistry counters = countersOptions.open("agent", "agent " + name, 64, out);
         final HostAgentContext context = new HostAgentContext().name(name).directory(directory).socketPath(socket)
             .allowGroup(allowGroup)
-            .slotBytes(slotBytes).reducerThreads(reducerThreads).jobKey(jobKey)
+            .slotBytes(slotBytes).chunkBytes(chunkBytes).networkChunkBytes(networkChunkBytes).reducerThreads(reducerThreads).jobKey(jobKey)
             .idleExit(Duration.ofMillis(idleExitMs)).peerTimeout(Duration.ofMillis(peerTimeoutMs))
             .counters(counters)
             .switchAddress(switchAddress == null ? null : Addresses.parse("--switch", switchAddress))

@@ -41,13 +41,15 @@ package org.inagg.services.agent;
  *  +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
  * </pre>
  * After an OK reply the socket carries one-byte doorbells only: {@link #DOORBELL_REQUEST} from the rank when it has
- * written a request into its slot descriptor ({@link SharedRegion}), {@link #DOORBELL_BYE} before it leaves, and
+ * written a request into its slot descriptor ({@link SharedRegion}), {@link #DOORBELL_PROGRESS} from the rank when it
+ * copied more of the round in (its descriptor's ready count), {@link #DOORBELL_BYE} before it leaves,
+ * {@link #DOORBELL_DONE} from the agent when more of the result is final (the descriptor's done count), and
  * {@link #DOORBELL_COMPLETE} from the agent when the slot descriptor holds the completion (result or error).
  */
 public final class AgentProtocol
 {
     /** Bumped on any change of the frames or of {@link SharedRegion}'s layout. */
-    public static final int VERSION = 2;
+    public static final int VERSION = 3;
     public static final int HELLO_MAGIC = 0x48414E49;
     public static final int HELLO_LENGTH = 256;
     public static final int HELLO_KEY_OFFSET = 44;
@@ -62,6 +64,10 @@ public final class AgentProtocol
     public static final byte DOORBELL_REQUEST = 'R';
     public static final byte DOORBELL_BYE = 'B';
     public static final byte DOORBELL_COMPLETE = 'C';
+    /** From a rank: its descriptor's ready count grew (it copied the next chunk of the round in). */
+    public static final byte DOORBELL_PROGRESS = 'P';
+    /** From the agent: the descriptor's done count grew (that much of the result may be copied out). */
+    public static final byte DOORBELL_DONE = 'D';
 
     public static final int OP_SUM = 1;
     public static final int OP_AVG = 2;

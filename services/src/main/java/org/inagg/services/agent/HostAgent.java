@@ -48,7 +48,7 @@ public final class HostAgent implements AutoCloseable
     private final ServerSocketChannel server;
     private final Selector selector;
     private final InHostReducer reducer;
-    private final JobSession.HostAgentCounters counters;
+    private final HostAgentCounters counters;
     private final Map<String, JobSession> sessions = new HashMap<>();
     private final Queue<Runnable> posted = new ConcurrentLinkedQueue<>();
     private final CountDownLatch stopped = new CountDownLatch(1);
@@ -65,7 +65,7 @@ public final class HostAgent implements AutoCloseable
     private HostAgent(final HostAgentContext context)
     {
         this.context = context.conclude();
-        this.counters = new JobSession.HostAgentCounters(context.counters(), context.name());
+        this.counters = new HostAgentCounters(context.counters(), context.name());
         this.directory = PrivateDirectory.open(context.directory(), allowedGroup(context.allowGroup()));
         this.peers = new PeerPolicy(directory.owner(), directory.allowedGroup());
         this.lock = AgentLock.acquire(directory, context.name(), context.socketPath());
@@ -363,6 +363,10 @@ public final class HostAgent implements AutoCloseable
             {
                 session.onRequest(connection);
             }
+            else if (doorbell == AgentProtocol.DOORBELL_PROGRESS)
+            {
+                session.onProgress(connection);
+            }
             else if (doorbell == AgentProtocol.DOORBELL_BYE)
             {
                 connection.bye = true;
@@ -419,7 +423,9 @@ public final class HostAgent implements AutoCloseable
                 final NetworkStage network = hello.hosts() > 1 ? new NetworkStage(context, hello) : null;
                 try
                 {
-                    session = new JobSession(hello, file, context.slotBytes(), reducer, network, counters,
+                    session = new JobSession(hello, file, context.slotBytes(), context.chunkBytes(),
+                        context.networkChunkBytes(), reducer, network,
+                        counters,
                         this::post, context.collectiveTimeout());
                 }
                 catch (final RuntimeException ex)

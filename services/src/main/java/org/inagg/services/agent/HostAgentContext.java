@@ -23,6 +23,16 @@ public final class HostAgentContext
     /** 32 MiB: 8 M float32 per rank and round; larger tensors go in several rounds. */
     public static final long SLOT_BYTES_DEFAULT = 32L << 20;
     public static final String REDUCER_THREADS_PROP_NAME = "inagg.agent.reducer.threads";
+    public static final String CHUNK_BYTES_PROP_NAME = "inagg.agent.chunk.bytes";
+    /** 1 MiB: a 4 MiB round is 4 chunks (docs/performance.md, "Chunked rounds"). */
+    public static final long CHUNK_BYTES_DEFAULT = 1L << 20;
+    public static final String NETWORK_CHUNK_BYTES_PROP_NAME = "inagg.agent.network.chunk.bytes";
+    /**
+     * 0: a round goes through the switch as one operation once summed. The switch job runs operations one after
+     * another, each draining the links before the next starts: 1 MiB chunks made a 4 MiB reduce-scatter on 100 Mbit/s
+     * links slower, not faster (docs/performance.md, "Chunked rounds").
+     */
+    public static final long NETWORK_CHUNK_BYTES_DEFAULT = 0;
     public static final String IDLE_EXIT_PROP_NAME = "inagg.agent.idle.exit.ms";
     public static final String PEER_TIMEOUT_PROP_NAME = "inagg.agent.peer.timeout.ms";
     public static final long PEER_TIMEOUT_DEFAULT_MS = 30_000;
@@ -41,6 +51,8 @@ public final class HostAgentContext
     private String allowGroup;
     private long slotBytes = -1;
     private int reducerThreads = -1;
+    private long chunkBytes = -1;
+    private long networkChunkBytes = -1;
     private InetSocketAddress switchAddress;
     private InetSocketAddress bindAddress = new InetSocketAddress(0);
     private String jobKey;
@@ -99,6 +111,27 @@ public final class HostAgentContext
     public HostAgentContext reducerThreads(final int reducerThreads)
     {
         this.reducerThreads = reducerThreads;
+        return this;
+    }
+
+    /**
+     * Bytes of the chunks a sum's round is copied in, summed and sent through the switch in, overlapping those stages
+     * ({@link RoundPipeline}); 0: whole rounds, one stage after the other.
+     */
+    public HostAgentContext chunkBytes(final long chunkBytes)
+    {
+        this.chunkBytes = chunkBytes;
+        return this;
+    }
+
+    /**
+     * Bytes of the chunks a sum goes through the switch in, each as soon as it is summed, and is copied out in as they
+     * come back ({@link RoundPipeline}); 0: the round goes through the switch whole, once summed. Only with
+     * {@link #chunkBytes(long)} not 0.
+     */
+    public HostAgentContext networkChunkBytes(final long networkChunkBytes)
+    {
+        this.networkChunkBytes = networkChunkBytes;
         return this;
     }
 
@@ -240,6 +273,25 @@ public final class HostAgentContext
             throw new IllegalArgumentException("slot bytes " + slotBytes + " must be a multiple of 4096 in 4096.."
                 + (1L << 34));
         }
+        if (chunkBytes < 0)
+        {
+            chunkBytes = Long.getLong(CHUNK_BYTES_PROP_NAME, CHUNK_BYTES_DEFAULT);
+        }
+        if (chunkBytes != 0 && (chunkBytes < 4096 || chunkBytes % 4096 != 0 || chunkBytes > (1L << 30)))
+        {
+            throw new IllegalArgumentException("chunk bytes " + chunkBytes + " must be 0 (whole rounds) or a multiple "
+                + "of 4096 in 4096.." + (1L << 30));
+        }
+        if (networkChunkBytes < 0)
+        {
+            networkChunkBytes = Long.getLong(NETWORK_CHUNK_BYTES_PROP_NAME, NETWORK_CHUNK_BYTES_DEFAULT);
+        }
+        if (networkChunkBytes != 0 && (networkChunkBytes < 4096 || networkChunkBytes % 4096 != 0
+            || networkChunkBytes > (1L << 30)))
+        {
+            throw new IllegalArgumentException("network chunk bytes " + networkChunkBytes + " must be 0 (whole rounds) "
+                + "or a multiple of 4096 in 4096.." + (1L << 30));
+        }
         if (reducerThreads < 0)
         {
             reducerThreads = Integer.getInteger(REDUCER_THREADS_PROP_NAME,
@@ -330,6 +382,16 @@ public final class HostAgentContext
     public long slotBytes()
     {
         return slotBytes;
+    }
+
+    public long chunkBytes()
+    {
+        return chunkBytes;
+    }
+
+    public long networkChunkBytes()
+    {
+        return networkChunkBytes;
     }
 
     public int reducerThreads()

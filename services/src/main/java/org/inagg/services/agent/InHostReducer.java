@@ -63,9 +63,22 @@ final class InHostReducer implements AutoCloseable
     boolean reduce(final MemorySegment[] inputs, final MemorySegment out, final long count, final int dtype,
         final int divisor)
     {
+        return reduce(inputs, out, 0, count, dtype, divisor);
+    }
+
+    /**
+     * Sums elements {@code [from, to)} of every input into the same elements of {@code out} (a chunk of a round: each
+     * element's sum is the same whichever chunks the round is cut into).
+     *
+     * @return true when every float of the range is finite (always true for int32).
+     */
+    boolean reduce(final MemorySegment[] inputs, final MemorySegment out, final long from, final long to,
+        final int dtype, final int divisor)
+    {
+        final long count = to - from;
         if (count < PARALLEL_THRESHOLD || helpers == null)
         {
-            return range(inputs, out, 0, count, dtype, divisor);
+            return range(inputs, out, from, to, dtype, divisor);
         }
         final int lanes = Math.max(FLOATS.length(), INTS.length());
         final long share = (count / threads) / lanes * lanes;
@@ -73,11 +86,11 @@ final class InHostReducer implements AutoCloseable
         final Future<Boolean>[] parts = new Future[threads - 1];
         for (int t = 1; t < threads; t++)
         {
-            final long from = share * t;
-            final long to = t == threads - 1 ? count : share * (t + 1);
-            parts[t - 1] = helpers.submit(() -> range(inputs, out, from, to, dtype, divisor));
+            final long start = from + share * t;
+            final long end = t == threads - 1 ? to : from + share * (t + 1);
+            parts[t - 1] = helpers.submit(() -> range(inputs, out, start, end, dtype, divisor));
         }
-        boolean finite = range(inputs, out, 0, share, dtype, divisor);
+        boolean finite = range(inputs, out, from, from + share, dtype, divisor);
         for (final Future<Boolean> part : parts)
         {
             try

@@ -6,8 +6,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.function.Consumer;
 
-import org.agrona.concurrent.status.AtomicCounter;
-
 /**
  * One job's ranks on this host: their shared-memory file, their requests, the rounds. Runs on the agent's thread only
  * (the switch stage posts its completions back to it).
@@ -17,6 +15,8 @@ import org.agrona.concurrent.status.AtomicCounter;
  * switch stage) fail the job: every rank gets the error, its connection is closed and the file is removed. So does
  * a round that waits longer than the job's collective timeout for a local rank to ring after the first one did
  * ({@link #expire}): a rank that hangs, alive, frees the job within that bound, and the others learn which rank it is.
+ * The same bound holds while the ranks copy a round in chunk by chunk ({@link RoundPipeline}), from the last chunk any
+ * of them copied.
  */
 final class JobSession implements AutoCloseable
 {
@@ -28,41 +28,45 @@ final class JobSession implements AutoCloseable
     private final int hosts;
     private final SharedRegion region;
     private final RankConnection[] members;
-    private final MemorySegment[] inputs;
-    private final InHostReducer reducer;
     private final NetworkStage network;
+    private final RoundPipeline pipeline;
     private final HostAgentCounters counters;
-    private final Consumer<Runnable> post;
     private final long defaultTimeoutNs;
     private long collectiveTimeoutNs = Long.MAX_VALUE;
     private RankConnection firstToRing;
     private long firstRangNs;
+    private long progressNs;
     private int joined;
     private int requested;
-    private boolean inNetwork;
     private boolean closed;
     private long rounds;
 
-    JobSession(final Hello first, final Path file, final long slotBytes, final InHostReducer reducer,
-        final NetworkStage network, final HostAgentCounters counters, final Consumer<Runnable> post,
-        final Duration defaultCollectiveTimeout)
+    /**
+     * @param chunkBytes bytes of the chunks a sum's round is copied in, summed and staged in ({@link RoundPipeline});
+     *                   0: whole rounds.
+     * @param networkChunkBytes bytes of the chunks a sum goes through the switch in (0: the round whole).
+     */
+    JobSession(final Hello first, final Path file, final long slotBytes, final long chunkBytes,
+        final long networkChunkBytes, final InHostReducer reducer, final NetworkStage network, final HostAgentCounters counters,
+        final Consumer<Runnable> post, final Duration defaultCollectiveTimeout)
     {
         this.defaultTimeoutNs = defaultCollectiveTimeout.toNanos();
         this.key = first.jobKey();
         this.worldSize = first.worldSize();
         this.localWorldSize = first.localWorldSize();
         this.hosts = first.hosts();
-        this.reducer = reducer;
         this.network = network;
         this.counters = counters;
-        this.post = post;
-        this.region = SharedRegion.create(file, localWorldSize, worldSize, slotBytes, key);
+        final int chunkElements = (int)(Math.min(chunkBytes, slotBytes) / AgentProtocol.elementBytes(0));
+        this.region = SharedRegion.create(file, localWorldSize, worldSize, slotBytes, key, chunkElements);
         this.members = new RankConnection[localWorldSize];
-        this.inputs = new MemorySegment[localWorldSize];
+        final MemorySegment[] inputs = new MemorySegment[localWorldSize];
         for (int i = 0; i < localWorldSize; i++)
         {
             inputs[i] = region.data(i);
         }
+        this.pipeline = new RoundPipeline(inputs, region.result(), members, reducer, network, post, new Outcome(),
+            worldSize, ranksPerHost(), chunkElements, chunkElements == 0 ? 0 : networkChunkBytes / 4);
         counters.jobsStarted.increment();
         counters.jobsActive.increment();
         LOG.log(Level.INFO, "job {0}: started, {1} local ranks of {2} on {3} host(s), shared memory {4} ({5} bytes a "
@@ -124,6 +128,7 @@ final class JobSession implements AutoCloseable
             }
             request = RequestDecoder.decodeRequest(region.descriptor(localRank), connection.completed + 1,
                 region.slotCapacity());
+            connection.ready = RequestDecoder.decodeReady(region.descriptor(localRank), request, 0);
         }
         catch (final AgentProtocolException ex)
         {
@@ -152,10 +157,62 @@ final class JobSession implements AutoCloseable
         }
     }
 
-    /** When {@link #expire} fails the round in progress unless every local rank rang; MAX_VALUE when none waits. */
+    /** A rank rang {@link AgentProtocol#DOORBELL_PROGRESS}: it copied more of its round in. */
+    void onProgress(final RankConnection connection)
+    {
+        if (closed)
+        {
+            return;
+        }
+        if (connection.pending == null)
+        {
+            // The round ended (a round error) while the rank was still copying it in: its late chunks change nothing.
+            // (Its descriptor may already hold its next request: a rank rings all of a round's chunks before that.)
+            return;
+        }
+        try
+        {
+            connection.ready = RequestDecoder.decodeReady(region.descriptor(connection.identity.localRank()),
+                connection.pending, connection.ready);
+        }
+        catch (final AgentProtocolException ex)
+        {
+            fail(ex.code(), connection.describe() + ": " + ex.getMessage());
+            return;
+        }
+        progressNs = System.nanoTime();
+        if (pipeline.active())
+        {
+            pipeline.advance(ready());
+        }
+    }
+
+    /** Elements of the round in progress that every local rank has copied in. */
+    private long ready()
+    {
+        long ready = Long.MAX_VALUE;
+        for (final RankConnection member : members)
+        {
+            ready = Math.min(ready, member.ready);
+        }
+        return ready;
+    }
+
+    /**
+     * When {@link #expire} fails the round in progress unless every local rank rang (and copied the round in); MAX_VALUE
+     * when none waits.
+     */
     long deadlineNs()
     {
-        return closed || requested == 0 || inNetwork ? Long.MAX_VALUE : firstRangNs + collectiveTimeoutNs;
+        if (closed || requested == 0)
+        {
+            return Long.MAX_VALUE;
+        }
+        if (!pipeline.active())
+        {
+            return firstRangNs + collectiveTimeoutNs;
+        }
+        return pipeline.awaitingRanks() ? progressNs + collectiveTimeoutNs : Long.MAX_VALUE;
     }
 
     /** Fails the job if a round has waited past the collective timeout for local ranks that did not ring. */
@@ -167,11 +224,12 @@ final class JobSession implements AutoCloseable
             return;
         }
         final StringBuilder missing = new StringBuilder();
+        final boolean copying = pipeline.active();
         int count = 0;
         for (int i = 0; i < localWorldSize; i++)
         {
             final RankConnection member = members[i];
-            if (member == null || member.pending == null)
+            if (member == null || member.pending == null || copying && member.ready < member.pending.count())
             {
                 if (++count <= 4)
                 {
@@ -185,9 +243,10 @@ final class JobSession implements AutoCloseable
             missing.append(" and ").append(count - 4).append(" more");
         }
         fail(AgentProtocol.ERROR_COLLECTIVE_TIMEOUT, "all-reduce #" + firstToRing.pending.sequence() + " of job "
-            + key + ": " + missing + " did not submit it within the collective timeout "
-            + "of " + seconds(collectiveTimeoutNs) + " s after "
-            + firstToRing.describe() + " did (hung, or busy elsewhere); the job is freed (INAGG_COLLECTIVE_TIMEOUT, "
+            + key + ": " + missing + (copying ? " did not finish copying it in" : " did not submit it")
+            + " within the collective timeout of " + seconds(collectiveTimeoutNs) + " s after "
+            + (copying ? "the last chunk any rank copied" : firstToRing.describe() + " did")
+            + " (hung, or busy elsewhere); the job is freed (INAGG_COLLECTIVE_TIMEOUT, "
             + "default the process group's timeout)");
     }
 
@@ -233,8 +292,8 @@ final class JobSession implements AutoCloseable
             if (other.dtype() != first.dtype() || other.op() != first.op())
             {
                 completeRound(AgentProtocol.ERROR_OP_MISMATCH, "ranks disagree in all-reduce #" + first.sequence()
-                    + ": rank " + members[0].identity.rank() + " asks " + describe(first) + ", rank "
-                    + members[i].identity.rank() + " asks " + describe(other));
+                    + ": rank " + members[0].identity.rank() + " asks " + RoundPipeline.describe(first)
+                    + ", rank " + members[i].identity.rank() + " asks " + RoundPipeline.describe(other));
                 return;
             }
         }
@@ -244,37 +303,9 @@ final class JobSession implements AutoCloseable
             completeRound(AgentProtocol.ERROR_BAD_REQUEST, parts);
             return;
         }
-        if (first.op() == AgentProtocol.OP_GATHER)
-        {
-            gather(first);
-        }
-        else if (first.op() == AgentProtocol.OP_MIN || first.op() == AgentProtocol.OP_MAX)
-        {
-            if (!InHostExtremes.reduce(inputs, region.result(), first.count(), first.dtype(),
-                first.op() == AgentProtocol.OP_MAX))
-            {
-                completeRound(AgentProtocol.ERROR_NON_FINITE, nanMessage(first));
-                return;
-            }
-        }
-        else
-        {
-            final int divisor = first.op() == AgentProtocol.OP_AVG && hosts == 1 ? worldSize : 1;
-            final boolean finite = reducer.reduce(inputs, region.result(), first.count(), first.dtype(), divisor);
-            if (!finite)
-            {
-                completeRound(AgentProtocol.ERROR_NON_FINITE, nonFinite(first));
-                return;
-            }
-        }
-        if (hosts == 1 || first.count() == 0)
-        {
-            completeRound(AgentProtocol.OK, null);
-            return;
-        }
-        inNetwork = true;
-        network.stage(region.result(), first, ranksPerHost()).whenComplete((ignored, error) ->
-            post.accept(() -> onNetworkDone(first, error)));
+        progressNs = System.nanoTime();
+        pipeline.begin(first);
+        pipeline.advance(ready());
     }
 
     /** Ranks per host when every host has as many (the layout parts need); 0 otherwise. */
@@ -311,99 +342,6 @@ final class JobSession implements AutoCloseable
         return null;
     }
 
-    /**
-     * A gather round: each local rank's range of its data region into the result at the same offsets. Over several
-     * hosts, without parts, the rest of the result is zero and the switch's exact int32 sum fills in the other hosts'
-     * ranges (they give disjoint ones, zeros elsewhere); with parts the switch's ALL_GATHER fills them in.
-     */
-    private void gather(final CollectiveRequest first)
-    {
-        final MemorySegment result = region.result();
-        if (hosts > 1 && first.partElements() == 0)
-        {
-            result.asSlice(0, first.count() * AgentProtocol.elementBytes(first.dtype())).fill((byte)0);
-        }
-        for (int i = 0; i < localWorldSize; i++)
-        {
-            final CollectiveRequest request = members[i].pending;
-            if (request.gatherLength() > 0)
-            {
-                MemorySegment.copy(inputs[i], request.gatherFrom(), result, request.gatherFrom(),
-                    request.gatherLength());
-            }
-        }
-    }
-
-    private void onNetworkDone(final CollectiveRequest first, final Throwable error)
-    {
-        inNetwork = false;
-        if (closed)
-        {
-            return;
-        }
-        if (error != null)
-        {
-            final Throwable cause = error.getCause() != null ? error.getCause() : error;
-            fail(AgentProtocol.ERROR_NETWORK, "all-reduce #" + first.sequence() + " through the switch failed: "
-                + cause.getMessage());
-            return;
-        }
-        counters.networkRounds.increment();
-        if (first.op() == AgentProtocol.OP_AVG)
-        {
-            InHostReducer.divide(region.result(), first.count(), first.dtype(), worldSize);
-        }
-        completeRound(AgentProtocol.OK, null);
-    }
-
-    private String nonFinite(final CollectiveRequest round)
-    {
-        // Cold path: find the first rank whose own input is not finite, to name it.
-        for (int i = 0; i < localWorldSize; i++)
-        {
-            final MemorySegment scratch = region.result();
-            if (!InHostReducer.range(new MemorySegment[] {inputs[i]}, scratch, 0, round.count(), round.dtype(), 1))
-            {
-                return "NaN or infinity in the float tensor of rank " + members[i].identity.rank()
-                    + " in all-reduce #" + round.sequence() + " (" + round.count() + " elements); nothing was summed";
-            }
-        }
-        return "the sum overflowed to infinity in all-reduce #" + round.sequence() + " (" + round.count()
-            + " elements): the inputs are finite but too large for float32";
-    }
-
-    private String nanMessage(final CollectiveRequest round)
-    {
-        // Cold path: name the first rank with a NaN.
-        for (int i = 0; i < localWorldSize; i++)
-        {
-            for (long e = 0; e < round.count(); e++)
-            {
-                if (Float.isNaN(inputs[i].getAtIndex(java.lang.foreign.ValueLayout.JAVA_FLOAT_UNALIGNED, e)))
-                {
-                    return "NaN in the float tensor of rank " + members[i].identity.rank() + " at element " + e
-                        + " of " + describe(round) + " #" + round.sequence() + "; nothing was reduced";
-                }
-            }
-        }
-        return "NaN in " + describe(round) + " #" + round.sequence();
-    }
-
-    private static String describe(final CollectiveRequest request)
-    {
-        if (request.op() == AgentProtocol.OP_MIN || request.op() == AgentProtocol.OP_MAX)
-        {
-            return (request.op() == AgentProtocol.OP_MIN ? "MIN" : "MAX") + " of "
-                + (request.dtype() == AgentProtocol.DTYPE_FLOAT32 ? "float32" : "int32");
-        }
-        if (request.op() == AgentProtocol.OP_GATHER)
-        {
-            return "GATHER (all-gather or broadcast)";
-        }
-        return (request.op() == AgentProtocol.OP_SUM ? "SUM" : "AVG") + " of "
-            + (request.dtype() == AgentProtocol.DTYPE_FLOAT32 ? "float32" : "int32");
-    }
-
     private void completeRound(final int status, final String message)
     {
         if (status == AgentProtocol.OK)
@@ -423,6 +361,7 @@ final class JobSession implements AutoCloseable
             region.complete(member.identity.localRank(), sequence, status, message);
             member.completed = sequence;
             member.pending = null;
+            member.ready = 0;
         }
         requested = 0;
         for (final RankConnection member : members)
@@ -440,7 +379,7 @@ final class JobSession implements AutoCloseable
             return;
         }
         counters.ranksConnected.decrement();
-        if (requested > 0 || inNetwork)
+        if (requested > 0)
         {
             fail(AgentProtocol.ERROR_RANK_LEFT, connection.describe() + " of job " + key
                 + (connection.bye ? " left" : " disconnected (died?)") + " in the middle of all-reduce #"
@@ -488,6 +427,7 @@ final class JobSession implements AutoCloseable
             return;
         }
         closed = true;
+        pipeline.abandon();
         for (final RankConnection member : members)
         {
             if (member != null && !member.closed)
@@ -504,42 +444,33 @@ final class JobSession implements AutoCloseable
         counters.jobsActive.decrement();
     }
 
-    /** The agent's counters, resolved once. */
-    static final class HostAgentCounters
+    /** What the round's pipeline reports, on the agent's thread. */
+    private final class Outcome implements RoundPipeline.Outcome
     {
-        final AtomicCounter jobsStarted;
-        final AtomicCounter jobsFailed;
-        final AtomicCounter ranksConnected;
-        final AtomicCounter rounds;
-        final AtomicCounter bytesReduced;
-        final AtomicCounter roundErrors;
-        final AtomicCounter hellosRefused;
-        final AtomicCounter networkRounds;
-        final AtomicCounter jobsActive;
-        final AtomicCounter peersRefused;
-
-        HostAgentCounters(final org.inagg.agent.CounterRegistry registry, final String name)
+        @Override
+        public void done(final long elements)
         {
-            jobsStarted = registry.newCounter(HostAgentCounter.JOBS_STARTED, label(name, HostAgentCounter.JOBS_STARTED));
-            jobsFailed = registry.newCounter(HostAgentCounter.JOBS_FAILED, label(name, HostAgentCounter.JOBS_FAILED));
-            ranksConnected = registry.newCounter(HostAgentCounter.RANKS_CONNECTED,
-                label(name, HostAgentCounter.RANKS_CONNECTED));
-            rounds = registry.newCounter(HostAgentCounter.ROUNDS, label(name, HostAgentCounter.ROUNDS));
-            bytesReduced = registry.newCounter(HostAgentCounter.BYTES_REDUCED,
-                label(name, HostAgentCounter.BYTES_REDUCED));
-            roundErrors = registry.newCounter(HostAgentCounter.ROUND_ERRORS, label(name, HostAgentCounter.ROUND_ERRORS));
-            hellosRefused = registry.newCounter(HostAgentCounter.HELLOS_REFUSED,
-                label(name, HostAgentCounter.HELLOS_REFUSED));
-            networkRounds = registry.newCounter(HostAgentCounter.NETWORK_ROUNDS,
-                label(name, HostAgentCounter.NETWORK_ROUNDS));
-            jobsActive = registry.newCounter(HostAgentCounter.JOBS_ACTIVE, label(name, HostAgentCounter.JOBS_ACTIVE));
-            peersRefused = registry.newCounter(HostAgentCounter.PEERS_REFUSED,
-                label(name, HostAgentCounter.PEERS_REFUSED));
+            for (final RankConnection member : members)
+            {
+                region.done(member.identity.localRank(), elements);
+                member.ring(AgentProtocol.DOORBELL_DONE);
+            }
         }
 
-        private static String label(final String name, final HostAgentCounter counter)
+        @Override
+        public void complete(final int status, final String message)
         {
-            return "agent " + name + ": " + counter.label();
+            if (status == AgentProtocol.OK && hosts > 1 && members[0].pending.count() > 0)
+            {
+                counters.networkRounds.increment();
+            }
+            completeRound(status, message);
+        }
+
+        @Override
+        public void failJob(final int status, final String message)
+        {
+            fail(status, message);
         }
     }
 }

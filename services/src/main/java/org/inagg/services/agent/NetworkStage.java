@@ -30,7 +30,7 @@ import org.inagg.wire.InaggHeader;
  * The job is opened on a thread of its own, since registering and joining wait for the other hosts, and every round
  * is chained after it.
  */
-final class NetworkStage implements AutoCloseable
+final class NetworkStage implements RoundPipeline.SwitchStage, AutoCloseable
 {
     private static final System.Logger LOG = System.getLogger(NetworkStage.class.getName());
     /** Largest lanes per packet accepted from the switch (as {@code inagg worker --max-lanes}). */
@@ -149,7 +149,21 @@ final class NetworkStage implements AutoCloseable
      */
     CompletableFuture<Void> stage(final MemorySegment data, final CollectiveRequest round, final int ranksPerHost)
     {
-        final MemorySegment r = data.asSlice(0, round.count() * AgentProtocol.elementBytes(round.dtype()));
+        return stage(data, 0, round, ranksPerHost);
+    }
+
+    /**
+     * The switch stage of one chunk of a round ({@link RoundPipeline}): {@code round} describes the chunk (its count,
+     * parts and first part's rank), which starts {@code at} elements into {@code data}. Chunks queue in the job in the
+     * order they are staged and complete in that order; each has its own range of the landing buffer, so several may
+     * be in flight.
+     */
+    @Override
+    public CompletableFuture<Void> stage(final MemorySegment data, final long at, final CollectiveRequest round,
+        final int ranksPerHost)
+    {
+        final long from = at * AgentProtocol.elementBytes(round.dtype());
+        final MemorySegment r = data.asSlice(from, round.count() * AgentProtocol.elementBytes(round.dtype()));
         final ElementType type = round.dtype() == AgentProtocol.DTYPE_FLOAT32 ? ElementType.FLOAT32 : ElementType.INT32;
         if (round.op() == AgentProtocol.OP_GATHER)
         {
@@ -172,7 +186,7 @@ final class NetworkStage implements AutoCloseable
         }
         final int[] owners = owners(round, ranksPerHost);
         final long partBytes = round.partElements() * AgentProtocol.elementBytes(round.dtype());
-        final MemorySegment scratch = scratch(r.byteSize());
+        final MemorySegment scratch = scratch(from + r.byteSize()).asSlice(from, r.byteSize());
         return job.thenCompose(j ->
         {
             final int host = j.context().workerId();
@@ -193,6 +207,16 @@ final class NetworkStage implements AutoCloseable
         });
     }
 
+    /**
+     * Lanes per packet of the switch job (every block of a float sum is one packet's lanes), 0 while the job is still
+     * being joined.
+     */
+    @Override
+    public int lanes()
+    {
+        return job.isDone() && !job.isCompletedExceptionally() ? job.join().elementsPerPacket() : 0;
+    }
+
     private static int[] owners(final CollectiveRequest round, final int ranksPerHost)
     {
         final int[] owners = new int[(int)round.parts()];
@@ -203,7 +227,10 @@ final class NetworkStage implements AutoCloseable
         return owners;
     }
 
-    /** Where a reduce-scatter's owned parts land first: one buffer, grown to the largest round seen. */
+    /**
+     * Where a reduce-scatter's owned parts land first: one buffer, grown to the largest round seen (a chunk still in
+     * flight keeps the buffer it was given).
+     */
     private MemorySegment scratch(final long bytes)
     {
         if (scratch == null || scratch.byteSize() < bytes)

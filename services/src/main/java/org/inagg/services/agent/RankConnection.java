@@ -17,6 +17,8 @@ final class RankConnection
     long completed;
     /** The request of the round in progress, null between rounds. */
     CollectiveRequest pending;
+    /** Elements of the pending round this rank has copied in (its descriptor's ready count, checked). */
+    long ready;
     boolean bye;
     boolean closed;
 
@@ -28,12 +30,18 @@ final class RankConnection
     /** Rings the rank's doorbell; false when the rank is gone. */
     boolean ringComplete()
     {
+        return ring(AgentProtocol.DOORBELL_COMPLETE);
+    }
+
+    /** Rings {@code doorbell} ({@link AgentProtocol#DOORBELL_COMPLETE} or {@link AgentProtocol#DOORBELL_DONE}). */
+    boolean ring(final byte doorbell)
+    {
         if (closed)
         {
             return false;
         }
         complete.clear();
-        complete.put(AgentProtocol.DOORBELL_COMPLETE).flip();
+        complete.put(doorbell).flip();
         try
         {
             return channel.write(complete) == 1;

@@ -193,6 +193,32 @@ public final class RequestDecoder
             partRank);
     }
 
+    /**
+     * Reads how much of {@code round} a rank has copied into its data region (its descriptor's ready count, rung with
+     * the request and with each {@link AgentProtocol#DOORBELL_PROGRESS}).
+     *
+     * @param previous the count it said before (0 for the request itself): the count never shrinks.
+     */
+    public static long decodeReady(final MemorySegment descriptor, final CollectiveRequest round, final long previous)
+    {
+        if (descriptor.byteSize() < SharedRegion.READY_ELEMENTS + Long.BYTES)
+        {
+            throw bad("descriptor of " + descriptor.byteSize() + " bytes");
+        }
+        final long ready = descriptor.get(SharedRegion.LONG, SharedRegion.READY_ELEMENTS);
+        if (ready < previous || ready > round.count())
+        {
+            throw bad("ready count " + ready + " of round #" + round.sequence() + " is not in " + previous + ".."
+                + round.count() + " (it grows, up to the round's elements)");
+        }
+        if (ready != round.count() && round.op() != AgentProtocol.OP_SUM && round.op() != AgentProtocol.OP_AVG)
+        {
+            throw bad("ready count " + ready + " of round #" + round.sequence() + " with op " + round.op()
+                + ": only SUM and AVG rounds are copied in chunks, the others whole (" + round.count() + ")");
+        }
+        return ready;
+    }
+
     private static AgentProtocolException bad(final String message)
     {
         return new AgentProtocolException(AgentProtocol.ERROR_BAD_REQUEST, message);

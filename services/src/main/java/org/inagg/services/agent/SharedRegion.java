@@ -24,7 +24,8 @@ import java.util.Set;
  *                      |  12 local ranks (int)          16 world size (int)         |
  *                      |  24 slot capacity bytes (long) 32 data offset (long)       |
  *                      |  40 result offset (long)       48 agent pid (long)         |
- *                      |  56 job key length (int)       64 job key UTF-8 ...        |
+ *                      |  56 job key length (int)       60 chunk elements (int)     |
+ *                      |  64 job key UTF-8 ...                                      |
  *  4096                +------------------------------------------------------------+
  *                      | descriptor of local rank 0 (DESCRIPTOR_LENGTH = 512)       |
  *                      |   written by the rank:                                     |
@@ -34,7 +35,11 @@ import java.util.Set;
  *                      |    48 part elements (long)    56 part rank (int)           |
  *                      |   written by the agent:                                    |
  *                      |    64 completed sequence (long) 72 status (int)            |
- *                      |    76 message length (int)     80 message UTF-8 ... 511    |
+ *                      |    76 message length (int)                                 |
+ *                      |   written by the rank:                                     |
+ *                      |    80 ready elements (long)                                |
+ *                      |   written by the agent:                                    |
+ *                      |    88 done elements (long)    96 message UTF-8 ... 511     |
  *                      | descriptor of local rank 1 ...                             |
  *  data offset         +------------------------------------------------------------+
  *  (4096-aligned)      | data of local rank 0 (slot capacity bytes): its input      |
@@ -48,6 +53,15 @@ import java.util.Set;
  * writes each descriptor's completion and rings {@link AgentProtocol#DOORBELL_COMPLETE}; each rank copies the result
  * out. A rank writes its next request only after it copied the result out, so the agent never overwrites a result
  * someone still reads. The socket's system calls order the memory accesses on both sides.
+ * <p>
+ * A sum's round is a pipeline of chunks when the header's chunk elements are not 0 ({@link RoundPipeline}): the rank
+ * rings its request after copying only the first chunk in (ready elements: how much of the round its data region
+ * holds), and after each next chunk writes the larger ready count and rings
+ * {@link AgentProtocol#DOORBELL_PROGRESS}; the agent sums what every local rank holds as it arrives (and, with network
+ * chunks, sends it through the switch chunk by chunk). Once the whole in-host sum is known to be finite, the agent may
+ * write how much of the result is final (done elements) and ring {@link AgentProtocol#DOORBELL_DONE} as chunks come
+ * back from the switch, and the rank copies each out while the next is on the network. Other rounds (and every round with chunk elements
+ * 0) are copied in whole: ready elements is the count when the request rings.
  * <p>
  * A {@link AgentProtocol#OP_GATHER} round moves bytes instead of summing: each rank writes only the bytes it gives
  * (gather from, gather length: a byte range of the round, at the same offsets in its data region, or none), the agent
@@ -80,7 +94,9 @@ public final class SharedRegion implements AutoCloseable
     public static final int COMPLETED_SEQUENCE = 64;
     public static final int STATUS = 72;
     public static final int MESSAGE_LENGTH = 76;
-    public static final int MESSAGE = 80;
+    public static final int READY_ELEMENTS = 80;
+    public static final int DONE_ELEMENTS = 88;
+    public static final int MESSAGE = 96;
     public static final int MAX_MESSAGE_BYTES = DESCRIPTOR_LENGTH - MESSAGE;
 
     static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
@@ -130,6 +146,16 @@ public final class SharedRegion implements AutoCloseable
     public static SharedRegion create(final Path path, final int localRanks, final int worldSize,
         final long slotCapacity, final String jobKey)
     {
+        return create(path, localRanks, worldSize, slotCapacity, jobKey, 0);
+    }
+
+    /**
+     * As {@link #create(Path, int, int, long, String)}, telling the ranks to copy sums in chunks of
+     * {@code chunkElements} (0: whole rounds).
+     */
+    public static SharedRegion create(final Path path, final int localRanks, final int worldSize,
+        final long slotCapacity, final String jobKey, final int chunkElements)
+    {
         final long size = fileSize(localRanks, slotCapacity);
         try
         {
@@ -164,6 +190,7 @@ public final class SharedRegion implements AutoCloseable
             mapping.set(LONG, 48, ProcessHandle.current().pid());
             final int keyLength = Math.min(key.length, MAX_KEY_BYTES);
             mapping.set(INT, 56, keyLength);
+            mapping.set(INT, 60, chunkElements);
             MemorySegment.copy(MemorySegment.ofArray(key), 0, mapping, KEY_OFFSET, keyLength);
             mapping.set(LONG, 0, MAGIC); // last: a reader that sees the magic sees the rest
             return region;
@@ -238,6 +265,18 @@ public final class SharedRegion implements AutoCloseable
         d.set(INT, MESSAGE_LENGTH, length);
         d.set(INT, STATUS, status);
         d.set(LONG, COMPLETED_SEQUENCE, sequence);
+    }
+
+    /** Elements of the round that {@code localRank} has copied into its data region (its descriptor's ready count). */
+    public long ready(final int localRank)
+    {
+        return descriptor(localRank).get(LONG, READY_ELEMENTS);
+    }
+
+    /** Publishes that the first {@code elements} of the result are final for {@code localRank}. */
+    public void done(final int localRank, final long elements)
+    {
+        descriptor(localRank).set(LONG, DONE_ELEMENTS, elements);
     }
 
     /** Unmaps and deletes the file. */

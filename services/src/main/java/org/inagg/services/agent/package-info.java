@@ -11,6 +11,8 @@
  *   <li>{@link org.inagg.services.agent.SharedRegion}: the shared-memory layout (drawn there).</li>
  *   <li>{@link org.inagg.services.agent.RequestDecoder}: checks what a rank wrote before the agent acts on it.</li>
  *   <li>{@link org.inagg.services.agent.JobSession}: one job's ranks, their requests, failures.</li>
+ *   <li>{@link org.inagg.services.agent.RoundPipeline}: a round's in-host sum and switch stage in chunks that overlap
+ *   the ranks' copies in and out.</li>
  *   <li>{@link org.inagg.services.agent.PrivateDirectory}, {@code AgentLock}, {@code PeerPolicy}: the agent on a host
  *   shared with other users (docs/security.md): its own directory, one live agent a name, only its user's ranks.</li>
  * </ul>

@@ -30,7 +30,7 @@ class HostAgentTest
     void launch()
     {
         agent = HostAgent.launch(new HostAgentContext().name("test").directory(dir).slotBytes(2 << 20)
-            .reducerThreads(2));
+            .chunkBytes(4096).reducerThreads(2));
     }
 
     @AfterEach
@@ -193,6 +193,67 @@ class HostAgentTest
             final CompletableFuture<Integer> third = CompletableFuture.supplyAsync(() -> round(a, 10));
             assertThat(round(b, 10)).isEqualTo(AgentProtocol.OK);
             assertThat(third.get()).isEqualTo(AgentProtocol.OK);
+        }
+    }
+
+    @Test
+    void shouldSumARoundCopiedInChunksOnlyOnceEveryRankCopiedAllOfItIn() throws Exception
+    {
+        try (TestRank a = new TestRank(socket(), 0, 2, 0, 2, "job-chunks");
+             TestRank b = new TestRank(socket(), 1, 2, 1, 2, "job-chunks"))
+        {
+            assertThat(a.chunkElements()).isEqualTo(1024);
+            final int n = 3000;
+            for (int i = 0; i < n; i++)
+            {
+                a.data().setAtIndex(FLOAT, i, i);
+                b.data().setAtIndex(FLOAT, i, 0.25f);
+            }
+            a.chunkedRequest(AgentProtocol.OP_SUM, AgentProtocol.DTYPE_FLOAT32, n, 1024);
+            b.chunkedRequest(AgentProtocol.OP_SUM, AgentProtocol.DTYPE_FLOAT32, n, 1024);
+            a.progress(2048);
+            a.progress(n);
+            b.progress(2048);
+            final CompletableFuture<Integer> first = CompletableFuture.supplyAsync(() -> await(a));
+            Thread.sleep(200);
+            assertThat(first).as("b has not copied all of it in").isNotDone();
+            b.progress(n);
+            assertThat(await(b)).isEqualTo(AgentProtocol.OK);
+            assertThat(first.get()).isEqualTo(AgentProtocol.OK);
+            for (int i = 0; i < n; i++)
+            {
+                assertThat(a.result().getAtIndex(FLOAT, i)).isEqualTo(i + 0.25f);
+            }
+
+            // A round error while a rank still copies in: its late chunks change nothing, the job goes on.
+            a.chunkedRequest(AgentProtocol.OP_SUM, AgentProtocol.DTYPE_FLOAT32, n, 1024);
+            b.chunkedRequest(AgentProtocol.OP_SUM, AgentProtocol.DTYPE_FLOAT32, n - 1, 1024);
+            a.progress(n);
+            b.progress(n - 1);
+            assertThat(await(a)).isEqualTo(AgentProtocol.ERROR_SIZE_MISMATCH);
+            assertThat(await(b)).isEqualTo(AgentProtocol.ERROR_SIZE_MISMATCH);
+            final CompletableFuture<Integer> again = CompletableFuture.supplyAsync(() -> round(a, 10));
+            assertThat(round(b, 10)).isEqualTo(AgentProtocol.OK);
+            assertThat(again.get()).isEqualTo(AgentProtocol.OK);
+
+            // A ready count past the round is a broken rank: the job fails, naming it. (A count that shrinks is
+            // refused the same way, RequestDecoderTest.)
+            a.chunkedRequest(AgentProtocol.OP_SUM, AgentProtocol.DTYPE_FLOAT32, n, 2048);
+            a.progress(n + 1);
+            assertThat(a.awaitCompletion()).isEqualTo(AgentProtocol.ERROR_BAD_REQUEST);
+            assertThat(a.lastMessage()).contains("local rank 0", "ready count 3001", "..3000");
+        }
+    }
+
+    private static int await(final TestRank rank)
+    {
+        try
+        {
+            return rank.awaitCompletion();
+        }
+        catch (final IOException ex)
+        {
+            throw new java.io.UncheckedIOException(ex);
         }
     }
 

@@ -33,18 +33,12 @@ class NetworkStageTest
     @Timeout(60)
     void shouldBringEachHostOnlyItsPartsOfAReduceScatterAndTheOthersOfAnAllGather() throws Exception
     {
-        final UdpTransport udp = UdpTransport.open(new InetSocketAddress("127.0.0.1", 0), List.of(), 16, 16,
-            InaggHeader.messageLength(256), 64);
-        final SoftwareSwitch sw = new SoftwareSwitch(udp, new CounterRegistry(64), 64);
-        sw.addJob(new SwitchJobConfig(7, 2, 16, 64));
-        final AgentRunner runner = new AgentRunner(new SleepingMillisIdleStrategy(0), Throwable::printStackTrace,
-            null, sw);
-        AgentRunner.startOnThread(runner);
         final int part = 100;
         final int words = 4 * part;
-        try (Arena arena = Arena.ofShared();
-             NetworkStage a = stage(udp.localAddress(), 0);
-             NetworkStage b = stage(udp.localAddress(), 1))
+        try (SwitchOnThread sw = SwitchOnThread.start();
+             Arena arena = Arena.ofShared();
+             NetworkStage a = stage(sw.address(), 0);
+             NetworkStage b = stage(sw.address(), 1))
         {
             final MemorySegment[] data = {arena.allocate(4L * words), arena.allocate(4L * words)};
             for (int h = 0; h < 2; h++)
@@ -87,7 +81,103 @@ class NetworkStageTest
             assertThat(data[0].getAtIndex(INT, 0)).isEqualTo(-5);
             assertThat(data[1].getAtIndex(INT, 0)).isEqualTo(-5);
         }
-        finally
+    }
+
+    /**
+     * A float sum staged in chunks, several in flight (as {@link RoundPipeline} cuts them: whole packets, or whole parts
+     * and packet pieces of a part), gives the same bits as the round staged whole: the blocks, and so the fixed-point
+     * exponents, are the same.
+     */
+    @Test
+    @Timeout(60)
+    void shouldGiveTheSameBitsInChunksAsWhole() throws Exception
+    {
+        final int n = 4 * 1000 + 37;
+        try (SwitchOnThread sw = SwitchOnThread.start();
+             Arena arena = Arena.ofShared();
+             NetworkStage a = stage(sw.address(), 0);
+             NetworkStage b = stage(sw.address(), 1))
+        {
+            final java.util.Random random = new java.util.Random(11);
+            final MemorySegment[] inputs = {arena.allocate(4L * n), arena.allocate(4L * n)};
+            for (final MemorySegment input : inputs)
+            {
+                for (int i = 0; i < n; i++)
+                {
+                    input.setAtIndex(ValueLayout.JAVA_FLOAT_UNALIGNED, i,
+                        (float)random.nextGaussian() * (1 << random.nextInt(24)) / (1 << 12));
+                }
+            }
+            final CollectiveRequest[] rounds = {
+                new CollectiveRequest(1, AgentProtocol.OP_SUM, AgentProtocol.DTYPE_FLOAT32, n, n),
+                new CollectiveRequest(2, AgentProtocol.OP_SUM, AgentProtocol.DTYPE_FLOAT32, 4000, 4000, 0, 0, 1000,
+                    0),
+                new CollectiveRequest(3, AgentProtocol.OP_SUM, AgentProtocol.DTYPE_FLOAT32, 400, 400, 0, 0, 100,
+                    0)};
+            // Pieces of packets, pieces of a part, whole parts.
+            final long[] chunkElements = {300, 300, 100};
+            for (int k = 0; k < rounds.length; k++)
+            {
+                final CollectiveRequest round = rounds[k];
+                final MemorySegment[] whole = copies(arena, inputs);
+                run(a, b, whole, round);
+                final MemorySegment[] chunked = copies(arena, inputs);
+                final List<CompletableFuture<Void>> staged = new java.util.ArrayList<>();
+                int chunks = 0;
+                for (long at = 0; at < round.count(); chunks++)
+                {
+                    final long end = RoundPipeline.chunkEnd(round, at, a.lanes(), chunkElements[k]);
+                    final CollectiveRequest chunk = RoundPipeline.chunk(round, at, end);
+                    staged.add(a.stage(chunked[0], at, chunk, 2));
+                    staged.add(b.stage(chunked[1], at, chunk, 2));
+                    at = end;
+                }
+                for (final CompletableFuture<Void> f : staged)
+                {
+                    f.get(30, TimeUnit.SECONDS);
+                }
+                assertThat(chunks).as("round %d", round.sequence()).isGreaterThanOrEqualTo(4);
+                for (int h = 0; h < 2; h++)
+                {
+                    assertThat(chunked[h].asSlice(0, 4 * round.count()).mismatch(whole[h].asSlice(0,
+                        4 * round.count()))).as("round %d host %d", round.sequence(), h).isEqualTo(-1);
+                }
+            }
+        }
+    }
+
+    private static MemorySegment[] copies(final Arena arena, final MemorySegment[] inputs)
+    {
+        final MemorySegment[] copies = new MemorySegment[inputs.length];
+        for (int i = 0; i < inputs.length; i++)
+        {
+            copies[i] = arena.allocate(inputs[i].byteSize()).copyFrom(inputs[i]);
+        }
+        return copies;
+    }
+
+    /** A software switch with job 7 of 2 workers, on a thread of its own. */
+    private record SwitchOnThread(UdpTransport udp, AgentRunner runner) implements AutoCloseable
+    {
+        static SwitchOnThread start()
+        {
+            final UdpTransport udp = UdpTransport.open(new InetSocketAddress("127.0.0.1", 0), List.of(), 16, 16,
+                InaggHeader.messageLength(256), 64);
+            final SoftwareSwitch sw = new SoftwareSwitch(udp, new CounterRegistry(64), 64);
+            sw.addJob(new SwitchJobConfig(7, 2, 16, 64));
+            final AgentRunner runner = new AgentRunner(new SleepingMillisIdleStrategy(0), Throwable::printStackTrace,
+                null, sw);
+            AgentRunner.startOnThread(runner);
+            return new SwitchOnThread(udp, runner);
+        }
+
+        InetSocketAddress address()
+        {
+            return udp.localAddress();
+        }
+
+        @Override
+        public void close()
         {
             runner.close();
         }

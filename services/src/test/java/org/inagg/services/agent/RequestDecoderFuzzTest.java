@@ -11,7 +11,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Fuzzes what the agent reads from a rank ({@link RequestDecoder}, docs/fuzzing.md): a hello frame and a request in a
  * slot descriptor. Invariants: anything malformed is an {@link AgentProtocolException} with a message and a code,
  * never another exception; what it accepts is within the bounds the agent relies on (ranks inside the world, a key
- * of 1..208 bytes, a collective timeout that is not negative, a count that fits the slot, the expected sequence).
+ * of 1..208 bytes, a collective timeout that is not negative, a count that fits the slot, the expected sequence, a
+ * ready count that grows up to the count, and is the count for a round that is not a sum).
  */
 class RequestDecoderFuzzTest
 {
@@ -50,6 +51,13 @@ class RequestDecoderFuzzTest
             assertThat(request.gatherLength()).isNotNegative();
             assertThat(request.gatherFrom() + request.gatherLength()).isLessThanOrEqualTo(request.count() * 4);
             assertThat(request.dtype()).isIn(AgentProtocol.DTYPE_FLOAT32, AgentProtocol.DTYPE_INT32);
+            final long previous = input.length > 2 ? input[2] & 0x7F : 0;
+            final long ready = RequestDecoder.decodeReady(descriptor, request, previous);
+            assertThat(ready).isBetween(previous, request.count());
+            if (request.op() != AgentProtocol.OP_SUM && request.op() != AgentProtocol.OP_AVG)
+            {
+                assertThat(ready).isEqualTo(request.count());
+            }
         }
         catch (final AgentProtocolException e)
         {

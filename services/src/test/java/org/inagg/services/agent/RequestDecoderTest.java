@@ -100,6 +100,31 @@ class RequestDecoderTest
         }
     }
 
+    @Test
+    void shouldAcceptAReadyCountThatGrowsUpToTheRoundAndOnlyAWholeOneForRoundsThatAreNotSums()
+    {
+        try (Arena arena = Arena.ofConfined())
+        {
+            final MemorySegment d = arena.allocate(SharedRegion.DESCRIPTOR_LENGTH);
+            final CollectiveRequest sum = new CollectiveRequest(4, AgentProtocol.OP_SUM, AgentProtocol.DTYPE_FLOAT32,
+                3000, 3000);
+            d.set(SharedRegion.LONG, SharedRegion.READY_ELEMENTS, 1024);
+            assertThat(RequestDecoder.decodeReady(d, sum, 0)).isEqualTo(1024);
+            assertThat(RequestDecoder.decodeReady(d, sum, 1024)).isEqualTo(1024);
+            assertThatThrownBy(() -> RequestDecoder.decodeReady(d, sum, 2048))
+                .hasMessageContaining("ready count 1024 of round #4 is not in 2048..3000");
+            d.set(SharedRegion.LONG, SharedRegion.READY_ELEMENTS, 3001);
+            assertThatThrownBy(() -> RequestDecoder.decodeReady(d, sum, 0)).hasMessageContaining("not in 0..3000");
+            d.set(SharedRegion.LONG, SharedRegion.READY_ELEMENTS, 10);
+            final CollectiveRequest max = new CollectiveRequest(5, AgentProtocol.OP_MAX, AgentProtocol.DTYPE_INT32, 20,
+                20);
+            assertThatThrownBy(() -> RequestDecoder.decodeReady(d, max, 0))
+                .hasMessageContaining("only SUM and AVG rounds are copied in chunks");
+            d.set(SharedRegion.LONG, SharedRegion.READY_ELEMENTS, 20);
+            assertThat(RequestDecoder.decodeReady(d, max, 0)).isEqualTo(20);
+        }
+    }
+
     static void gather(final MemorySegment d, final long from, final long length)
     {
         d.set(SharedRegion.LONG, SharedRegion.REQUEST_GATHER_FROM, from);

@@ -97,6 +97,31 @@ final class TestRank implements AutoCloseable
     void gatherRequest(final int op, final int dtype, final long count, final long from, final long length)
         throws IOException
     {
+        write(op, dtype, count, from, length, count);
+    }
+
+    /** A request rung with only {@code ready} elements copied in ({@link #progress} says the rest). */
+    void chunkedRequest(final int op, final int dtype, final long count, final long ready) throws IOException
+    {
+        write(op, dtype, count, 0, 0, ready);
+    }
+
+    /** Says that {@code ready} elements are copied in and rings {@link AgentProtocol#DOORBELL_PROGRESS}. */
+    void progress(final long ready) throws IOException
+    {
+        descriptor().set(SharedRegion.LONG, SharedRegion.READY_ELEMENTS, ready);
+        channel.write(ByteBuffer.wrap(new byte[] {AgentProtocol.DOORBELL_PROGRESS}));
+    }
+
+    /** The agent's chunk size from the header (0: whole rounds). */
+    int chunkElements()
+    {
+        return mapping.get(SharedRegion.INT, 60);
+    }
+
+    private void write(final int op, final int dtype, final long count, final long from, final long length,
+        final long ready) throws IOException
+    {
         final MemorySegment d = mapping.asSlice(SharedRegion.HEADER_LENGTH
             + (long)localRank * SharedRegion.DESCRIPTOR_LENGTH, SharedRegion.DESCRIPTOR_LENGTH);
         d.set(SharedRegion.LONG, SharedRegion.REQUEST_SEQUENCE, ++sequence);
@@ -106,6 +131,7 @@ final class TestRank implements AutoCloseable
         d.set(SharedRegion.LONG, SharedRegion.REQUEST_TOTAL, count);
         d.set(SharedRegion.LONG, SharedRegion.REQUEST_GATHER_FROM, from);
         d.set(SharedRegion.LONG, SharedRegion.REQUEST_GATHER_LENGTH, length);
+        d.set(SharedRegion.LONG, SharedRegion.READY_ELEMENTS, ready);
         channel.write(ByteBuffer.wrap(new byte[] {AgentProtocol.DOORBELL_REQUEST}));
     }
 
