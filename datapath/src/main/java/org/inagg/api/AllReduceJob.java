@@ -4,12 +4,7 @@ import java.lang.foreign.MemorySegment;
 import java.nio.Buffer;
 import java.nio.FloatBuffer;
 import java.nio.IntBuffer;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.AgentRunner;
@@ -117,7 +112,7 @@ public final class AllReduceJob implements AutoCloseable
     /** Waits until the switch accepted this worker's join, or throws why it did not. */
     public void awaitJoined()
     {
-        join(agent.joined(), context.peerTimeout().toMillis() * 2 + 1000);
+        JobFutures.join(agent.joined(), context.peerTimeout().toMillis() * 2 + 1000);
     }
 
     // ---------------------------------------------------------------------------------------------------------------
@@ -126,52 +121,52 @@ public final class AllReduceJob implements AutoCloseable
     /** Replaces {@code data} with the sum of every worker's {@code data}. */
     public void allReduce(final float[] data)
     {
-        await(allReduceAsync(data));
+        JobFutures.await(allReduceAsync(data));
     }
 
     public void allReduce(final float[] source, final float[] destination)
     {
-        await(allReduceAsync(source, destination));
+        JobFutures.await(allReduceAsync(source, destination));
     }
 
     public void allReduce(final int[] data)
     {
-        await(allReduceAsync(data));
+        JobFutures.await(allReduceAsync(data));
     }
 
     public void allReduce(final int[] source, final int[] destination)
     {
-        await(allReduceAsync(source, destination));
+        JobFutures.await(allReduceAsync(source, destination));
     }
 
     /** Sums the remaining floats of {@code source} into {@code destination} (positions are not moved). */
     public void allReduce(final FloatBuffer source, final FloatBuffer destination)
     {
-        await(allReduceAsync(source, destination));
+        JobFutures.await(allReduceAsync(source, destination));
     }
 
     /** Sums the float32 (or int32) values of {@code source}, in native byte order, into {@code destination}. */
     public void allReduce(final MemorySegment source, final MemorySegment destination, final ElementType type)
     {
-        await(allReduceAsync(source, destination, type));
+        JobFutures.await(allReduceAsync(source, destination, type));
     }
 
     /** Replaces {@code data} with the element-wise {@code op} over every worker's {@code data}. */
     public void allReduce(final float[] data, final ReduceOp op)
     {
-        await(allReduceAsync(data, op));
+        JobFutures.await(allReduceAsync(data, op));
     }
 
     public void allReduce(final int[] data, final ReduceOp op)
     {
-        await(allReduceAsync(data, op));
+        JobFutures.await(allReduceAsync(data, op));
     }
 
     /** The element-wise {@code op} over every worker's {@code source} into {@code destination} (native byte order). */
     public void allReduce(
         final MemorySegment source, final MemorySegment destination, final ElementType type, final ReduceOp op)
     {
-        await(allReduceAsync(source, destination, type, op));
+        JobFutures.await(allReduceAsync(source, destination, type, op));
     }
 
     /**
@@ -183,19 +178,19 @@ public final class AllReduceJob implements AutoCloseable
      */
     public void reduceScatter(final float[] source, final float[] destination, final ReduceOp op)
     {
-        await(reduceScatterAsync(source, destination, op));
+        JobFutures.await(reduceScatterAsync(source, destination, op));
     }
 
     public void reduceScatter(final int[] source, final int[] destination, final ReduceOp op)
     {
-        await(reduceScatterAsync(source, destination, op));
+        JobFutures.await(reduceScatterAsync(source, destination, op));
     }
 
     /** {@link #reduceScatter(float[], float[], ReduceOp)} of memory segments (native byte order). */
     public void reduceScatter(
         final MemorySegment source, final MemorySegment destination, final ElementType type, final ReduceOp op)
     {
-        await(reduceScatterAsync(source, destination, type, op));
+        JobFutures.await(reduceScatterAsync(source, destination, type, op));
     }
 
     /**
@@ -210,7 +205,7 @@ public final class AllReduceJob implements AutoCloseable
         final MemorySegment source, final MemorySegment destination, final ElementType type, final ReduceOp op,
         final long partElements, final int[] partOwners)
     {
-        await(reduceScatterAsync(source, destination, type, op, partElements, partOwners));
+        JobFutures.await(reduceScatterAsync(source, destination, type, op, partElements, partOwners));
     }
 
     /**
@@ -221,18 +216,18 @@ public final class AllReduceJob implements AutoCloseable
      */
     public void allGather(final float[] mine, final float[] all)
     {
-        await(allGatherAsync(mine, all));
+        JobFutures.await(allGatherAsync(mine, all));
     }
 
     public void allGather(final int[] mine, final int[] all)
     {
-        await(allGatherAsync(mine, all));
+        JobFutures.await(allGatherAsync(mine, all));
     }
 
     /** {@link #allGather(float[], float[])} of memory segments. */
     public void allGather(final MemorySegment mine, final MemorySegment all, final ElementType type)
     {
-        await(allGatherAsync(mine, all, type));
+        JobFutures.await(allGatherAsync(mine, all, type));
     }
 
     /**
@@ -244,7 +239,7 @@ public final class AllReduceJob implements AutoCloseable
     public void allGather(
         final MemorySegment data, final ElementType type, final long partElements, final int[] partOwners)
     {
-        await(allGatherAsync(data, type, partElements, partOwners));
+        JobFutures.await(allGatherAsync(data, type, partElements, partOwners));
     }
 
     /**
@@ -254,17 +249,17 @@ public final class AllReduceJob implements AutoCloseable
      */
     public void broadcast(final float[] data, final int root)
     {
-        await(broadcastAsync(data, root));
+        JobFutures.await(broadcastAsync(data, root));
     }
 
     public void broadcast(final int[] data, final int root)
     {
-        await(broadcastAsync(data, root));
+        JobFutures.await(broadcastAsync(data, root));
     }
 
     public void broadcast(final MemorySegment data, final ElementType type, final int root)
     {
-        await(broadcastAsync(data, type, root));
+        JobFutures.await(broadcastAsync(data, type, root));
     }
 
     // ---------------------------------------------------------------------------------------------------------------
@@ -477,50 +472,6 @@ public final class AllReduceJob implements AutoCloseable
             runner.close();
             runner = null;
         }
-    }
-
-    private void await(final CompletableFuture<Void> future)
-    {
-        try
-        {
-            future.join();
-        }
-        catch (final CompletionException | CancellationException ex)
-        {
-            throw unwrap(ex);
-        }
-    }
-
-    private static void join(final CompletableFuture<Void> future, final long timeoutMs)
-    {
-        try
-        {
-            future.get(timeoutMs, TimeUnit.MILLISECONDS);
-        }
-        catch (final ExecutionException ex)
-        {
-            throw unwrap(ex);
-        }
-        catch (final TimeoutException ex)
-        {
-            throw new InaggException("no answer to the join within " + timeoutMs + " ms; is the agent running?", ex);
-        }
-        catch (final InterruptedException ex)
-        {
-            Thread.currentThread().interrupt();
-            throw new InaggException("interrupted while joining", ex);
-        }
-    }
-
-    private static RuntimeException unwrap(final Exception ex)
-    {
-        final Throwable cause = ex.getCause();
-        if (cause instanceof InaggException inagg)
-        {
-            // The agent's own exception, so callers can catch PeerTimeoutException and friends by type.
-            return inagg;
-        }
-        return cause instanceof RuntimeException runtime ? runtime : new InaggException(String.valueOf(cause), cause);
     }
 
     private static void reportAgentError(final Throwable error)
