@@ -3,16 +3,12 @@ package org.inagg.services.agent;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.System.Logger.Level;
-import java.net.StandardProtocolFamily;
-import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
-import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.GroupPrincipal;
 import java.security.SecureRandom;
@@ -23,9 +19,6 @@ import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
-
-import jdk.net.ExtendedSocketOptions;
-import jdk.net.UnixDomainPrincipal;
 
 /**
  * The per-host agent: accepts local ranks on a Unix-domain socket, groups them into jobs ({@link JobSession}) by the
@@ -45,7 +38,7 @@ public final class HostAgent implements AutoCloseable
     private static final System.Logger LOG = System.getLogger(HostAgent.class.getName());
 
     private final HostAgentContext context;
-    private final ServerSocketChannel server;
+    private final AgentListener listener;
     private final Selector selector;
     private final InHostReducer reducer;
     private final HostAgentCounters counters;
@@ -55,10 +48,7 @@ public final class HostAgent implements AutoCloseable
     private final Thread thread;
     private final PrivateDirectory directory;
     private final AgentLock lock;
-    private final PeerPolicy peers;
     private final SecureRandom random = new SecureRandom();
-    private long lastRefusalLogNs;
-    private long refusalsNotLogged;
     private volatile boolean running = true;
     private long idleSinceNs = System.nanoTime();
 
@@ -67,7 +57,6 @@ public final class HostAgent implements AutoCloseable
         this.context = context.conclude();
         this.counters = new HostAgentCounters(context.counters(), context.name());
         this.directory = PrivateDirectory.open(context.directory(), allowedGroup(context.allowGroup()));
-        this.peers = new PeerPolicy(directory.owner(), directory.allowedGroup());
         this.lock = AgentLock.acquire(directory, context.name(), context.socketPath());
         for (final Path leftover : lock.removed())
         {
@@ -76,10 +65,10 @@ public final class HostAgent implements AutoCloseable
         this.reducer = new InHostReducer(context.reducerThreads());
         try
         {
-            server = bind(context.socketPath(), directory);
+            listener = new AgentListener(context.name(), context.socketPath(), directory,
+                new PeerPolicy(directory.owner(), directory.allowedGroup()), counters);
             selector = Selector.open();
-            server.configureBlocking(false);
-            server.register(selector, SelectionKey.OP_ACCEPT);
+            listener.register(selector);
         }
         catch (final IOException ex)
         {
@@ -121,54 +110,6 @@ public final class HostAgent implements AutoCloseable
             throw new IllegalArgumentException("--allow-group " + name + ": no such group (" + ex.getMessage() + ")",
                 ex);
         }
-    }
-
-    /**
-     * Binds the socket (removing a stale one nobody answers on) and gives it the directory's file rights before it has
-     * its name: bound under a temporary name, chmod-ed, then renamed, so that no rank ever finds it with the process's
-     * umask rights (a rank that checked it in that window refused it).
-     */
-    private static ServerSocketChannel bind(final Path path, final PrivateDirectory directory) throws IOException
-    {
-        if (Files.exists(path))
-        {
-            try (SocketChannel probe = SocketChannel.open(UnixDomainSocketAddress.of(path)))
-            {
-                throw new IOException("another agent is listening on " + path + " (connect it with INAGG_AGENT="
-                    + path + ", or give this one another --name)");
-            }
-            catch (final IOException ex)
-            {
-                if (ex.getMessage() != null && ex.getMessage().startsWith("another agent"))
-                {
-                    throw ex;
-                }
-                Files.deleteIfExists(path); // a stale socket of an agent that died
-            }
-        }
-        final ServerSocketChannel channel = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
-        try
-        {
-            // Shorter than any socket name (a Unix socket path has at most 107 bytes), in the same private directory.
-            final Path unnamed = path.resolveSibling(".b" + ProcessHandle.current().pid());
-            Files.deleteIfExists(unnamed);
-            channel.bind(UnixDomainSocketAddress.of(unnamed));
-            try
-            {
-                directory.share(unnamed);
-                Files.move(unnamed, path, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
-            }
-            finally
-            {
-                Files.deleteIfExists(unnamed);
-            }
-        }
-        catch (final IOException ex)
-        {
-            channel.close();
-            throw ex;
-        }
-        return channel;
     }
 
     public HostAgentContext context()
@@ -285,47 +226,11 @@ public final class HostAgent implements AutoCloseable
 
     private void accept() throws IOException
     {
-        final SocketChannel channel = server.accept();
-        if (channel == null)
+        final SocketChannel channel = listener.accept();
+        if (channel != null)
         {
-            return;
+            channel.register(selector, SelectionKey.OP_READ, new RankConnection(channel));
         }
-        final UnixDomainPrincipal peer;
-        try
-        {
-            peer = channel.getOption(ExtendedSocketOptions.SO_PEERCRED);
-        }
-        catch (final IOException ex)
-        {
-            channel.close(); // who it was cannot be told: not served, and not worth stopping the agent for
-            counters.peersRefused.increment();
-            return;
-        }
-        if (!peers.allows(peer))
-        {
-            channel.close();
-            counters.peersRefused.increment();
-            logRefusal(peer);
-            return;
-        }
-        channel.configureBlocking(false);
-        channel.register(selector, SelectionKey.OP_READ, new RankConnection(channel));
-    }
-
-    /** One line a second at most, however fast another user connects; the counter has them all. */
-    private void logRefusal(final UnixDomainPrincipal peer)
-    {
-        final long now = System.nanoTime();
-        if (lastRefusalLogNs != 0 && now - lastRefusalLogNs < 1_000_000_000L)
-        {
-            refusalsNotLogged++;
-            return;
-        }
-        LOG.log(Level.WARNING, "agent {0}: refused a connection of {1} on {2}: only {3} may use this agent{4}",
-            context.name(), PeerPolicy.describe(peer), context.socketPath(), peers.allowed(),
-            refusalsNotLogged == 0 ? "" : " (" + refusalsNotLogged + " more refused since the last such line)");
-        lastRefusalLogNs = now;
-        refusalsNotLogged = 0;
     }
 
     private void read(final SelectionKey key, final RankConnection connection)
@@ -532,8 +437,7 @@ public final class HostAgent implements AutoCloseable
         try
         {
             selector.close();
-            server.close();
-            Files.deleteIfExists(context.socketPath());
+            listener.close();
         }
         catch (final IOException ignored)
         {

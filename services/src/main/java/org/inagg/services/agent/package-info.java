@@ -13,8 +13,9 @@
  *   <li>{@link org.inagg.services.agent.JobSession}: one job's ranks, their requests, failures.</li>
  *   <li>{@link org.inagg.services.agent.RoundPipeline}: a round's in-host sum and switch stage in chunks that overlap
  *   the ranks' copies in and out.</li>
- *   <li>{@link org.inagg.services.agent.PrivateDirectory}, {@code AgentLock}, {@code PeerPolicy}: the agent on a host
- *   shared with other users (docs/security.md): its own directory, one live agent a name, only its user's ranks.</li>
+ *   <li>{@link org.inagg.services.agent.PrivateDirectory}, {@code AgentLock}, {@code PeerPolicy}, {@code AgentListener}:
+ *   the agent on a host shared with other users (docs/security.md): its own directory, one live agent a name, only its
+ *   user's ranks.</li>
  * </ul>
  */
 package org.inagg.services.agent;
