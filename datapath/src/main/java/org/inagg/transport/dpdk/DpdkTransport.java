@@ -36,10 +36,11 @@ import org.inagg.transport.frame.UdpFrameCodec;
  * stores and a checksum fold. Received frames are dropped, and counted, unless they are single-segment and
  * {@link UdpFrameCodec#udpOffset} accepts them (IPv4/UDP to our address and port, well formed).
  * <p>
- * Mbuf ownership is exact: every mbuf taken (a transmit stash refilled in bursts, received bursts) is handed to a
- * transmit burst or freed, and {@link #close()} frees what the transport still holds, so the pool's free count
- * returns to its starting value. The first call on a thread without an EAL lcore id registers the thread
- * ({@code rte_thread_register}), which gives it a mempool cache; {@link #close()} unregisters it again.
+ * Mbuf ownership is exact: every mbuf taken (a transmit stash refilled in bursts, kept by {@link DpdkTxBursts};
+ * received bursts) is handed to a transmit burst or freed, and {@link #close()} frees what the transport still holds,
+ * so the pool's free count returns to its starting value. The first call on a thread without an EAL lcore id
+ * registers the thread ({@code rte_thread_register}), which gives it a mempool cache; {@link #close()} unregisters it
+ * again.
  * <p>
  * Not thread safe: one agent polls and sends. Peers ({@link DpdkPeers}, numbered by a {@link PeerTable}) given in the
  * configuration are numbered from 0; a frame from an unknown source (IPv4 address and UDP port) registers it as the
@@ -63,13 +64,11 @@ public final class DpdkTransport implements Transport, SourceRegistry
 
     private final DpdkTransportConfig config;
     private final MbufPool pool;
-    private final MemorySegment mempool;
     private final int burst;
     private final int maxMessageLength;
     private final int linkCount;
     private final int[] linkPort;
     private final int[] linkRxQueue;
-    private final int[] linkTxQueue;
     private final DpdkPorts ports;
     private final int localIp;
     private final int localUdpPort;
@@ -77,18 +76,12 @@ public final class DpdkTransport implements Transport, SourceRegistry
     private final int maxPeers;
 
     private final Arena arena = Arena.ofShared();
-    private final MemorySegment txMbufs;
-    private final MemorySegment[] txBursts;
-    private final int[] txCount;
-    private final MemorySegment stash;
-    private int stashCount;
+    private final DpdkTxBursts tx;
     private final MemorySegment rxMbufs;
     private int nextRxLink;
 
     private final DpdkPeers peers;
 
-    private long claimedMbuf;
-    private int claimedLink = -1;
     private Thread owner;
     private boolean registeredThread;
     private boolean closed;
@@ -96,7 +89,6 @@ public final class DpdkTransport implements Transport, SourceRegistry
     private int claimedLength;
     /** Messages and bytes each way, drops by reason; the DPDK-only counts are the fields below. */
     private TransportCounters counters = TransportCounters.inMemory();
-    private long framesSent;
     private long framesReceived;
     private long peersLearned;
     private long framesFromUnpinnedSources;
@@ -108,14 +100,13 @@ public final class DpdkTransport implements Transport, SourceRegistry
         this.ports = ports;
         this.config = config;
         this.pool = config.pool();
-        this.mempool = pool.address();
         this.burst = config.burst();
         this.maxMessageLength = config.maxMessageLength();
         final List<DpdkTransportConfig.Link> links = config.links();
         this.linkCount = links.size();
         this.linkPort = ports.linkPorts();
         this.linkRxQueue = new int[linkCount];
-        this.linkTxQueue = new int[linkCount];
+        final int[] linkTxQueue = new int[linkCount];
         for (int l = 0; l < linkCount; l++)
         {
             linkRxQueue[l] = links.get(l).rxQueue();
@@ -124,14 +115,7 @@ public final class DpdkTransport implements Transport, SourceRegistry
         this.localIp = config.localIp();
         this.localUdpPort = config.localUdpPort();
         this.maxPeers = config.maxPeers();
-        this.txMbufs = arena.allocate(ValueLayout.ADDRESS, (long)linkCount * burst);
-        this.txCount = new int[linkCount];
-        this.txBursts = new MemorySegment[linkCount];
-        for (int l = 0; l < linkCount; l++)
-        {
-            txBursts[l] = txMbufs.asSlice((long)l * burst * FastPath.POINTER_BYTES, burst * FastPath.POINTER_BYTES);
-        }
-        this.stash = arena.allocate(ValueLayout.ADDRESS, burst);
+        this.tx = new DpdkTxBursts(pool.address(), burst, linkPort, linkTxQueue, arena);
         this.rxMbufs = arena.allocate(ValueLayout.ADDRESS, burst);
         this.peers = new DpdkPeers(config, arena);
         for (final DpdkPeer peer : config.peers())
@@ -262,84 +246,34 @@ public final class DpdkTransport implements Transport, SourceRegistry
         {
             bindThread();
         }
-        final int link = peers.link(peer);
-        if (txCount[link] == burst)
-        {
-            flushLink(link);
-        }
-        if (stashCount == 0 && !refillStash())
+        final long frame = tx.claim(peers.link(peer), HEADERS_LENGTH + length, counters);
+        if (frame == DpdkTxBursts.NO_FRAME)
         {
             counters.increment(TransportCounter.CLAIMS_REFUSED);
             return CLAIM_FAILED;
         }
-        final long mbuf = Mbuf.at(stash, --stashCount);
-        final long frame = Mbuf.prepareRaw(mbuf, HEADERS_LENGTH + length);
         peers.writeHeaders(peer, MEMORY, frame, length);
-        claimedMbuf = mbuf;
-        claimedLink = link;
         claimedLength = length;
         return frame + HEADERS_LENGTH;
-    }
-
-    private boolean refillStash()
-    {
-        if (FastPath.rawBulkAlloc(mempool, stash, burst))
-        {
-            stashCount = burst;
-            return true;
-        }
-        if (FastPath.rawBulkAlloc(mempool, stash, 1))
-        {
-            stashCount = 1;
-            return true;
-        }
-        return false;
     }
 
     @Override
     public void commit()
     {
-        final int link = claimedLink;
-        Mbuf.set(txMbufs, link * burst + txCount[link]++, claimedMbuf);
-        claimedLink = -1;
+        tx.commit();
         counters.sent(claimedLength);
     }
 
     @Override
     public void abort()
     {
-        if (claimedLink >= 0)
-        {
-            Mbuf.set(stash, stashCount++, claimedMbuf);
-            claimedLink = -1;
-        }
+        tx.abort();
     }
 
     @Override
     public int flush()
     {
-        int sent = 0;
-        for (int link = 0; link < linkCount; link++)
-        {
-            if (txCount[link] > 0)
-            {
-                sent += flushLink(link);
-            }
-        }
-        return sent;
-    }
-
-    private int flushLink(final int link)
-    {
-        final int count = txCount[link];
-        final int sent = FastPath.txBurstFreeUnsent(linkPort[link], linkTxQueue[link], txBursts[link], count);
-        txCount[link] = 0;
-        framesSent += sent;
-        if (sent < count)
-        {
-            counters.add(TransportCounter.DROP_UNSENT, count - sent);
-        }
-        return sent;
+        return tx.flush(counters);
     }
 
     @Override
@@ -499,9 +433,8 @@ public final class DpdkTransport implements Transport, SourceRegistry
     /** Frames the transmit queues took. Counters are written by the polling thread; other threads may see them late. */
     public long framesSent()
     {
-        return framesSent;
+        return tx.framesSent();
     }
-
 
     /** Frames received, whatever they held. */
     public long framesReceived()
@@ -509,12 +442,10 @@ public final class DpdkTransport implements Transport, SourceRegistry
         return framesReceived;
     }
 
-
     public long peersLearned()
     {
         return peersLearned;
     }
-
 
     /**
      * Frames from a registered source's IPv4 address and UDP port but not from its pinned MAC (or before a JOIN pinned
@@ -525,13 +456,12 @@ public final class DpdkTransport implements Transport, SourceRegistry
         return framesFromUnpinnedSources;
     }
 
-
     /** One line of the counters above and of {@link #counters()} that are not zero. */
     public String describeCounters()
     {
-        return "frames sent " + framesSent + ", received " + framesReceived + ", from registered sources' addresses"
-            + " with an unpinned MAC " + framesFromUnpinnedSources + ", peers learned " + peersLearned + "; "
-            + counters.describe();
+        return "frames sent " + tx.framesSent() + ", received " + framesReceived
+            + ", from registered sources' addresses with an unpinned MAC " + framesFromUnpinnedSources
+            + ", peers learned " + peersLearned + "; " + counters.describe();
     }
 
     /**
@@ -547,14 +477,7 @@ public final class DpdkTransport implements Transport, SourceRegistry
             return;
         }
         closed = true;
-        abort();
-        for (int link = 0; link < linkCount; link++)
-        {
-            FastPath.bulkFree(txBursts[link], txCount[link]);
-            txCount[link] = 0;
-        }
-        FastPath.bulkFree(stash, stashCount);
-        stashCount = 0;
+        tx.freeAll();
         final RuntimeException failure = ports.close(rxMbufs, burst);
         if (registeredThread && owner == Thread.currentThread() && Eal.current() != null)
         {

@@ -1,7 +1,6 @@
 package org.inagg.p4.bmv2;
 
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -32,8 +31,8 @@ import org.inagg.p4.softswitch.SwitchCounter;
  *     everything else is written by a round's first packet), and again when it is removed, so a job may take slots
  *     another job used.</li>
  *     <li>Handles: bmv2 numbers table entries and multicast nodes itself, reusing freed numbers, so every handle it
- *     answers is parsed and kept; a job is removed by its handles, and each {@code mc_node_associate} is rewritten with
- *     the handle bmv2 gave the node.</li>
+ *     answers is parsed and kept ({@link InstalledJob}); a job is removed by its handles, and each
+ *     {@code mc_node_associate} is rewritten with the handle bmv2 gave the node.</li>
  *     <li>Order: a job's job table row goes in last (after its sources, endpoints and multicast group) and comes out
  *     first, so the switch never handles a packet of a half-configured job.</li>
  *     <li>Failures: a refused command undoes the job's rows already added and throws a {@link Bmv2CommandException}
@@ -65,25 +64,9 @@ public final class Bmv2Switch
         }
     }
 
-    /** A table entry bmv2 added, by its handle. */
-    private record Entry(String table, int handle)
-    {
-    }
-
-    /** What one job holds on the switch, by bmv2's handles, in the order they were made. */
-    private static final class Installed
-    {
-        final List<Entry> entries = new ArrayList<>();
-        final List<Integer> groups = new ArrayList<>();
-        /** Handles of the job's nodes in creation order; null where bmv2 refused the node. */
-        final List<Integer> nodes = new ArrayList<>();
-        /** (group, node handle) pairs associated. */
-        final List<int[]> associations = new ArrayList<>();
-    }
-
     private final SimpleSwitchCli cli;
     private final JobTable table;
-    private final Map<Integer, Installed> installed = new LinkedHashMap<>();
+    private final Map<Integer, InstalledJob> installed = new LinkedHashMap<>();
     /** Route handles by destination IPv4 ({@link #addRoute}). */
     private final Map<Integer, Integer> routes = new LinkedHashMap<>();
 
@@ -144,7 +127,7 @@ public final class Bmv2Switch
         {
             final String context = "job " + job.jobId();
             clearSlots(job.slotBase(), job.slots(), context);
-            installed.put(job.jobId(), install(rows, context));
+            installed.put(job.jobId(), InstalledJob.install(cli, rows, context));
         }
         catch (final RuntimeException ex)
         {
@@ -246,7 +229,7 @@ public final class Bmv2Switch
         table.add(job);
         try
         {
-            installed.put(job.jobId(), install(rows, "job " + job.jobId()));
+            installed.put(job.jobId(), InstalledJob.install(cli, rows, "job " + job.jobId()));
         }
         catch (final RuntimeException ex)
         {
@@ -266,14 +249,14 @@ public final class Bmv2Switch
      */
     public synchronized void removeJob(final int jobId)
     {
-        final Installed job = installed.get(jobId);
+        final InstalledJob job = installed.get(jobId);
         if (job == null)
         {
             throw new IllegalArgumentException("job " + jobId + " is not on this switch");
         }
         final JobSpec slotJob = table.jobs().stream().filter(j -> j.jobId() == jobId).findFirst().orElse(null);
         final String context = "removing job " + jobId;
-        final CommandResult refused = firstRefused(cli.runAll(teardown(job)));
+        final CommandResult refused = firstRefused(cli.runAll(job.teardown()));
         installed.remove(jobId);
         table.remove(jobId);
         try
@@ -371,127 +354,6 @@ public final class Bmv2Switch
         cells.forEach((counter, counterCells) -> values.put(counter,
             counterCells.stream().mapToLong(cell -> packets.get("counter_read " + cell)).sum()));
         return values;
-    }
-
-    /**
-     * Runs a job's rows: everything but the associations and the job table row, then (with the node handles bmv2
-     * answered) the associations and the job table row. A refusal undoes what was added.
-     */
-    private Installed install(final List<String> rows, final String context)
-    {
-        final List<String> first = new ArrayList<>();
-        final List<String> last = new ArrayList<>();
-        for (final String row : rows)
-        {
-            if (row.startsWith("mc_node_associate ") || row.startsWith("table_add " + JOB_TABLE + " "))
-            {
-                last.add(row);
-            }
-            else
-            {
-                first.add(row);
-            }
-        }
-        final Installed job = new Installed();
-        CommandResult refused = record(job, cli.runAll(first));
-        if (refused == null)
-        {
-            final List<String> second = new ArrayList<>(last.size());
-            for (final String row : last)
-            {
-                second.add(row.startsWith("mc_node_associate ") ? withNodeHandle(row, job) : row);
-            }
-            refused = record(job, cli.runAll(second));
-        }
-        if (refused != null)
-        {
-            final Bmv2CommandException ex = refused.exception(context);
-            try
-            {
-                cli.runAll(teardown(job));
-            }
-            catch (final RuntimeException undo)
-            {
-                ex.addSuppressed(undo);
-            }
-            throw ex;
-        }
-        return job;
-    }
-
-    /** {@code mc_node_associate G k} with k the job's k-th node: the handle bmv2 gave that node. */
-    private static String withNodeHandle(final String row, final Installed job)
-    {
-        final String[] words = row.split(" ");
-        final int node = Integer.parseInt(words[2]);
-        if (node >= job.nodes.size() || job.nodes.get(node) == null)
-        {
-            throw new IllegalStateException("'" + row + "' names node " + node + " of " + job.nodes.size());
-        }
-        return words[0] + " " + words[1] + " " + job.nodes.get(node);
-    }
-
-    /** Keeps what each successful command made; the first refused command, or null. */
-    private static CommandResult record(final Installed job, final List<CommandResult> results)
-    {
-        CommandResult refused = null;
-        for (final CommandResult result : results)
-        {
-            final String[] words = result.command().split(" ");
-            if (!result.ok())
-            {
-                refused = refused == null ? result : refused;
-                if ("mc_node_create".equals(words[0]))
-                {
-                    job.nodes.add(null);
-                }
-                continue;
-            }
-            switch (words[0])
-            {
-                case "table_add" -> job.entries.add(new Entry(words[1], result.entryHandle().orElseThrow(
-                    () -> new Bmv2Exception("no entry handle in the answer to " + result.command() + ": "
-                        + result.output().strip()))));
-                case "mc_mgrp_create" -> job.groups.add(Integer.parseInt(words[1]));
-                case "mc_node_create" -> job.nodes.add(result.nodeHandle().orElseThrow(
-                    () -> new Bmv2Exception("no node handle in the answer to " + result.command() + ": "
-                        + result.output().strip())));
-                case "mc_node_associate" ->
-                    job.associations.add(new int[] {Integer.parseInt(words[1]), Integer.parseInt(words[2])});
-                default ->
-                {
-                }
-            }
-        }
-        return refused;
-    }
-
-    /** Commands that remove what a job holds: job table row first, then the other rows, nodes, groups. */
-    private static List<String> teardown(final Installed job)
-    {
-        final List<String> commands = new ArrayList<>();
-        final List<Entry> entries = new ArrayList<>(job.entries);
-        entries.sort(Comparator.comparing(entry -> !JOB_TABLE.equals(entry.table()))); // stable: job table first
-        for (final Entry entry : entries)
-        {
-            commands.add("table_delete " + entry.table() + " " + entry.handle());
-        }
-        for (final int[] association : job.associations)
-        {
-            commands.add("mc_node_dissociate " + association[0] + " " + association[1]);
-        }
-        for (final Integer node : job.nodes)
-        {
-            if (node != null)
-            {
-                commands.add("mc_node_destroy " + node);
-            }
-        }
-        for (final int group : job.groups)
-        {
-            commands.add("mc_mgrp_destroy " + group);
-        }
-        return commands;
     }
 
     /** Zeroes the registers a first round relies on, for every shadow copy of slots [base, base + slots). */

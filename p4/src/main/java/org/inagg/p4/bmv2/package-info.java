@@ -1,8 +1,9 @@
 /**
  * bmv2 at run time: the control plane's jobs ({@link org.inagg.p4.control.JobSpec},
  * {@link org.inagg.p4.control.EsaJobSpec}) programmed into a running {@code simple_switch} with
- * {@code inagg_v1model.p4}, added and removed without restarting it ({@link org.inagg.p4.bmv2.Bmv2Switch}), next to
- * the software switch and the written configurations of {@link org.inagg.p4.control.JobTable}.
+ * {@code inagg_v1model.p4}, added and removed without restarting it ({@link org.inagg.p4.bmv2.Bmv2Switch}; the
+ * handles bmv2 gave each job's rows kept by {@code InstalledJob}), next to the software switch and the written
+ * configurations of {@link org.inagg.p4.control.JobTable}.
  * <p>
  * The pieces, each usable alone: {@link org.inagg.p4.bmv2.P4Toolchain} finds p4c and bmv2 (one variable,
  * {@code INAGG_P4TOOLS}, defaulting to the project's {@code ../shared/p4tools}); {@link org.inagg.p4.bmv2.Bmv2Program}
