@@ -81,6 +81,12 @@ public record WorkerEndpoint(int peer, int port, long mac, int ipv4, int udpPort
         return (ipv4 >>> 24) + "." + ((ipv4 >>> 16) & 0xFF) + "." + ((ipv4 >>> 8) & 0xFF) + "." + (ipv4 & 0xFF);
     }
 
+    /** {@code 0x} and 16 hex digits: a JOIN credential as the P4 table rows take it. */
+    static String hexCredential(final long credential)
+    {
+        return String.format("0x%016x", credential);
+    }
+
     public static long parseMac(final String text)
     {
         final String[] octets = text.split(":");

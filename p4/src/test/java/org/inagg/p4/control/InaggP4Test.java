@@ -81,12 +81,12 @@ class InaggP4Test
             "@name(\"job_id\")", "@name(\"worker_id\")", "@name(\"src_addr\")", "@name(\"src_port\")",
             "@name(\"worker\")", "action set_endpoint(bit<48> mac, bit<32> ipv4, bit<16> udp_port)",
             "action set_switch_address(bit<48> mac, bit<32> ipv4)");
-        for (final String register : JobTable.TNA_REGISTERS_TO_CLEAR)
+        for (final String register : BfrtScript.TNA_REGISTERS_TO_CLEAR)
         {
             assertThat(tna).contains(") " + register + ";");
         }
-        // what JobTable.bfrtPython writes for ESA jobs
-        for (final String register : JobTable.TNA_ESA_REGISTERS_TO_CLEAR)
+        // what JobTable.bfrtPython (BfrtScript) writes for ESA jobs
+        for (final String register : BfrtScript.TNA_ESA_REGISTERS_TO_CLEAR)
         {
             assertThat(tna).contains(") " + register + ";");
         }
