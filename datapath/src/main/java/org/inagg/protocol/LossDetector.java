@@ -8,7 +8,7 @@ import org.agrona.collections.Long2LongHashMap;
 /**
  * Judges packets in flight lost, by order or by time. Each packet in flight has a check in a timer wheel; when it runs,
  * {@link #judge} says whether to keep waiting ({@link #WAIT}), resend the packet as a probe of a stalled job
- * ({@link #PROBE}) or resend it as a loss ({@link #LOST}, which also cuts the congestion window). Round trips of packets
+ * ({@link #PROBE}) or resend it as a loss ({@link #LOST}; the congestion window does not cut yet: issue 23). Round trips of packets
  * sent once feed the {@link RetransmissionTimer}.
  * <p>
  * A packet is lost by order once results came back for more than a quarter window of packets sent after it and it has

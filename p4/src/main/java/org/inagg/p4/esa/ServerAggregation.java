@@ -63,7 +63,7 @@ final class ServerAggregation implements AggregationStrategy<ServerJob>
     {
         if (InaggHeader.type(m, o) == EsaWire.TYPE_PARTIAL)
         {
-            partial(job, m, o);
+            partial(job, m, o, peer);
         }
         else
         {
@@ -90,7 +90,8 @@ final class ServerAggregation implements AggregationStrategy<ServerJob>
     /**
      * Whether a raw fragment is of the job's current session. One from the worker's own peer (a direct worker) of
      * another session is stale and answered as the switch answers it; one a switch forwarded with a newer session
-     * starts that session here; an older one is stale.
+     * starts that session here (a switch: the job's configured one, or a peer that forwarded it a PARTIAL); an older
+     * one is stale; one from any other peer is a source mismatch.
      */
     private boolean currentSession(final ServerJob job, final MemorySegment m, final long o, final int worker,
         final int peer)
@@ -104,6 +105,13 @@ final class ServerAggregation implements AggregationStrategy<ServerJob>
         {
             counters.increment(NodeCounter.DROP_STALE_SESSION);
             node.rejectStale(job, m, o, worker, peer);
+            return false;
+        }
+        if (!job.isUpstream(peer))
+        {
+            // Only a switch that forwards this job's PARTIALs may move it to another session: anyone else's packet
+            // would otherwise free every block and abort the direct workers' run (REJECT STALE_SESSION).
+            counters.increment(NodeCounter.DROP_SOURCE_MISMATCH);
             return false;
         }
         final int ahead = (session - job.membership().session()) & 0xFFFF;
@@ -163,7 +171,7 @@ final class ServerAggregation implements AggregationStrategy<ServerJob>
         }
     }
 
-    private void partial(final ServerJob job, final MemorySegment m, final long o)
+    private void partial(final ServerJob job, final MemorySegment m, final long o, final int peer)
     {
         final int words = EsaWire.partialBitmapWords(m, o);
         final int lanes = EsaWire.partialLanes(m, o);
@@ -176,6 +184,7 @@ final class ServerAggregation implements AggregationStrategy<ServerJob>
             counters.increment(NodeCounter.DROP_MALFORMED);
             return;
         }
+        job.noteUpstream(peer);
         final ServerBlock block = blockFor(job, sequence, m, o, lanes);
         if (block == null)
         {

@@ -19,6 +19,14 @@ final class ServerJob extends NodeJob
     final int[] peers;
     ServerBlock[] table;
     int open;
+    /** Peers that sent this job a well-formed PARTIAL: its first-level switches, the only peers trusted to move it to
+     * a newer session with a raw fragment they forwarded (at most {@link #MAX_UPSTREAMS} kept). */
+    private final int[] upstreams = new int[MAX_UPSTREAMS];
+    private int upstreamCount;
+    /** Whether {@code config.switchPeer()} names a switch (not the 0 of a job without one, a worker's peer). */
+    private final boolean switchConfigured;
+
+    static final int MAX_UPSTREAMS = 64;
 
     ServerJob(final ServerJobConfig config, final int capacity)
     {
@@ -27,6 +35,8 @@ final class ServerJob extends NodeJob
         this.config = config;
         this.peers = config.workerPeers();
         this.table = new ServerBlock[capacity];
+        this.switchConfigured = config.resultsViaSwitch()
+            || Arrays.stream(config.workerPeers()).noneMatch(p -> p == config.switchPeer());
     }
 
     /** The entry of the message's slot and shadow copy, allocated on first use. */
@@ -44,6 +54,39 @@ final class ServerJob extends NodeJob
             table[i] = block;
         }
         return block;
+    }
+
+    /** Notes that {@code peer} forwards this job's PARTIALs (no allocation; a no-op once known or full). */
+    void noteUpstream(final int peer)
+    {
+        for (int i = 0; i < upstreamCount; i++)
+        {
+            if (upstreams[i] == peer)
+            {
+                return;
+            }
+        }
+        if (upstreamCount < upstreams.length)
+        {
+            upstreams[upstreamCount++] = peer;
+        }
+    }
+
+    /** Whether {@code peer} is the job's configured switch or has forwarded it a PARTIAL. */
+    boolean isUpstream(final int peer)
+    {
+        if (switchConfigured && peer == config.switchPeer())
+        {
+            return true;
+        }
+        for (int i = 0; i < upstreamCount; i++)
+        {
+            if (upstreams[i] == peer)
+            {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Forgets every block: a new session of the job starts afresh. */

@@ -12,7 +12,8 @@ import org.inagg.wire.InaggHeader;
  * Two-level aggregation ({@link UpstreamAggregation}) of one job: the switch holds only its own workers' sum, not the
  * result, so a complete round goes up to the job's parameter server as a PARTIAL (reason SUBTREE) with their bitmap,
  * and a packet of a round already complete goes there as it came (reason RETRANSMIT), for the server to add or answer.
- * Both carry the job's session, so that the server starts a new run of the job when this switch did. Lost like any
+ * A forwarded packet carries the job's session, so that the server starts a new run of the job when this switch did;
+ * a PARTIAL has no Session field (that word holds its bitmap's length: docs/sessions.md). Lost like any
  * packet if the transport is full: the workers retransmit, and their retransmissions reach the server raw.
  */
 final class UpstreamForwarding implements RoundOutput
@@ -60,8 +61,7 @@ final class UpstreamForwarding implements RoundOutput
             InaggHeader.sequence(m, o), lanes + words, InaggHeader.blockExponent(m, o),
             job.pool.exponent(copyIndex), InaggHeader.priority(m, o));
         InaggHeader.setStatus(tx, offset, EsaWire.REASON_SUBTREE);
-        InaggHeader.setSession(tx, offset, job.membership().session());
-        EsaWire.setPartialBitmapWords(tx, offset, words);
+        EsaWire.setPartialBitmapWords(tx, offset, words); // in the Session word: a PARTIAL has no session
         job.pool.readLanes(copyIndex, tx, offset + InaggHeader.PAYLOAD_OFFSET);
         for (int k = 0; k < words; k++)
         {

@@ -1,5 +1,6 @@
 package org.inagg.p4.esa;
 
+import java.lang.foreign.MemorySegment;
 import java.util.List;
 
 import org.inagg.agent.CounterRegistry;
@@ -152,5 +153,25 @@ class ParameterServerTest
         assertThat(server.counter(ServerCounter.DROP_UNSUPPORTED)).isEqualTo(2);
         assertThat(server.openBlocks(JOB)).isZero();
         assertThat(transport.sent).isEmpty();
+    }
+    /** A raw fragment of a newer session from a peer that never forwarded this job a PARTIAL (nor is its configured
+     * switch) must not move the job to that session: it would free every block and abort the direct workers' run. */
+    @Test
+    void shouldNotLetAStrangerMoveTheJobToANewerSession()
+    {
+        start(false);
+        deliver(server, aggregate(JOB, 0, 30, 0, 0, 1, 2, 3, 4), 100);
+        final byte[] spoofed = aggregate(JOB, 0, 31, 0, 0, 9, 9, 9, 9);
+        InaggHeader.setSession(MemorySegment.ofArray(spoofed), 0, 1);
+        deliver(server, spoofed, 77);
+        assertThat(server.session(JOB)).isZero();
+        assertThat(server.counter(ServerCounter.DROP_SOURCE_MISMATCH)).isEqualTo(1);
+
+        // The job's first-level switch, known by the PARTIAL it forwarded, may: a run restarted behind it.
+        deliver(server, partial(JOB, 3, 30, EsaWire.REASON_SUBTREE, 0b110, 10, 20, 30, 40), 5);
+        final byte[] forwarded = aggregate(JOB, 1, 31, 0, InaggHeader.FLAG_RETRANSMIT, 1, 1, 1, 1);
+        InaggHeader.setSession(MemorySegment.ofArray(forwarded), 0, 1);
+        deliver(server, forwarded, 5);
+        assertThat(server.session(JOB)).isEqualTo(1);
     }
 }
