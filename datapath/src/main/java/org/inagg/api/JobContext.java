@@ -5,7 +5,7 @@ import java.util.concurrent.TimeUnit;
 
 import org.agrona.concurrent.IdleStrategy;
 import org.inagg.agent.CounterRegistry;
-import org.inagg.agent.IdleStrategies;
+import org.inagg.transport.IdleStrategies;
 import org.inagg.fixedpoint.FixedPoint;
 import org.inagg.fixedpoint.FixedPointConverter;
 import org.inagg.protocol.WorkerSettings;

@@ -2,7 +2,7 @@ package org.inagg.api;
 
 import java.time.Duration;
 
-import org.inagg.agent.IdleStrategies;
+import org.inagg.transport.IdleStrategies;
 import org.inagg.transport.InProcessNetwork;
 import org.junit.jupiter.api.Test;
 

@@ -10,8 +10,6 @@ import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
-import org.inagg.agent.IdleStrategies;
-import org.inagg.agent.TransportWaitIdleStrategy;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 

@@ -10,7 +10,7 @@ import org.inagg.control.aggregation.RoutingScheme;
 import org.inagg.control.topology.Topology;
 import org.inagg.perf.lab.LinkRate;
 import org.inagg.perf.lab.TopologyFabric;
-import org.inagg.perf.peers.PlanFabricBench;
+import org.inagg.perf.lab.PlanFabricBench;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;

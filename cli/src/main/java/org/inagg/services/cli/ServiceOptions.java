@@ -20,8 +20,8 @@ final class ServiceOptions
     @Option(names = "--loss", defaultValue = "0", description = "Fault rate injected on received packets (default ${DEFAULT-VALUE}).")
     double loss;
 
-    @Option(names = "--idle", defaultValue = org.inagg.agent.IdleStrategies.SERVICE_DEFAULT, description = "Idle "
-        + "strategy: " + org.inagg.agent.IdleStrategies.NAMES + "; block:N waits in the kernel for a packet, up to N ns"
+    @Option(names = "--idle", defaultValue = org.inagg.transport.IdleStrategies.SERVICE_DEFAULT, description = "Idle "
+        + "strategy: " + org.inagg.transport.IdleStrategies.NAMES + "; block:N waits in the kernel for a packet, up to N ns"
         + " when idle; spin is busy polling, for dedicated cores (default ${DEFAULT-VALUE}).")
     String idle;
 

@@ -12,7 +12,7 @@ import java.util.concurrent.CountDownLatch;
 import org.agrona.concurrent.AgentRunner;
 import org.inagg.agent.CounterKey;
 import org.inagg.agent.CounterRegistry;
-import org.inagg.agent.IdleStrategies;
+import org.inagg.transport.IdleStrategies;
 import org.inagg.p4.esa.EsaWire;
 import org.inagg.p4.softswitch.SoftwareSwitch;
 import org.inagg.p4.softswitch.SwitchCounter;

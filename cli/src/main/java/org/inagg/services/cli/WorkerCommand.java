@@ -113,8 +113,8 @@ public final class WorkerCommand implements Callable<Integer>
     @Option(names = "--loss", defaultValue = "0", description = "Fault rate injected on received packets (default ${DEFAULT-VALUE}).")
     private double loss;
 
-    @Option(names = "--idle", defaultValue = org.inagg.agent.IdleStrategies.DEFAULT, description = "Idle strategy: "
-        + org.inagg.agent.IdleStrategies.NAMES + "; spin is busy polling, for dedicated cores (default ${DEFAULT-VALUE}).")
+    @Option(names = "--idle", defaultValue = org.inagg.transport.IdleStrategies.DEFAULT, description = "Idle strategy: "
+        + org.inagg.transport.IdleStrategies.NAMES + "; spin is busy polling, for dedicated cores (default ${DEFAULT-VALUE}).")
     private String idle;
 
     @Option(names = "--no-progress", description = "Do not draw the progress bar.")

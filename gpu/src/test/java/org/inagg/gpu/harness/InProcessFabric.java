@@ -9,7 +9,7 @@ import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.CompositeAgent;
 import org.inagg.agent.CounterRegistry;
-import org.inagg.agent.IdleStrategies;
+import org.inagg.transport.IdleStrategies;
 import org.inagg.api.AllReduceJob;
 import org.inagg.api.JobContext;
 import org.inagg.p4.softswitch.SoftwareSwitch;

@@ -19,7 +19,7 @@ import java.util.regex.Pattern;
  * The processes of one peer's run, each logging to a file; all of them (and their children: mpirun's ranks) are killed
  * on {@link #close()}, so a run that times out or fails leaves nothing behind.
  */
-final class ChildProcesses implements AutoCloseable
+public final class ChildProcesses implements AutoCloseable
 {
     /** How long children get to exit on SIGTERM before SIGKILL. */
     static final long TERM_GRACE_MS = 5_000;
@@ -31,7 +31,7 @@ final class ChildProcesses implements AutoCloseable
     private final List<Path> logs = new ArrayList<>();
 
     /** Starts {@code command} with {@code environment} added, its output and errors to {@code log}. */
-    Process start(final List<String> command, final Map<String, String> environment, final Path log)
+    public Process start(final List<String> command, final Map<String, String> environment, final Path log)
     {
         final ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
             .redirectOutput(log.toFile()).redirectInput(ProcessBuilder.Redirect.from(nullDevice()));
@@ -55,7 +55,7 @@ final class ChildProcesses implements AutoCloseable
      *
      * @return true when all ended with status 0.
      */
-    static boolean awaitAll(final List<Process> waited, final long deadlineNs) throws InterruptedException
+    public static boolean awaitAll(final List<Process> waited, final long deadlineNs) throws InterruptedException
     {
         while (true)
         {
@@ -85,7 +85,7 @@ final class ChildProcesses implements AutoCloseable
     }
 
     /** Waits until {@code log} contains {@code text}: true, or false once {@code deadlineNs} (System.nanoTime) passed. */
-    static boolean awaitText(final Path log, final String text, final long deadlineNs) throws InterruptedException
+    public static boolean awaitText(final Path log, final String text, final long deadlineNs) throws InterruptedException
     {
         while (System.nanoTime() - deadlineNs < 0)
         {
@@ -99,7 +99,7 @@ final class ChildProcesses implements AutoCloseable
     }
 
     /** The log's text, empty when it cannot be read. */
-    static String read(final Path log)
+    public static String read(final Path log)
     {
         try
         {
@@ -143,7 +143,7 @@ final class ChildProcesses implements AutoCloseable
     }
 
     /** The last non-blank line of {@code text} (for failure reasons), at most 300 characters. */
-    static String lastLine(final String text)
+    public static String lastLine(final String text)
     {
         final String[] lines = text.strip().split("\n");
         final String last = lines.length == 0 ? "" : lines[lines.length - 1].strip();

@@ -6,7 +6,7 @@ import java.util.List;
 
 /** The command line of a child {@code inagg} JVM: this JVM's runtime and class path, the options bin/inagg passes
  * (the serial collector unless the extra options pick one). */
-final class InaggJvm
+public final class InaggJvm
 {
     private static final List<String> JVM_OPTIONS = List.of("--add-modules", "jdk.incubator.vector",
         "--enable-native-access=ALL-UNNAMED", "--add-exports", "java.base/jdk.internal.misc=ALL-UNNAMED");
@@ -16,7 +16,7 @@ final class InaggJvm
     }
 
     /** {@code java [options] [extra] -cp CLASSPATH org.inagg.perf.cli.InaggCli args...}. */
-    static List<String> command(final List<String> extraJvmOptions, final List<String> args)
+    public static List<String> command(final List<String> extraJvmOptions, final List<String> args)
     {
         final List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());

@@ -10,7 +10,7 @@ import java.util.regex.Pattern;
  * What {@code inagg worker} processes printed, as one {@link PeerResult}: the slowest worker's elements/s, every
  * worker's result within the fixed-point bound of the exact sum, the slowest p50 and the share of retransmitted packets.
  */
-final class WorkerLogs
+public final class WorkerLogs
 {
     private static final Pattern RETRANSMISSIONS = Pattern.compile("retransmissions\\s+([0-9,]+)");
     private static final Pattern PACKETS_SENT = Pattern.compile("packets sent\\s+([0-9,]+)");
@@ -25,7 +25,7 @@ final class WorkerLogs
      * @param ok          whether every worker ended with status 0 in time.
      * @param description what the note starts with (the job's packets).
      */
-    static PeerResult collect(final String peer, final PeerRun run, final List<Path> logs, final boolean ok,
+    public static PeerResult collect(final String peer, final PeerRun run, final List<Path> logs, final boolean ok,
         final String description)
     {
         double slowest = Double.POSITIVE_INFINITY;

@@ -6,7 +6,7 @@ import java.util.Objects;
 import java.util.function.Function;
 
 import org.inagg.agent.CounterRegistry;
-import org.inagg.agent.IdleStrategies;
+import org.inagg.transport.IdleStrategies;
 import org.inagg.p4.softswitch.SwitchJobConfig;
 import org.inagg.transport.Transport;
 import org.inagg.transport.TransportCounter;

@@ -1,4 +1,4 @@
-package org.inagg.agent;
+package org.inagg.transport;
 
 import java.util.concurrent.TimeUnit;
 

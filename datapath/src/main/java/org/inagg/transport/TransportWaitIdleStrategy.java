@@ -1,9 +1,8 @@
-package org.inagg.agent;
+package org.inagg.transport;
 
 import java.util.concurrent.locks.LockSupport;
 
 import org.agrona.concurrent.IdleStrategy;
-import org.inagg.transport.Transport;
 
 /**
  * Idles by blocking in the kernel until the transport has something to receive, or a wait passed (so that the

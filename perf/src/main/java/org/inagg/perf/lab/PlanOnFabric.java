@@ -1,4 +1,4 @@
-package org.inagg.perf.peers;
+package org.inagg.perf.lab;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -10,7 +10,12 @@ import java.util.concurrent.TimeUnit;
 import org.inagg.control.deploy.PlanLoad;
 import org.inagg.control.plan.InaPlan;
 import org.inagg.p4.softswitch.SwitchJobConfig;
-import org.inagg.perf.lab.TopologyFabric;
+import org.inagg.perf.peers.ChildProcesses;
+import org.inagg.perf.peers.InaggJvm;
+import org.inagg.perf.peers.PeerResult;
+import org.inagg.perf.peers.PeerRun;
+import org.inagg.perf.peers.Placement;
+import org.inagg.perf.peers.WorkerLogs;
 
 /**
  * A plan of one parameter server (GRID's, or a baseline's rounded to one path per worker) deployed on a

@@ -1,4 +1,4 @@
-package org.inagg.perf.peers;
+package org.inagg.perf.lab;
 
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -17,8 +17,9 @@ import org.inagg.control.plan.InaPlan;
 import org.inagg.control.plan.PlanJson;
 import org.inagg.control.topology.Topology;
 import org.inagg.p4.softswitch.SwitchJobConfig;
-import org.inagg.perf.lab.LinkRate;
-import org.inagg.perf.lab.TopologyFabric;
+import org.inagg.perf.peers.LinkBounds;
+import org.inagg.perf.peers.PeerResult;
+import org.inagg.perf.peers.PeerRun;
 
 /**
  * The planners' strategies on a {@link TopologyFabric} of their own topology: for each scheme (no INA, SwitchML's and
