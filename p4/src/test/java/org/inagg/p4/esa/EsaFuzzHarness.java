@@ -212,6 +212,12 @@ final class EsaFuzzHarness
         }
         final MemorySegment m = junk.segment();
         final int type = InaggHeader.type(m, 0);
+        if (InaggHeader.jobId(m, 0) == JOB && type == MessageType.AGGREGATE && InaggHeader.session(m, 0) != 0)
+        {
+            // A packet of another session of the job from its switch is a restart of the job (the server follows the
+            // session of the switch in front of it, docs/sessions.md), not junk the block must survive.
+            return true;
+        }
         return InaggHeader.jobId(m, 0) == JOB && (type == MessageType.AGGREGATE || type == EsaWire.TYPE_PARTIAL)
             && (InaggHeader.sequence(m, 0) == sequence || InaggHeader.slotField(m, 0) == slotField);
     }
