@@ -139,9 +139,13 @@ final class EsaFuzzHarness
             {
                 networkEvent(junk.bytes()[0] & 0xFF);
             }
-            else if (!namesTheBlock(junk))
+            else
             {
                 final int peer = JUNK_PEERS[junk.select(JUNK_PEERS.length)];
+                if (namesTheBlock(junk, peer))
+                {
+                    continue;
+                }
                 if (junkToServer)
                 {
                     toServer(junk.bytes(), peer);
@@ -204,7 +208,7 @@ final class EsaFuzzHarness
         }
     }
 
-    private boolean namesTheBlock(final Junk junk)
+    private boolean namesTheBlock(final Junk junk, final int peer)
     {
         if (!junk.wellFormed())
         {
@@ -212,7 +216,8 @@ final class EsaFuzzHarness
         }
         final MemorySegment m = junk.segment();
         final int type = InaggHeader.type(m, 0);
-        if (InaggHeader.jobId(m, 0) == JOB && type == MessageType.AGGREGATE && InaggHeader.session(m, 0) != 0)
+        if (junkToServer && peer == SWITCH_IN_SERVER && InaggHeader.jobId(m, 0) == JOB
+            && type == MessageType.AGGREGATE && InaggHeader.session(m, 0) != 0)
         {
             // A packet of another session of the job from its switch is a restart of the job (the server follows the
             // session of the switch in front of it, docs/sessions.md), not junk the block must survive.
