@@ -15,7 +15,9 @@ final class CongestionWindow
 
     private int ceiling;
     private double window;
-    private long lastCutNs = Long.MIN_VALUE;
+    /** When the window was last cut; only meaningful once {@link #cutOnce}: any long is a valid clock reading. */
+    private long lastCutNs;
+    private boolean cutOnce;
 
     /** The job's pool of {@code slots} slots, all of them open. */
     void reset(final int slots)
@@ -44,9 +46,11 @@ final class CongestionWindow
      */
     boolean onLoss(final long nowNs, final long rtoNs)
     {
-        // Known (issue 23): lastCutNs starts at Long.MIN_VALUE, so nowNs - lastCutNs overflows and this never cuts.
-        if (nowNs - lastCutNs > rtoNs)
+        // No sentinel time for "never": nowNs - Long.MIN_VALUE overflows to a negative for every nowNs >= 0, and the
+        // window never cut (issue 23).
+        if (!cutOnce || nowNs - lastCutNs > rtoNs)
         {
+            cutOnce = true;
             lastCutNs = nowNs;
             window = Math.max(MIN_WINDOW, window / 2);
             return true;

@@ -14,7 +14,8 @@ import org.agrona.collections.Long2LongHashMap;
  * A packet is lost by order once results came back for more than a quarter window of packets sent after it and it has
  * waited its reorder window, a quarter round trip past the smoothed one ({@link #reorderWindowNs}: TCP's RACK, RFC 8985:
  * the pipe is moving but not for this packet), or lost by time once it has waited {@link #IDLE_LOSS_FACTOR} times its
- * backed-off timeout (nothing moves). Otherwise the pipe is just slow, and the check is repeated later; a timeout alone
+ * backed-off timeout (nothing moves); while nothing moves at all, only the oldest packet in flight is resent, once per
+ * timeout (a probe). Otherwise the pipe is just slow, and the check is repeated later; a timeout alone
  * would resend every queued packet of a slow round. Waiting a whole timeout for order evidence would stall the slot for
  * several round trips per lost result (the timeout outwaits the job's slowest worker, at least 2 ms by default).
  * <p>
@@ -149,6 +150,13 @@ final class LossDetector
         }
         if (stalled)
         {
+            // The probe is the oldest packet's: the job waits for it (its result, or this worker's copy of it), and
+            // a probe of a later slot only delays it by another timeout (with 64 workers and cut windows a slot was
+            // starved past the peer timeout, issue 23).
+            if (slots.packet(slot) != slots.oldestInFlight(activeSlots))
+            {
+                return WAIT;
+            }
             lastStallProbeNs = nowNs;
             stallProbed = true;
             return PROBE;

@@ -37,6 +37,10 @@ final class SlotTable
     private int readyHead;
     private int readyCount;
     private int outstanding;
+    private int activeSlots;
+    private int totalPackets;
+    /** Every packet below it has its result here; moves up in {@link #lowestQueuedSlot}. */
+    private int floor;
 
     /** Sizes the table for the job's pool (at the join): every slot idle, in round 0, without a check. */
     void resize(final int slots)
@@ -53,9 +57,12 @@ final class SlotTable
         Arrays.fill(timer, DeadlineTimerWheel.NULL_DEADLINE);
     }
 
-    /** A new operation: nothing ready, nothing counted in flight. */
-    void clear()
+    /** A new operation of {@code totalPackets} packets over {@code activeSlots} slots: nothing ready or in flight. */
+    void begin(final int activeSlots, final int totalPackets)
     {
+        this.activeSlots = activeSlots;
+        this.totalPackets = totalPackets;
+        floor = 0;
         readyHead = 0;
         readyCount = 0;
         outstanding = 0;
@@ -147,10 +154,14 @@ final class SlotTable
         }
     }
 
-    /** The result of the slot's packet came back: the slot is idle and its next round uses the other shadow copy. */
+    /**
+     * The result of the slot's packet came back: the slot is idle, done with the operation until {@link #enqueue}d
+     * again, and its next round uses the other shadow copy.
+     */
     void onCompleted(final int slot)
     {
         packet[slot] = IDLE;
+        nextPacket[slot] = Integer.MAX_VALUE;
         outstanding--;
         round[slot]++;
     }
@@ -184,5 +195,43 @@ final class SlotTable
     {
         readyHead = (readyHead + 1) % ready.length;
         readyCount--;
+    }
+
+    /**
+     * Puts the lowest packet of the operation this worker still needs a result for at the head of the ready queue, if
+     * it waits there; whether it did. The congestion window lets it out even when full: workers queue in the order their
+     * results arrive, which differs between them, so two workers whose full windows each hold packets the other has only
+     * queued would wait for each other until the peer timeout (issue 23). Every packet below the lowest one has its
+     * result, so it is complete at the switch, and the lowest one completes once every worker sent it.
+     * <p>
+     * Its slot's {@code nextPacket} is that packet until it completes (then the slot's next packet, or
+     * {@code Integer.MAX_VALUE}), so the floor moves up in amortised constant time; the move is a scan of the queue.
+     */
+    boolean lowestFirst()
+    {
+        while (floor < totalPackets && nextPacket[floor % activeSlots] != floor)
+        {
+            floor++;
+        }
+        if (floor >= totalPackets || packet[floor % activeSlots] != IDLE)
+        {
+            return false;
+        }
+        final int slot = floor % activeSlots;
+        int at = 0;
+        while (at < readyCount && ready[(readyHead + at) % ready.length] != slot)
+        {
+            at++;
+        }
+        if (at == readyCount)
+        {
+            return false; // not queued: cannot happen while an idle slot below the total is always queued
+        }
+        for (; at > 0; at--)
+        {
+            ready[(readyHead + at) % ready.length] = ready[(readyHead + at - 1) % ready.length];
+        }
+        ready[readyHead] = slot;
+        return true;
     }
 }

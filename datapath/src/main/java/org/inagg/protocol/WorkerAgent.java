@@ -35,9 +35,8 @@ import org.inagg.wire.WireCheck;
  * <li>{@link PacketSchedule}: which packet carries which block of which part, and the block exponents they negotiate;</li>
  * <li>{@link LaneCodec}: lanes between the tensors and the payload (fixed point, ordered keys, raw INT32);</li>
  * <li>{@link SlotTable}: each slot's packet in flight, round (shadow copy) and send times, and the ready queue;</li>
- * <li>{@link LossDetector}: per-slot checks in a timer wheel, lost by order (reorder window) or by time (backed-off
- * timeout), stall probes;</li>
- * <li>{@link CongestionWindow}: how many slots may be in flight (AIMD).</li>
+ * <li>{@link LossDetector}: per-slot checks in a timer wheel, lost by order or by time, stall probes;</li>
+ * <li>{@link CongestionWindow}: how many slots may be in flight (AIMD); {@link WorkerCounters}.</li>
  * </ul>
  */
 public final class WorkerAgent implements Agent, MessageHandler, DeadlineTimerWheel.TimerHandler
@@ -241,7 +240,7 @@ public final class WorkerAgent implements Agent, MessageHandler, DeadlineTimerWh
         schedule.begin(next.fixedPoint(), join.slots());
         retransmissionsThisOp = 0;
         lastProgressNs = nowNs;
-        slots.clear();
+        slots.begin(schedule.activeSlots(), schedule.totalPackets());
         if (schedule.totalPackets() == 0)
         {
             finish();
@@ -263,10 +262,11 @@ public final class WorkerAgent implements Agent, MessageHandler, DeadlineTimerWh
 
     // Send
 
+    /** Sends queued packets while the window allows, and past it the lowest one ({@link SlotTable#lowestFirst}). */
     private int sendQueued()
     {
         int sent = 0;
-        while (slots.readyCount() > 0 && window.allows(slots.outstanding()))
+        while (slots.readyCount() > 0 && (window.allows(slots.outstanding()) || slots.lowestFirst()))
         {
             if (!send(slots.readySlot(), slots.readyPacket(), false))
             {
@@ -333,9 +333,9 @@ public final class WorkerAgent implements Agent, MessageHandler, DeadlineTimerWh
         if (slot >= 0 && op != null)
         {
             final int verdict = loss.judge(slot, nowNs, lastProgressNs, schedule.activeSlots());
-            if (verdict == LossDetector.LOST)
+            if (verdict == LossDetector.LOST && window.onLoss(nowNs, loss.rtoNs()))
             {
-                window.onLoss(nowNs, loss.rtoNs());
+                counters.increment(WorkerCounter.WINDOW_CUTS);
             }
             if (verdict == LossDetector.WAIT || !send(slot, slots.packet(slot), true))
             {
