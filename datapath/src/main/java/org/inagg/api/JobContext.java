@@ -37,6 +37,7 @@ public final class JobContext
     private Duration peerTimeout;
     private String idleStrategy;
     private int receiveBurst = RECEIVE_BURST_DEFAULT;
+    private boolean congestionControl;
     private FixedPointConverter converter;
     private CounterRegistry counters;
     private boolean concluded;
@@ -116,6 +117,16 @@ public final class JobContext
         return this;
     }
 
+    /**
+     * Whether the worker halves its window of slots in flight on a loss by order (AIMD), for links shared with other
+     * traffic; off by default, the window being the job's pool (docs/protocol.md says what it costs under random loss).
+     */
+    public JobContext congestionControl(final boolean congestionControl)
+    {
+        this.congestionControl = congestionControl;
+        return this;
+    }
+
     /** The fixed-point converter; {@link FixedPointConverter#best()} by default. */
     public JobContext converter(final FixedPointConverter converter)
     {
@@ -178,7 +189,7 @@ public final class JobContext
     {
         final long retransmitNs = retransmitTimeout.toNanos();
         return new WorkerSettings(jobId, workerId, workers, switchPeer, priority, retransmitNs, peerTimeout.toNanos(),
-            Math.max(retransmitNs, TimeUnit.MILLISECONDS.toNanos(20)), receiveBurst, joinCredential);
+            Math.max(retransmitNs, TimeUnit.MILLISECONDS.toNanos(20)), receiveBurst, joinCredential, congestionControl);
     }
 
     public int jobId()

@@ -17,7 +17,10 @@ import org.agrona.DeadlineTimerWheel;
  *            sentNs     when the packet in flight was last sent
  *            stamp      the send order of that last send (order evidence for the loss detector)
  *            timer      its loss check in the timer wheel, or DeadlineTimerWheel.NULL_DEADLINE
- *   ready:   a FIFO ring of slots, in the order their results came back
+ *   ready:   the slots waiting to send, a binary min-heap by nextPacket: every worker sends its lowest ready packet
+ *            first, so workers whose windows are cut hold the same packets in flight (in the order results came
+ *            back, which differs between workers under loss, a cut window held packets the others had only queued,
+ *            and the job moved one packet at a time, issue 23)
  * </pre>
  * Not thread safe: it belongs to the worker agent's thread.
  */
@@ -34,12 +37,11 @@ final class SlotTable
     private long[] stamp = new long[0];
     private long[] timer = new long[0];
     private int[] ready = new int[0];
-    private int readyHead;
     private int readyCount;
     private int outstanding;
     private int activeSlots;
     private int totalPackets;
-    /** Every packet below it has its result here; moves up in {@link #lowestQueuedSlot}. */
+    /** Every packet below it has its result here; moves up in {@link #lowestFirst}. */
     private int floor;
 
     /** Sizes the table for the job's pool (at the join): every slot idle, in round 0, without a check. */
@@ -63,7 +65,6 @@ final class SlotTable
         this.activeSlots = activeSlots;
         this.totalPackets = totalPackets;
         floor = 0;
-        readyHead = 0;
         readyCount = 0;
         outstanding = 0;
     }
@@ -170,8 +171,18 @@ final class SlotTable
     void enqueue(final int slot, final int packetNumber)
     {
         nextPacket[slot] = packetNumber;
-        ready[(readyHead + readyCount) % ready.length] = slot;
-        readyCount++;
+        int at = readyCount++;
+        while (at > 0)
+        {
+            final int parent = (at - 1) >>> 1;
+            if (nextPacket[ready[parent]] <= packetNumber)
+            {
+                break;
+            }
+            ready[at] = ready[parent];
+            at = parent;
+        }
+        ready[at] = slot;
     }
 
     int readyCount()
@@ -179,33 +190,54 @@ final class SlotTable
         return readyCount;
     }
 
-    /** The slot at the head of the ready queue. */
+    /** The ready slot with the lowest next packet. */
     int readySlot()
     {
-        return ready[readyHead];
+        return ready[0];
     }
 
-    /** The packet the slot at the head of the ready queue sends. */
+    /** The packet {@link #readySlot} sends. */
     int readyPacket()
     {
-        return nextPacket[ready[readyHead]];
+        return nextPacket[ready[0]];
     }
 
+    /** Takes {@link #readySlot} off the queue. */
     void dequeue()
     {
-        readyHead = (readyHead + 1) % ready.length;
-        readyCount--;
+        final int last = ready[--readyCount];
+        final int key = nextPacket[last];
+        int at = 0;
+        while (true)
+        {
+            int child = 2 * at + 1;
+            if (child >= readyCount)
+            {
+                break;
+            }
+            if (child + 1 < readyCount && nextPacket[ready[child + 1]] < nextPacket[ready[child]])
+            {
+                child++;
+            }
+            if (key <= nextPacket[ready[child]])
+            {
+                break;
+            }
+            ready[at] = ready[child];
+            at = child;
+        }
+        ready[at] = last;
     }
 
     /**
-     * Puts the lowest packet of the operation this worker still needs a result for at the head of the ready queue, if
-     * it waits there; whether it did. The congestion window lets it out even when full: workers queue in the order their
-     * results arrive, which differs between them, so two workers whose full windows each hold packets the other has only
-     * queued would wait for each other until the peer timeout (issue 23). Every packet below the lowest one has its
-     * result, so it is complete at the switch, and the lowest one completes once every worker sent it.
+     * Whether the next ready packet is the lowest packet of the operation this worker still needs a result for; the
+     * congestion window lets it out even when full. Windows of different sizes still hold different packets, so two
+     * workers whose full windows each hold packets the other has only queued would wait for each other until the peer
+     * timeout (issue 23). Every packet below the lowest one has its result, so it is complete at the switch, and the
+     * lowest one completes once every worker sent it: the job always moves.
      * <p>
      * Its slot's {@code nextPacket} is that packet until it completes (then the slot's next packet, or
-     * {@code Integer.MAX_VALUE}), so the floor moves up in amortised constant time; the move is a scan of the queue.
+     * {@code Integer.MAX_VALUE}), so the floor moves up in amortised constant time.
      */
     boolean lowestFirst()
     {
@@ -213,25 +245,6 @@ final class SlotTable
         {
             floor++;
         }
-        if (floor >= totalPackets || packet[floor % activeSlots] != IDLE)
-        {
-            return false;
-        }
-        final int slot = floor % activeSlots;
-        int at = 0;
-        while (at < readyCount && ready[(readyHead + at) % ready.length] != slot)
-        {
-            at++;
-        }
-        if (at == readyCount)
-        {
-            return false; // not queued: cannot happen while an idle slot below the total is always queued
-        }
-        for (; at > 0; at--)
-        {
-            ready[(readyHead + at) % ready.length] = ready[(readyHead + at - 1) % ready.length];
-        }
-        ready[readyHead] = slot;
-        return true;
+        return floor < totalPackets && readyCount > 0 && nextPacket[ready[0]] == floor;
     }
 }

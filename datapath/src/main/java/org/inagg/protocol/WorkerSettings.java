@@ -14,6 +14,9 @@ package org.inagg.protocol;
  * @param receiveBurst       most messages handled per duty cycle.
  * @param joinCredential     the secret this worker's JOINs show (the controller's answer to its registration), or
  *                           {@link org.inagg.wire.InaggHeader#NO_CREDENTIAL} for a job installed without one.
+ * @param congestionControl  whether a loss by order halves the worker's window of slots in flight (AIMD,
+ *                           {@code CongestionWindow}); off by default: the window is the job's pool (SwitchML), since
+ *                           a worker cannot tell its own loss from another worker's (docs/protocol.md).
  */
 public record WorkerSettings(
     int jobId,
@@ -25,7 +28,8 @@ public record WorkerSettings(
     long peerTimeoutNs,
     long joinRetryNs,
     int receiveBurst,
-    long joinCredential)
+    long joinCredential,
+    boolean congestionControl)
 {
     /** Settings of a worker whose JOINs show no credential. */
     @SuppressWarnings("checkstyle:ParameterNumber")
@@ -34,14 +38,21 @@ public record WorkerSettings(
         final long retransmitTimeoutNs, final long peerTimeoutNs, final long joinRetryNs, final int receiveBurst)
     {
         this(jobId, workerId, workers, switchPeer, priority, retransmitTimeoutNs, peerTimeoutNs, joinRetryNs,
-            receiveBurst, org.inagg.wire.InaggHeader.NO_CREDENTIAL);
+            receiveBurst, org.inagg.wire.InaggHeader.NO_CREDENTIAL, false);
     }
 
     /** These settings with JOINs showing {@code credential}. */
     public WorkerSettings withJoinCredential(final long credential)
     {
         return new WorkerSettings(jobId, workerId, workers, switchPeer, priority, retransmitTimeoutNs, peerTimeoutNs,
-            joinRetryNs, receiveBurst, credential);
+            joinRetryNs, receiveBurst, credential, congestionControl);
+    }
+
+    /** These settings with the congestion window cut on losses or not. */
+    public WorkerSettings withCongestionControl(final boolean on)
+    {
+        return new WorkerSettings(jobId, workerId, workers, switchPeer, priority, retransmitTimeoutNs, peerTimeoutNs,
+            joinRetryNs, receiveBurst, joinCredential, on);
     }
 
     @Override
@@ -52,6 +63,6 @@ public record WorkerSettings(
             + switchPeer + ", priority=" + priority + ", retransmitTimeoutNs=" + retransmitTimeoutNs
             + ", peerTimeoutNs=" + peerTimeoutNs + ", joinRetryNs=" + joinRetryNs + ", receiveBurst=" + receiveBurst
             + ", joinCredential=" + (joinCredential == org.inagg.wire.InaggHeader.NO_CREDENTIAL ? "none" : "set")
-            + "]";
+            + ", congestionControl=" + congestionControl + "]";
     }
 }

@@ -10,38 +10,49 @@ import org.junit.jupiter.params.provider.ValueSource;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * AIMD on the slots in flight: halved once per loss episode (a retransmission timeout), never below two, grown back by
- * one slot per window of results up to the pool. The clock may read anything, negative values included
- * ({@code System.nanoTime} has an arbitrary origin).
+ * AIMD on the slots in flight: halved once per loss episode (until a packet sent after the cut has its result, as
+ * NewReno), never below two, grown back by one slot per window of results up to the pool.
  */
 @Timeout(value = 10, unit = TimeUnit.SECONDS)
 class CongestionWindowTest
 {
-    private static final long RTO_NS = TimeUnit.MILLISECONDS.toNanos(2);
-
     @ParameterizedTest
-    @ValueSource(longs = {0, 1, 5_000_000_000L, Long.MAX_VALUE - 1, -1, -5_000_000_000L, Long.MIN_VALUE + 1})
-    void shouldHalveTheWindowOnTheFirstLossWhateverTheClockReads(final long nowNs)
+    @ValueSource(longs = {0, 1, 5_000_000_000L, Long.MAX_VALUE - 1})
+    void shouldHalveTheWindowOnTheFirstLoss(final long lastSendStamp)
     {
-        // Regression (issue 23): the first cut compared nowNs with a Long.MIN_VALUE "never", which overflowed for
-        // every nowNs >= 0, so the window was never cut.
+        // Regression (issue 23): the first cut compared the clock with a Long.MIN_VALUE "never", which overflowed for
+        // every reading >= 0, so the window was never cut.
         final CongestionWindow window = new CongestionWindow();
         window.reset(32);
-        assertThat(window.onLoss(nowNs, RTO_NS)).isTrue();
+        assertThat(window.onLoss(lastSendStamp)).isTrue();
         assertThat(window.size()).isEqualTo(16);
     }
 
     @Test
-    void shouldCutOncePerLossEpisode()
+    void shouldCutOncePerLossEpisodeUntilAPacketSentAfterTheCutHasItsResult()
     {
         final CongestionWindow window = new CongestionWindow();
         window.reset(64);
-        final long t = 1_000_000_000L;
-        assertThat(window.onLoss(t, RTO_NS)).isTrue();
-        assertThat(window.onLoss(t + RTO_NS, RTO_NS)).as("the same episode").isFalse();
-        assertThat(window.size()).isEqualTo(32);
-        assertThat(window.onLoss(t + RTO_NS + 1, RTO_NS)).as("a timeout later: a new episode").isTrue();
+        assertThat(window.onLoss(100)).isTrue();
+        assertThat(window.onLoss(101)).as("another loss of the same window").isFalse();
+        window.onResult(99);
+        window.onResult(100);
+        assertThat(window.onLoss(140)).as("only packets sent before the cut answered: same episode").isFalse();
+        assertThat(window.size()).isBetween(32.0, 32.1);
+        window.onResult(101);
+        assertThat(window.onLoss(150)).as("a packet sent after the cut answered: a new episode").isTrue();
+        assertThat(window.size()).isBetween(16.0, 16.1);
+    }
+
+    @Test
+    void shouldStartEveryJoinWithoutAnOpenEpisode()
+    {
+        final CongestionWindow window = new CongestionWindow();
+        window.reset(16);
+        assertThat(window.onLoss(5)).isTrue();
+        window.reset(16);
         assertThat(window.size()).isEqualTo(16);
+        assertThat(window.onLoss(6)).isTrue();
     }
 
     @Test
@@ -51,8 +62,10 @@ class CongestionWindowTest
         window.reset(5);
         for (int i = 0; i < 10; i++)
         {
-            window.onLoss(i * (RTO_NS + 1), RTO_NS);
+            window.onLoss(2L * i);
+            window.onResult(2L * i + 1);
         }
+        assertThat(window.onLoss(100)).isTrue();
         assertThat(window.size()).isEqualTo(CongestionWindow.MIN_WINDOW);
         assertThat(window.allows(1)).isTrue();
         assertThat(window.allows(2)).isFalse();
@@ -63,16 +76,16 @@ class CongestionWindowTest
     {
         final CongestionWindow window = new CongestionWindow();
         window.reset(16);
-        window.onLoss(0, RTO_NS);
+        window.onLoss(0);
         assertThat(window.size()).isEqualTo(8);
         for (int i = 0; i < 8; i++)
         {
-            window.onResult();
+            window.onResult(i + 1);
         }
         assertThat(window.size()).isBetween(8.9, 9.0);
         for (int i = 0; i < 1_000; i++)
         {
-            window.onResult();
+            window.onResult(i + 9);
         }
         assertThat(window.size()).isEqualTo(16);
         assertThat(window.allows(15)).isTrue();

@@ -25,9 +25,10 @@ import org.junit.jupiter.api.Timeout;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Whole jobs through the software switch on an in-process network, all agents on the test's thread: a lossy path
- * really cuts the workers' congestion windows (issue 23: the first cut's time test overflowed, so none ever did) and
- * the sums stay exact; 64 workers, with and without faults, complete with exact sums.
+ * Whole jobs through the software switch on an in-process network, all agents on the test's thread: with congestion
+ * control on, a lossy path really cuts the workers' congestion windows (issue 23: the first cut's time test overflowed,
+ * so none ever did) and the sums stay exact; off (the default), the window stays the pool; 64 workers whose windows are
+ * cut to different sizes complete with exact sums (two full windows once waited for each other's queued packets).
  */
 class WorkerScaleAndWindowTest
 {
@@ -38,7 +39,7 @@ class WorkerScaleAndWindowTest
     @Timeout(60)
     void shouldCutTheWindowOnALossyPathAndKeepTheSumsExact() throws Exception
     {
-        final Job job = new Job(4, 32, 0.05, 23);
+        final Job job = new Job(4, 32, 0.05, 23, true);
         job.allReduce(20_000);
         assertThat(job.sum(WorkerCounter.RETRANSMISSIONS)).as("losses were recovered").isPositive();
         assertThat(job.sum(WorkerCounter.WINDOW_CUTS)).as("loss episodes cut the windows").isPositive();
@@ -46,9 +47,19 @@ class WorkerScaleAndWindowTest
 
     @Test
     @Timeout(60)
+    void shouldKeepThePoolAsTheWindowUnderLossByDefault() throws Exception
+    {
+        final Job job = new Job(4, 32, 0.05, 23, false);
+        job.allReduce(20_000);
+        assertThat(job.sum(WorkerCounter.RETRANSMISSIONS)).as("losses were recovered").isPositive();
+        assertThat(job.sum(WorkerCounter.WINDOW_CUTS)).isZero();
+    }
+
+    @Test
+    @Timeout(60)
     void shouldKeepTheWholeWindowWithoutLoss() throws Exception
     {
-        final Job job = new Job(4, 32, 0, 0);
+        final Job job = new Job(4, 32, 0, 0, true);
         job.allReduce(20_000);
         assertThat(job.sum(WorkerCounter.RETRANSMISSIONS)).isZero();
         assertThat(job.sum(WorkerCounter.WINDOW_CUTS)).isZero();
@@ -58,10 +69,11 @@ class WorkerScaleAndWindowTest
     @Timeout(60)
     void shouldAllReduceExactlyWithSixtyFourWorkers() throws Exception
     {
-        new Job(64, 32, 0, 0).allReduce(8_000);
-        final Job lossy = new Job(64, 32, 0.02, 5);
+        new Job(64, 32, 0, 0, true).allReduce(8_000);
+        final Job lossy = new Job(64, 32, 0.02, 5, true);
         lossy.allReduce(8_000);
         assertThat(lossy.sum(WorkerCounter.RETRANSMISSIONS)).as("losses were recovered").isPositive();
+        assertThat(lossy.sum(WorkerCounter.WINDOW_CUTS)).as("windows cut to different sizes").isPositive();
     }
 
     /** A switch and {@code workers} workers; every endpoint drops, duplicates and reorders {@code faults} of packets. */
@@ -72,7 +84,7 @@ class WorkerScaleAndWindowTest
         final List<Agent> agents = new ArrayList<>();
         final List<WorkerAgent> workerAgents = new ArrayList<>();
 
-        Job(final int workers, final int slots, final double faults, final long seed)
+        Job(final int workers, final int slots, final double faults, final long seed, final boolean congestionControl)
         {
             this.workers = workers;
             final InProcessNetwork network = new InProcessNetwork(workers + 1, 1 << 20, 2048);
@@ -82,7 +94,8 @@ class WorkerScaleAndWindowTest
             for (int w = 0; w < workers; w++)
             {
                 final WorkerAgent agent = new WorkerAgent(
-                    new WorkerSettings(JOB, w, workers, 0, 0, 1_000_000L, 60_000_000_000L, 20_000_000L, 64),
+                    new WorkerSettings(JOB, w, workers, 0, 0, 1_000_000L, 60_000_000_000L, 20_000_000L, 64)
+                        .withCongestionControl(congestionControl),
                     endpoint(network, 1 + w, faults, seed), FixedPointConverter.best(), SystemNanoClock.INSTANCE, registry,
                     4);
                 agent.onStart();
