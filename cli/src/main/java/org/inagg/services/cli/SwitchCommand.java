@@ -114,7 +114,7 @@ public final class SwitchCommand implements Callable<Integer>
         {
             context.transportOpener((maxMessage, maxPeers, maxLearnedPeers) ->
             {
-                // DPDK frames carry no lanes beyond a packet's: --upstream (PARTIALs) is refused over DPDK.
+                // maxMessage is a packet of the widest job: --upstream, with its longer PARTIALs, is refused here.
                 dpdkNode = DpdkNode.open(dpdkOptions, "switch", maxMessage, maxPeers, maxLearnedPeers, out);
                 return new SwitchContext.OpenedTransport(dpdkNode.transport(), dpdkNode.transport(),
                     FrameHeaders.inPlace(), "dpdk " + dpdkOptions.ports);

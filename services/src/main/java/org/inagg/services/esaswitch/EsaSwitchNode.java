@@ -3,7 +3,6 @@ package org.inagg.services.esaswitch;
 import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import org.agrona.concurrent.AgentRunner;
@@ -14,6 +13,7 @@ import org.inagg.p4.esa.EsaJobConfig;
 import org.inagg.p4.esa.EsaSwitch;
 import org.inagg.p4.esa.EsaSwitchSettings;
 import org.inagg.p4.esa.EsaWire;
+import org.inagg.services.NodeLifecycle;
 import org.inagg.services.esaswitch.EsaSwitchContext.JobSpec;
 import org.inagg.transport.IdleStrategies;
 import org.inagg.transport.TransportCounters;
@@ -30,16 +30,15 @@ public final class EsaSwitchNode implements AutoCloseable
     private final EsaSwitchContext context;
     private final UdpTransport udp;
     private final EsaSwitch esaSwitch;
-    private final AgentRunner runner;
-    private final CountDownLatch closed = new CountDownLatch(1);
+    private final NodeLifecycle lifecycle;
 
     private EsaSwitchNode(final EsaSwitchContext context, final UdpTransport udp, final EsaSwitch esaSwitch,
-        final AgentRunner runner)
+        final NodeLifecycle lifecycle)
     {
         this.context = context;
         this.udp = udp;
         this.esaSwitch = esaSwitch;
-        this.runner = runner;
+        this.lifecycle = lifecycle;
     }
 
     /**
@@ -82,7 +81,7 @@ public final class EsaSwitchNode implements AutoCloseable
             final AgentRunner runner = new AgentRunner(IdleStrategies.byName(context.idle(), udp),
                 Throwable::printStackTrace, null, esaSwitch);
             AgentRunner.startOnThread(runner);
-            return new EsaSwitchNode(context, udp, esaSwitch, runner);
+            return new EsaSwitchNode(context, udp, esaSwitch, new NodeLifecycle(runner, context::closeCounters));
         }
         catch (final RuntimeException ex)
         {
@@ -142,19 +141,13 @@ public final class EsaSwitchNode implements AutoCloseable
     /** Blocks until {@link #close()} has run (from any thread) or the timeout passes; true if closed. */
     public boolean awaitClose(final long timeout, final TimeUnit unit) throws InterruptedException
     {
-        return closed.await(timeout, unit);
+        return lifecycle.awaitClose(timeout, unit);
     }
 
     /** Stops the agent thread (its agent closes the transport), then the counters. Once; later calls return. */
     @Override
-    public synchronized void close()
+    public void close()
     {
-        if (closed.getCount() == 0)
-        {
-            return;
-        }
-        runner.close();
-        context.closeCounters();
-        closed.countDown();
+        lifecycle.close();
     }
 }

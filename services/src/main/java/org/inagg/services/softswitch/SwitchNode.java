@@ -3,7 +3,6 @@ package org.inagg.services.softswitch;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import org.agrona.concurrent.Agent;
@@ -15,6 +14,7 @@ import org.inagg.p4.softswitch.SoftwareSwitch;
 import org.inagg.p4.softswitch.SwitchCounter;
 import org.inagg.p4.softswitch.SwitchJobConfig;
 import org.inagg.p4.softswitch.UpstreamAggregation;
+import org.inagg.services.NodeLifecycle;
 import org.inagg.services.softswitch.SwitchContext.OpenedTransport;
 import org.inagg.services.switchcontrol.SwitchControlServer;
 import org.inagg.transport.IdleStrategies;
@@ -43,19 +43,18 @@ public final class SwitchNode implements AutoCloseable
     private final SoftwareSwitch softwareSwitch;
     private final List<SwitchJobConfig> jobs;
     private final SwitchControlServer controlServer;
-    private final AgentRunner runner;
-    private final CountDownLatch closed = new CountDownLatch(1);
+    private final NodeLifecycle lifecycle;
 
     private SwitchNode(final SwitchContext context, final OpenedTransport transport,
         final SoftwareSwitch softwareSwitch, final List<SwitchJobConfig> jobs, final SwitchControlServer controlServer,
-        final AgentRunner runner)
+        final NodeLifecycle lifecycle)
     {
         this.context = context;
         this.transport = transport;
         this.softwareSwitch = softwareSwitch;
         this.jobs = jobs;
         this.controlServer = controlServer;
-        this.runner = runner;
+        this.lifecycle = lifecycle;
     }
 
     /**
@@ -97,7 +96,9 @@ public final class SwitchNode implements AutoCloseable
             final AgentRunner runner = new AgentRunner(IdleStrategies.byName(context.idle(), opened.transport()),
                 Throwable::printStackTrace, null, agent);
             AgentRunner.startOnThread(runner);
-            return new SwitchNode(context, opened, softwareSwitch, jobs, controlServer, runner);
+            final Runnable closeControl = controlServer == null ? () -> { } : controlServer::close;
+            return new SwitchNode(context, opened, softwareSwitch, jobs, controlServer,
+                new NodeLifecycle(runner, closeControl, context::closeCounters));
         }
         catch (final RuntimeException ex)
         {
@@ -243,7 +244,7 @@ public final class SwitchNode implements AutoCloseable
     /** Blocks until {@link #close()} has run (from any thread) or the timeout passes; true if closed. */
     public boolean awaitClose(final long timeout, final TimeUnit unit) throws InterruptedException
     {
-        return closed.await(timeout, unit);
+        return lifecycle.awaitClose(timeout, unit);
     }
 
     /**
@@ -251,18 +252,8 @@ public final class SwitchNode implements AutoCloseable
      * second call, from any thread, returns at once.
      */
     @Override
-    public synchronized void close()
+    public void close()
     {
-        if (closed.getCount() == 0)
-        {
-            return;
-        }
-        runner.close();
-        if (controlServer != null)
-        {
-            controlServer.close();
-        }
-        context.closeCounters();
-        closed.countDown();
+        lifecycle.close();
     }
 }
