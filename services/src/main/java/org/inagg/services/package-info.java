@@ -1,2 +1,5 @@
-/** The long-running services of an inagg deployment: the controller and the per-host agent. */
+/**
+ * The long-running services of an inagg deployment, each a context validated once and a launch: the controller, the
+ * per-host agent, the software switch, the shared-pool switch and the parameter server.
+ */
 package org.inagg.services;

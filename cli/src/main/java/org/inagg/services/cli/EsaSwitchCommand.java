@@ -8,22 +8,18 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
 
-import org.agrona.concurrent.AgentRunner;
-import org.inagg.agent.CounterKey;
-import org.inagg.transport.IdleStrategies;
 import org.inagg.p4.esa.AllocationMode;
-import org.inagg.p4.esa.EsaCounter;
 import org.inagg.p4.esa.EsaJobConfig;
 import org.inagg.p4.esa.EsaSwitch;
-import org.inagg.p4.esa.EsaSwitchSettings;
-import org.inagg.p4.esa.EsaWire;
 import org.inagg.p4.esa.PriorityPolicy;
 import org.inagg.p4.softswitch.SwitchJobConfig;
+import org.inagg.services.esaswitch.EsaSwitchContext;
+import org.inagg.services.esaswitch.EsaSwitchContext.JobSpec;
+import org.inagg.services.esaswitch.EsaSwitchNode;
 import org.inagg.transport.FaultConfig;
 import org.inagg.transport.FaultInjectingTransport;
-import org.inagg.transport.UdpTransport;
+import org.inagg.transport.TransportCounter;
 import org.inagg.transport.capture.FrameHeaders;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -91,88 +87,42 @@ public final class EsaSwitchCommand implements Callable<Integer>
     @Mixin
     private CountersOptions countersOptions;
 
-    /** One --job: its table row before transport peers are known. */
-    record JobSpec(int jobId, int workers, int window, int lanes, int priority, long bytes)
-    {
-    }
-
     @Override
     public Integer call() throws InterruptedException
     {
         final PrintWriter out = spec.commandLine().getOut();
         service.validate();
-        CliNumbers.require("--aggregators", aggregators, 1, 1 << 20);
         final AllocationMode allocation = parseMode(mode);
         final PriorityPolicy priorities = parsePolicy(policy);
         final List<JobSpec> parsed = jobs.stream().map(EsaSwitchCommand::parseJob).toList();
         final List<SwitchJobConfig> asSlotJobs = parsed.stream()
             .map(job -> new SwitchJobConfig(job.jobId(), job.workers(), job.window(), job.lanes())).toList();
-        final Map<Integer, InetSocketAddress[]> sourcesByJob = SwitchCommand.parseSources(sources, asSlotJobs);
-        SwitchCommand.checkAdmission(asSlotJobs, sourcesByJob, false, null);
         final Map<Integer, InetSocketAddress> serverByJob = parseServers(servers, parsed);
-        final int maxLanes = parsed.stream().mapToInt(JobSpec::lanes).max().orElseThrow();
-        final int maxWorkers = parsed.stream().mapToInt(JobSpec::workers).max().orElseThrow();
-        final UdpTransport udp = UdpTransport.open(Addresses.parse("--bind", bind), List.of(), service.maxPeers,
-            EsaWire.partialLength(maxLanes, maxWorkers), 64);
-        final EsaSwitch esaSwitch = new EsaSwitch(
-            FaultInjectingTransport.wrap(capture.wrap(udp, FrameHeaders.udp(udp)),
-                service.loss > 0 ? FaultConfig.lossy(service.loss, 3) : FaultConfig.NONE),
-            countersOptions.open("esa-switch", "esa-switch udp://" + udp.localAddress().getHostString() + ":"
-                + udp.localAddress().getPort() + " jobs " + String.join(",", jobs), 64, out, udp, CounterKey.NONE,
-                CounterKey.NONE),
-            new EsaSwitchSettings(aggregators, maxWorkers, maxLanes, allocation, priorities, 64));
-        for (final JobSpec job : parsed)
-        {
-            final InetSocketAddress[] row = sourcesByJob.get(job.jobId());
-            final int[] peers = new int[job.workers()];
-            for (int w = 0; w < peers.length; w++)
-            {
-                peers[w] = register(udp, row[w], "job " + job.jobId() + " worker " + w);
-            }
-            final int serverPeer = register(udp, serverByJob.get(job.jobId()), "job " + job.jobId() + "'s server");
-            esaSwitch.addJob(new EsaJobConfig(job.jobId(), job.workers(), job.lanes(), job.window(), job.priority(),
-                peers, serverPeer, job.bytes()));
-        }
-        final AgentRunner runner = new AgentRunner(IdleStrategies.byName(service.idle, udp), Throwable::printStackTrace,
-            null, esaSwitch);
-        final CountDownLatch stopped = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(() ->
-        {
-            runner.close();
-            stopped.countDown();
-        }));
-        AgentRunner.startOnThread(runner);
+        final EsaSwitchContext context = new EsaSwitchContext().bind(Addresses.parse("--bind", bind))
+            .aggregators(aggregators).mode(allocation).policy(priorities).jobs(parsed)
+            .sources(SwitchCommand.parseSources(sources, asSlotJobs)).servers(serverByJob)
+            .maxPeers(service.maxPeers).idle(service.idle)
+            .decorator(udp -> FaultInjectingTransport.wrap(capture.wrap(udp, FrameHeaders.udp(udp)),
+                service.loss > 0 ? FaultConfig.lossy(service.loss, 3) : FaultConfig.NONE))
+            .counters(where -> countersOptions.open("esa-switch", "esa-switch " + where + " jobs "
+                + String.join(",", jobs), 64 + TransportCounter.values().length, out), countersOptions::close);
+        final EsaSwitchNode node = EsaSwitchNode.launch(context);
+        Runtime.getRuntime().addShutdownHook(new Thread(node::close));
         out.printf(Locale.ROOT, "inagg esa-switch listening on udp://%s, %d aggregators, mode %s, priorities %s, "
-            + "jobs: %s, servers: %s%n", udp.localAddress(), aggregators, allocation, priorities, parsed, serverByJob);
-        out.println("  " + udp.describeIo());
+                + "jobs: %s, servers: %s%n", node.localAddress(), aggregators, allocation, priorities, parsed,
+            serverByJob);
+        out.println("  " + node.describeIo());
         out.flush();
-        service.runUntilStopped(stopped, () -> report(out, esaSwitch));
-        runner.close();
-        countersOptions.close();
-        report(out, esaSwitch);
+        service.runUntilStopped(node::awaitClose, () -> report(out, node));
+        node.close();
+        report(out, node);
         capture.report(out);
         return 0;
     }
 
-    private static int register(final UdpTransport udp, final InetSocketAddress address, final String what)
+    private static void report(final PrintWriter out, final EsaSwitchNode node)
     {
-        final int peer = udp.addPeer(address);
-        if (peer < 0)
-        {
-            throw new IllegalArgumentException("the switch's peer table is full at " + what + " (" + address
-                + "); raise --max-peers");
-        }
-        return peer;
-    }
-
-    private static void report(final PrintWriter out, final EsaSwitch esaSwitch)
-    {
-        out.printf(Locale.ROOT, "esa-switch: received %,d, completions %,d, preemptions %,d, collisions %,d, "
-                + "tombstoned %,d, retransmits %,d, fallback bytes %,d, joins %,d%n",
-            esaSwitch.counter(EsaCounter.RECEIVED), esaSwitch.counter(EsaCounter.COMPLETIONS),
-            esaSwitch.counter(EsaCounter.PREEMPTIONS), esaSwitch.counter(EsaCounter.FALLBACK_COLLISION),
-            esaSwitch.counter(EsaCounter.FALLBACK_TOMBSTONE), esaSwitch.counter(EsaCounter.FALLBACK_RETRANSMIT),
-            esaSwitch.counter(EsaCounter.FALLBACK_BYTES), esaSwitch.counter(EsaCounter.JOINS));
+        out.println(node.describeCounters());
         out.flush();
     }
 
@@ -225,7 +175,7 @@ public final class EsaSwitchCommand implements Callable<Integer>
         }
     }
 
-    /** --server values: one per job, every job given one. */
+    /** --server values: at most one per job, each naming a --job. */
     static Map<Integer, InetSocketAddress> parseServers(final List<String> values, final List<JobSpec> jobs)
     {
         final Map<Integer, InetSocketAddress> byJob = new TreeMap<>();
@@ -255,14 +205,6 @@ public final class EsaSwitchCommand implements Callable<Integer>
                 throw new IllegalArgumentException("--server gives job " + jobId + "'s server twice");
             }
         }
-        for (final JobSpec job : jobs)
-        {
-            if (!byJob.containsKey(job.jobId()))
-            {
-                throw new IllegalArgumentException("job " + job.jobId() + " has no parameter server: give --server "
-                    + job.jobId() + "=HOST:PORT (an `inagg ps` for it)");
-            }
-        }
-        return byJob;
+        return byJob; // a job without a server: EsaSwitchContext.conclude
     }
 }

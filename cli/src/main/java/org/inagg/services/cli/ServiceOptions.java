@@ -34,8 +34,21 @@ final class ServiceOptions
         CliNumbers.requireLoss(loss);
     }
 
+    /** What a command waits on: true once its node has stopped (a shutdown hook closed it). */
+    @FunctionalInterface
+    interface Stopped
+    {
+        boolean await(long timeout, TimeUnit unit) throws InterruptedException;
+    }
+
     /** Returns once {@code stopped} counts down or --duration elapses, running {@code report} every --stats-interval. */
     void runUntilStopped(final CountDownLatch stopped, final Runnable report) throws InterruptedException
+    {
+        runUntilStopped(stopped::await, report);
+    }
+
+    /** Returns once {@code stopped} says so or --duration elapses, running {@code report} every --stats-interval. */
+    void runUntilStopped(final Stopped stopped, final Runnable report) throws InterruptedException
     {
         final long end = durationSeconds > 0 ? System.nanoTime() + TimeUnit.SECONDS.toNanos(durationSeconds)
             : Long.MAX_VALUE;

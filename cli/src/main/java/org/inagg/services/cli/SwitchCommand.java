@@ -2,31 +2,20 @@ package org.inagg.services.cli;
 
 import java.io.PrintWriter;
 import java.net.InetSocketAddress;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
 
-import org.agrona.concurrent.AgentRunner;
-import org.inagg.agent.CounterKey;
-import org.inagg.agent.CounterRegistry;
-import org.inagg.transport.IdleStrategies;
-import org.inagg.p4.esa.EsaWire;
-import org.inagg.p4.softswitch.SoftwareSwitch;
 import org.inagg.p4.softswitch.SwitchCounter;
 import org.inagg.p4.softswitch.SwitchJobConfig;
-import org.inagg.p4.softswitch.UpstreamAggregation;
 import org.inagg.services.http.ApiToken;
-import org.inagg.services.switchcontrol.SwitchControlServer;
+import org.inagg.services.softswitch.SwitchContext;
+import org.inagg.services.softswitch.SwitchNode;
 import org.inagg.transport.FaultConfig;
 import org.inagg.transport.FaultInjectingTransport;
-import org.inagg.transport.SourceRegistry;
-import org.inagg.transport.Transport;
-import org.inagg.transport.UdpTransport;
+import org.inagg.transport.TransportCounter;
 import org.inagg.transport.capture.FrameHeaders;
-import org.inagg.wire.InaggHeader;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -100,102 +89,82 @@ public final class SwitchCommand implements Callable<Integer>
     @Mixin
     private CountersOptions countersOptions;
 
+    /** With --transport dpdk: EAL, pool and transport, opened by the switch's launch once its context is checked. */
+    private DpdkNode dpdkNode;
+
     @Override
     public Integer call() throws InterruptedException
     {
         final PrintWriter out = spec.commandLine().getOut();
         service.validate();
         final List<SwitchJobConfig> parsed = jobs.stream().map(SwitchCommand::parseJob).toList();
-        if (parsed.isEmpty() && control == null)
-        {
-            throw new IllegalArgumentException("give jobs with --job ID:WORKERS, or --control HOST:PORT for the"
-                + " controller to add them");
-        }
-        final Map<Integer, InetSocketAddress[]> sourcesByJob = parseSources(sources, parsed);
-        checkAdmission(parsed, sourcesByJob, open, upstream == null ? null : localWorkers);
-        final int maxLanes = Math.max(parsed.stream().mapToInt(SwitchJobConfig::lanesPerPacket).max().orElse(256),
-            control == null ? 0 : InaggHeader.MAX_ELEMENTS_FOR_1500_MTU);
         final boolean dpdk = DpdkOptions.isDpdk(transportName);
-        // Before DPDK starts: EAL takes ports and hugepages that an error after it would leave held.
-        final InetSocketAddress controlAddress = control == null ? null : Addresses.parse("--control", control);
-        if ((upstream == null) != (localWorkers == null))
+        // Checked (conclude) before DPDK starts: EAL takes ports and hugepages that an error after it would leave held.
+        final SwitchContext context = new SwitchContext().jobs(parsed).sources(parseSources(sources, parsed))
+            .open(open).localWorkers(localWorkers)
+            .upstream(upstream == null ? null : Addresses.parse("--upstream", upstream))
+            .control(control == null ? null : Addresses.parse("--control", control))
+            .maxPeers(service.maxPeers).idle(service.idle)
+            .decorator((transport, headers) -> FaultInjectingTransport.wrap(capture.wrap(transport, headers),
+                service.loss > 0 ? FaultConfig.lossy(service.loss, 1) : FaultConfig.NONE))
+            .counters(where -> countersOptions.open("switch", "switch " + where + " jobs " + String.join(",", jobs)
+                + (upstream == null ? "" : " up to " + upstream), 64 + TransportCounter.values().length, out),
+                countersOptions::close);
+        if (dpdk)
         {
-            throw new IllegalArgumentException("--upstream and --local-workers go together");
+            context.transportOpener((maxMessage, maxPeers, maxLearnedPeers) ->
+            {
+                // maxMessage is a packet of the widest job: --upstream, with its longer PARTIALs, is refused here.
+                dpdkNode = DpdkNode.open(dpdkOptions, "switch", maxMessage, maxPeers, maxLearnedPeers, out);
+                return new SwitchContext.OpenedTransport(dpdkNode.transport(), dpdkNode.transport(),
+                    FrameHeaders.inPlace(), "dpdk " + dpdkOptions.ports);
+            });
         }
-        if (upstream != null && dpdk)
+        else
         {
-            throw new IllegalArgumentException("--upstream runs over UDP; the DPDK transport has no parameter server"
-                + " peer option yet");
+            context.bind(Addresses.parse("--bind", bind));
         }
-        final int maxWorkers = parsed.stream().mapToInt(SwitchJobConfig::workers).max().orElse(1);
-        final int maxMessage = upstream == null ? InaggHeader.messageLength(maxLanes)
-            : EsaWire.partialLength(maxLanes, maxWorkers);
-        // Under a controller, strangers' datagrams may take only half of the peer table: the rest stays free for the
-        // sources the controller registers, whatever a flood from many source ports does.
-        final int maxLearnedPeers = control == null ? service.maxPeers : Math.max(1, service.maxPeers / 2);
-        final DpdkNode node = dpdk ? DpdkNode.open(dpdkOptions, "switch", InaggHeader.messageLength(maxLanes),
-            service.maxPeers, maxLearnedPeers, out) : null;
-        // With --upstream the parameter server is peer 0.
-        final UdpTransport udp = dpdk ? null : UdpTransport.open(Addresses.parse("--bind", bind),
-            upstream == null ? List.of() : List.of(Addresses.parse("--upstream", upstream)), service.maxPeers,
-            maxLearnedPeers, maxMessage, 64);
-        final Transport transport = dpdk ? node.transport() : udp;
-        final SourceRegistry sourceRegistry = dpdk ? node.transport() : udp;
-        final CounterRegistry counters = countersOptions.open("switch", "switch "
-            + (dpdk ? "dpdk " + dpdkOptions.ports : "udp://" + udp.localAddress().getHostString() + ":"
-                + udp.localAddress().getPort()) + " jobs " + String.join(",", jobs)
-            + (upstream == null ? "" : " up to " + upstream), 64, out, transport, CounterKey.NONE, CounterKey.NONE);
-        final List<SwitchJobConfig> configs = parsed.stream()
-            .map(config -> withRegisteredSources(config, sourcesByJob.get(config.jobId()), sourceRegistry)).toList();
-        final SoftwareSwitch softwareSwitch = new SoftwareSwitch(
-            FaultInjectingTransport.wrap(capture.wrap(transport, dpdk ? FrameHeaders.inPlace() : FrameHeaders.udp(udp)),
-                service.loss > 0 ? FaultConfig.lossy(service.loss, 1) : FaultConfig.NONE),
-            counters, 256);
-        for (final SwitchJobConfig config : configs)
+        if (control != null)
         {
-            softwareSwitch.addJob(config, upstream == null ? null : new UpstreamAggregation(0, localWorkers));
+            context.token(ApiToken.fromFileOrEnvironment(tokenFile, System.getenv()));
         }
-        final SwitchControlServer controlServer = control == null ? null
-            : SwitchControlServer.launch(
-                new SwitchControlServer.Context().softwareSwitch(softwareSwitch)
-                    .token(ApiToken.fromFileOrEnvironment(tokenFile, System.getenv()))
-                    .transport(sourceRegistry).bind(controlAddress));
-        if (controlServer != null)
+        context.conclude();
+        final SwitchNode node;
+        try
+        {
+            node = SwitchNode.launch(context);
+        }
+        catch (final RuntimeException ex)
+        {
+            closeDpdk();
+            throw ex;
+        }
+        final ProfileWindow profile = ProfileWindow.forRole("switch", System.err);
+        Runtime.getRuntime().addShutdownHook(new Thread(() ->
+        {
+            profile.stopAndWrite();
+            node.close();
+            closeDpdk();
+        }));
+        if (node.controlAddress() != null)
         {
             out.printf("  control: http://%s:%d (controller: bin/inagg controller --switch-control this)%n",
-                controlServer.address().getHostString(), controlServer.address().getPort());
+                node.controlAddress().getHostString(), node.controlAddress().getPort());
             if (tokenFile == null && System.getenv(ApiToken.ENV) == null)
             {
                 out.printf("  warning: no token on the control port (--token-file or %s): anyone who reaches it can"
                     + " install and remove jobs%n", ApiToken.ENV);
             }
         }
-        final AgentRunner runner = new AgentRunner(IdleStrategies.byName(service.idle, transport), Throwable::printStackTrace,
-            null,
-            controlServer == null ? softwareSwitch : new org.agrona.concurrent.CompositeAgent(softwareSwitch,
-                controlServer));
-        final CountDownLatch stopped = new CountDownLatch(1);
-        final ProfileWindow profile = ProfileWindow.forRole("switch", System.err);
-        Runtime.getRuntime().addShutdownHook(new Thread(() ->
-        {
-            profile.stopAndWrite();
-            runner.close();
-            if (node != null)
-            {
-                node.close();
-            }
-            stopped.countDown();
-        }));
-        AgentRunner.startOnThread(runner);
         if (profile.enabled())
         {
-            startProfileAfterWarmup(profile, softwareSwitch);
+            startProfileAfterWarmup(profile, node);
         }
         out.printf("inagg switch listening on %s, jobs: %s%s%n",
-            dpdk ? "dpdk " + dpdkOptions.ports : "udp://" + udp.localAddress(), configs,
+            dpdk ? node.where() : "udp://" + node.localAddress(), node.jobs(),
             upstream == null ? "" : ", summing workers " + java.util.Arrays.toString(localWorkers) + " up to the"
                 + " parameter server at " + upstream);
-        final List<Integer> openJobs = configs.stream().filter(c -> !c.registeredSources())
+        final List<Integer> openJobs = node.jobs().stream().filter(c -> !c.registeredSources())
             .map(SwitchJobConfig::jobId).toList();
         if (!openJobs.isEmpty())
         {
@@ -204,63 +173,30 @@ public final class SwitchCommand implements Callable<Integer>
                 + " this switch can join, restart or feed them (register sources with --source or through"
                 + " bin/inagg controller for admission)%n", openJobs);
         }
-        if (udp != null)
-        {
-            out.println("  " + udp.describeIo());
-            out.println("  " + udp.describeBuffers());
-            for (final SwitchJobConfig config : configs)
-            {
-                // Every worker may have a whole window in flight at once; beyond the receive buffer the kernel drops.
-                final long window = (long)config.workers() * config.slots() * InaggHeader.messageLength(
-                    config.lanesPerPacket());
-                if (window > udp.receiveBufferBytes() / 2)
-                {
-                    out.printf("  warning: job %d can have %,d bytes in flight (%d workers x %d slots x %d-byte "
-                            + "packets), more than half the %,d-byte receive buffer: expect drops and retransmissions;"
-                            + " fewer slots, or raise net.core.rmem_max%n", config.jobId(), window, config.workers(),
-                        config.slots(), InaggHeader.messageLength(config.lanesPerPacket()), udp.receiveBufferBytes());
-                }
-            }
-        }
+        node.transportNotes().forEach(note -> out.println("  " + note));
         out.flush();
 
-        service.runUntilStopped(stopped, () ->
+        service.runUntilStopped(node::awaitClose, () ->
         {
-            out.printf("switch: received %,d, contributions %,d, results %,d, retransmit replies %,d, partials up %,d,"
-                    + " forwarded up %,d, dropped %,d%n",
-                softwareSwitch.counter(SwitchCounter.RECEIVED), softwareSwitch.counter(SwitchCounter.CONTRIBUTIONS),
-                softwareSwitch.counter(SwitchCounter.RESULTS_SENT),
-                softwareSwitch.counter(SwitchCounter.RETRANSMIT_REPLIES),
-                softwareSwitch.counter(SwitchCounter.UPSTREAM_PARTIALS),
-                softwareSwitch.counter(SwitchCounter.UPSTREAM_FORWARDS), dropped(softwareSwitch));
+            out.println(node.describeCounters());
             out.flush();
         });
-        runner.close();
-        if (controlServer != null)
-        {
-            controlServer.close();
-        }
-        countersOptions.close();
+        node.close();
         capture.report(out);
-        if (node != null)
+        if (dpdkNode != null)
         {
-            node.close();
-            return node.leaked() ? 3 : 0;
+            closeDpdk();
+            return dpdkNode.leaked() ? 3 : 0;
         }
         return 0;
     }
 
-    private static long dropped(final SoftwareSwitch softwareSwitch)
+    private void closeDpdk()
     {
-        long total = 0;
-        for (final SwitchCounter counter : SwitchCounter.values())
+        if (dpdkNode != null)
         {
-            if (counter.name().startsWith("DROP_"))
-            {
-                total += softwareSwitch.counter(counter);
-            }
+            dpdkNode.close(); // after the switch's agent closed the transport
         }
-        return total;
     }
 
     /**
@@ -311,99 +247,6 @@ public final class SwitchCommand implements Callable<Integer>
         return byJob;
     }
 
-    /**
-     * Admission by default: every --job has all its workers' sources (with --upstream: those of its local workers, the
-     * only ones this switch serves), or --open says the switch is a lab's.
-     *
-     * @param localWorkers with --upstream, the worker ids this switch serves; null for a one-level switch.
-     * @throws IllegalArgumentException naming the job and the workers whose sources are missing, and what to do.
-     */
-    static void checkAdmission(
-        final List<SwitchJobConfig> jobs, final Map<Integer, InetSocketAddress[]> sourcesByJob, final boolean open,
-        final int[] localWorkers)
-    {
-        for (final SwitchJobConfig job : jobs)
-        {
-            final InetSocketAddress[] row = sourcesByJob.get(job.jobId());
-            final List<Integer> missing = new ArrayList<>();
-            final List<Integer> foreign = new ArrayList<>();
-            for (int w = 0; w < job.workers(); w++)
-            {
-                final boolean served = localWorkers == null || contains(localWorkers, w);
-                if (served && (row == null || row[w] == null))
-                {
-                    missing.add(w);
-                }
-                if (!served && row != null && row[w] != null)
-                {
-                    foreign.add(w);
-                }
-            }
-            if (!foreign.isEmpty())
-            {
-                throw new IllegalArgumentException("job " + job.jobId() + ": --source gives worker(s) " + foreign
-                    + ", which this switch does not serve (--local-workers " + java.util.Arrays.toString(localWorkers)
-                    + "): register them where they send (another switch, or the parameter server)");
-            }
-            if (row != null && !missing.isEmpty())
-            {
-                throw new IllegalArgumentException("job " + job.jobId() + ": --source gives some workers' sources but"
-                    + " not those of worker(s) " + missing + "; give all of them, or none with --open");
-            }
-            if (row == null && !open)
-            {
-                throw new IllegalArgumentException("job " + job.jobId() + " has no registered sources, so any sender"
-                    + " could join, restart or feed it: give each worker's source with --source " + job.jobId()
-                    + ":WORKER=HOST:PORT (workers bind it with --bind), let bin/inagg controller register them"
-                    + " (--control), or run a lab switch with --open");
-            }
-        }
-    }
-
-    private static boolean contains(final int[] workers, final int worker)
-    {
-        for (final int w : workers)
-        {
-            if (w == worker)
-            {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /**
-     * Placeholder source of a worker this switch does not serve (--upstream): its packets are refused as another
-     * switch's worker before any source is compared, and no transport numbers a peer this high.
-     */
-    static final int NOT_SERVED_PEER = Integer.MAX_VALUE;
-
-    private static SwitchJobConfig withRegisteredSources(
-        final SwitchJobConfig config, final InetSocketAddress[] sources, final SourceRegistry registry)
-    {
-        if (sources == null)
-        {
-            return config;
-        }
-        final int[] peers = new int[sources.length];
-        for (int w = 0; w < sources.length; w++)
-        {
-            if (sources[w] == null)
-            {
-                peers[w] = NOT_SERVED_PEER; // checkAdmission: only a worker this --upstream switch does not serve
-                continue;
-            }
-            peers[w] = registry.addPeer(sources[w]);
-            if (peers[w] < 0)
-            {
-                throw new IllegalArgumentException("job " + config.jobId() + ": the switch's peer table is full at "
-                    + "worker " + w + "'s source " + sources[w] + "; raise --max-peers");
-            }
-        }
-        return new SwitchJobConfig(config.jobId(), config.workers(), config.slots(), config.lanesPerPacket(),
-            SwitchJobConfig.NO_SLOT_BASE, SwitchJobConfig.NO_MULTICAST_GROUP, peers, config.session());
-    }
-
     static SwitchJobConfig parseJob(final String text)
     {
         // Limit -1 keeps trailing empty parts: "1:4:" is refused rather than read as "1:4" (fuzzing finding).
@@ -430,12 +273,12 @@ public final class SwitchCommand implements Callable<Integer>
      * bench-peers --profile: a watcher thread starts the switch's profile once it has aggregated the workers' warm-up
      * ({@value ProfileWindow#AFTER_CONTRIBUTIONS} contributions), so the profile shows its steady state, not its JIT.
      */
-    private static void startProfileAfterWarmup(final ProfileWindow profile, final SoftwareSwitch softwareSwitch)
+    private static void startProfileAfterWarmup(final ProfileWindow profile, final SwitchNode node)
     {
         final long after = Long.getLong(ProfileWindow.AFTER_CONTRIBUTIONS, 0);
         final Thread watcher = new Thread(() ->
         {
-            while (softwareSwitch.counter(SwitchCounter.CONTRIBUTIONS) < after)
+            while (node.counter(SwitchCounter.CONTRIBUTIONS) < after)
             {
                 java.util.concurrent.locks.LockSupport.parkNanos(5_000_000);
             }

@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 
 import org.inagg.p4.softswitch.SwitchJobConfig;
+import org.inagg.services.softswitch.Admission;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -25,7 +26,7 @@ class SourceOptionTest
         assertThat(sources.get(1)).containsExactly(new InetSocketAddress("127.0.0.1", 9101),
             new InetSocketAddress("127.0.0.1", 9102));
         assertThat(sources.get(7)).containsExactly(new InetSocketAddress("10.0.0.7", 9000));
-        assertThatCode(() -> SwitchCommand.checkAdmission(JOBS, sources, false, null))
+        assertThatCode(() -> Admission.check(JOBS, sources, false, null))
             .doesNotThrowAnyException();
     }
 
@@ -53,10 +54,10 @@ class SourceOptionTest
         final Map<Integer, InetSocketAddress[]> none = Map.of();
 
         assertThatIllegalArgumentException()
-            .isThrownBy(() -> SwitchCommand.checkAdmission(JOBS, none, false, null))
+            .isThrownBy(() -> Admission.check(JOBS, none, false, null))
             .withMessageContaining("job 1 has no registered sources").withMessageContaining("--open")
             .withMessageContaining("--source 1:WORKER=HOST:PORT");
-        assertThatCode(() -> SwitchCommand.checkAdmission(JOBS, none, true, null)).doesNotThrowAnyException();
+        assertThatCode(() -> Admission.check(JOBS, none, true, null)).doesNotThrowAnyException();
     }
 
     @Test
@@ -67,7 +68,7 @@ class SourceOptionTest
 
         // --open does not excuse a half-registered job: worker 1 would be learned while worker 0 is pinned.
         assertThatIllegalArgumentException()
-            .isThrownBy(() -> SwitchCommand.checkAdmission(JOBS, partial, true, null))
+            .isThrownBy(() -> Admission.check(JOBS, partial, true, null))
             .withMessageContaining("not those of worker(s) [1]");
     }
 
@@ -80,17 +81,17 @@ class SourceOptionTest
         final int[] local = {1, 2};
         final Map<Integer, InetSocketAddress[]> localSources = SwitchCommand.parseSources(
             List.of("1:1=127.0.0.1:9101", "1:2=127.0.0.1:9102"), jobs);
-        assertThatCode(() -> SwitchCommand.checkAdmission(jobs, localSources, false, local))
+        assertThatCode(() -> Admission.check(jobs, localSources, false, local))
             .doesNotThrowAnyException();
-        assertThatIllegalArgumentException().isThrownBy(() -> SwitchCommand.checkAdmission(jobs,
+        assertThatIllegalArgumentException().isThrownBy(() -> Admission.check(jobs,
                 SwitchCommand.parseSources(List.of("1:1=127.0.0.1:9101"), jobs), false, local))
             .withMessageContaining("not those of worker(s) [2]");
-        assertThatIllegalArgumentException().isThrownBy(() -> SwitchCommand.checkAdmission(jobs,
+        assertThatIllegalArgumentException().isThrownBy(() -> Admission.check(jobs,
                 SwitchCommand.parseSources(List.of("1:1=127.0.0.1:9101", "1:2=127.0.0.1:9102", "1:3=127.0.0.1:9103"),
                     jobs), false, local))
             .withMessageContaining("worker(s) [3], which this switch does not serve");
         assertThatIllegalArgumentException()
-            .isThrownBy(() -> SwitchCommand.checkAdmission(jobs, Map.of(), false, local))
+            .isThrownBy(() -> Admission.check(jobs, Map.of(), false, local))
             .withMessageContaining("job 1 has no registered sources");
     }
 }

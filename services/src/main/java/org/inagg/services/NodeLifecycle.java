@@ -1,0 +1,44 @@
+package org.inagg.services;
+
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import org.agrona.concurrent.AgentRunner;
+
+/**
+ * How a launched node stops: its agent thread first (the agent's close takes its transport down), then what it opened
+ * beside it, in order (a control port, a counters file); once, from whichever thread closes first (a shutdown hook or
+ * the process's main), and {@link #awaitClose} for the process to block on until then.
+ */
+public final class NodeLifecycle
+{
+    private final AgentRunner runner;
+    private final List<Runnable> afterAgent;
+    private final CountDownLatch closed = new CountDownLatch(1);
+
+    /** @param afterAgent closed after the agent thread stopped, in this order. */
+    public NodeLifecycle(final AgentRunner runner, final Runnable... afterAgent)
+    {
+        this.runner = runner;
+        this.afterAgent = List.of(afterAgent);
+    }
+
+    /** Blocks until {@link #close()} has run (from any thread) or the timeout passes; true if closed. */
+    public boolean awaitClose(final long timeout, final TimeUnit unit) throws InterruptedException
+    {
+        return closed.await(timeout, unit);
+    }
+
+    /** Stops the agent thread, then closes the rest in order. Once; a later call returns at once. */
+    public synchronized void close()
+    {
+        if (closed.getCount() == 0)
+        {
+            return;
+        }
+        runner.close();
+        afterAgent.forEach(Runnable::run);
+        closed.countDown();
+    }
+}

@@ -1,0 +1,294 @@
+package org.inagg.services.softswitch;
+
+import java.net.InetSocketAddress;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.BiFunction;
+import java.util.function.Function;
+
+import org.inagg.agent.CounterRegistry;
+import org.inagg.p4.esa.EsaWire;
+import org.inagg.p4.softswitch.SwitchJobConfig;
+import org.inagg.services.http.ApiToken;
+import org.inagg.transport.IdleStrategies;
+import org.inagg.transport.SourceRegistry;
+import org.inagg.transport.Transport;
+import org.inagg.transport.TransportCounter;
+import org.inagg.transport.capture.FrameHeaders;
+import org.inagg.wire.InaggHeader;
+
+/**
+ * The settings of one software switch: its jobs and their workers' sources (admission), where it listens (a UDP port,
+ * or a transport it is given, DPDK), its control port for the controller, and two-level aggregation up to a parameter
+ * server. {@link #conclude()} checks the whole once, before any port or DPDK's EAL is taken.
+ */
+public final class SwitchContext
+{
+    /** Default UDP address. */
+    public static final InetSocketAddress BIND_DEFAULT = new InetSocketAddress("0.0.0.0", 9000);
+    /** Default most peer addresses. */
+    public static final int MAX_PEERS_DEFAULT = 4096;
+    /** Lanes per packet the transport is sized for when no job says more. */
+    public static final int LANES_DEFAULT = 256;
+
+    /** Opens the transport of a switch that does not run on a UDP port of its own (DPDK). */
+    @FunctionalInterface
+    public interface TransportOpener
+    {
+        /**
+         * @param maxLearnedPeers most peers learned from strangers' datagrams, of {@code maxPeers}: under a controller
+         *                        the rest stays free for the sources it registers.
+         */
+        OpenedTransport open(int maxMessageLength, int maxPeers, int maxLearnedPeers);
+    }
+
+    /**
+     * A transport a {@link TransportOpener} opened: what the switch sends through (and closes when its agent stops),
+     * where it registers its workers' sources, how a capture frames its messages, and its name in labels.
+     */
+    public record OpenedTransport(Transport transport, SourceRegistry sources, FrameHeaders headers, String name)
+    {
+    }
+
+    private InetSocketAddress bind = BIND_DEFAULT;
+    private List<SwitchJobConfig> jobs = List.of();
+    private Map<Integer, InetSocketAddress[]> sources = Map.of();
+    private boolean open;
+    private InetSocketAddress control;
+    private ApiToken token = ApiToken.NONE;
+    private InetSocketAddress upstream;
+    private int[] localWorkers;
+    private int maxPeers = MAX_PEERS_DEFAULT;
+    private String idle = IdleStrategies.SERVICE_DEFAULT;
+    private TransportOpener transportOpener;
+    private BiFunction<Transport, FrameHeaders, Transport> decorator = (transport, headers) -> transport;
+    private Function<String, CounterRegistry> counters =
+        where -> new CounterRegistry(64 + TransportCounter.values().length);
+    private Runnable countersClose = () -> { };
+    private boolean concluded;
+
+    /** UDP address to listen on (default 0.0.0.0:9000); unused with a {@link #transportOpener}. */
+    public SwitchContext bind(final InetSocketAddress bind)
+    {
+        this.bind = bind;
+        return this;
+    }
+
+    /** The jobs it serves from the start (the controller adds others through the control port). */
+    public SwitchContext jobs(final List<SwitchJobConfig> jobs)
+    {
+        this.jobs = List.copyOf(jobs);
+        return this;
+    }
+
+    /** Each job's worker sources by job id, indexed by worker id (null where not given): admission. */
+    public SwitchContext sources(final Map<Integer, InetSocketAddress[]> sources)
+    {
+        this.sources = Map.copyOf(sources);
+        return this;
+    }
+
+    /** Lab mode: jobs without sources take each worker's source from its JOIN, from whoever sends it. */
+    public SwitchContext open(final boolean open)
+    {
+        this.open = open;
+        return this;
+    }
+
+    /** HTTP address of the control port for the controller; null for none. */
+    public SwitchContext control(final InetSocketAddress control)
+    {
+        this.control = control;
+        return this;
+    }
+
+    /** The secret the controller presents on the control port ({@link ApiToken#NONE}: none). */
+    public SwitchContext token(final ApiToken token)
+    {
+        this.token = token;
+        return this;
+    }
+
+    /** Two-level aggregation: the parameter server the sums of {@link #localWorkers} go up to; null for one level. */
+    public SwitchContext upstream(final InetSocketAddress upstream)
+    {
+        this.upstream = upstream;
+        return this;
+    }
+
+    /** With {@link #upstream}: the worker ids this switch serves. */
+    public SwitchContext localWorkers(final int[] localWorkers)
+    {
+        this.localWorkers = localWorkers == null ? null : localWorkers.clone();
+        return this;
+    }
+
+    /** Most peer addresses of its transport. */
+    public SwitchContext maxPeers(final int maxPeers)
+    {
+        this.maxPeers = maxPeers;
+        return this;
+    }
+
+    /** Idle strategy by name ({@link IdleStrategies#NAMES}). */
+    public SwitchContext idle(final String idle)
+    {
+        this.idle = idle;
+        return this;
+    }
+
+    /** Runs the switch on the transport this opens (DPDK) instead of a UDP port on {@link #bind}; null: UDP. */
+    public SwitchContext transportOpener(final TransportOpener transportOpener)
+    {
+        this.transportOpener = transportOpener;
+        return this;
+    }
+
+    /** What the switch sends and receives through, given its transport and its frames' headers (loss, capture). */
+    public SwitchContext decorator(final BiFunction<Transport, FrameHeaders, Transport> decorator)
+    {
+        this.decorator = decorator;
+        return this;
+    }
+
+    /**
+     * Where its counters go (with room for its transport's), given where it listens ({@code udp://HOST:PORT} or the
+     * opened transport's name), and what closes them when the node closes (a counters file).
+     */
+    public SwitchContext counters(final Function<String, CounterRegistry> counters, final Runnable close)
+    {
+        this.counters = counters;
+        this.countersClose = close;
+        return this;
+    }
+
+    /**
+     * Checks the settings once.
+     *
+     * @throws IllegalArgumentException naming the option that is missing or does not fit.
+     */
+    public SwitchContext conclude()
+    {
+        if (concluded)
+        {
+            return this;
+        }
+        Objects.requireNonNull(bind, "bind");
+        if (jobs.isEmpty() && control == null)
+        {
+            throw new IllegalArgumentException("give jobs with --job ID:WORKERS, or --control HOST:PORT for the"
+                + " controller to add them");
+        }
+        Admission.check(jobs, sources, open, upstream == null ? null : localWorkers);
+        if ((upstream == null) != (localWorkers == null))
+        {
+            throw new IllegalArgumentException("--upstream and --local-workers go together");
+        }
+        if (upstream != null && transportOpener != null)
+        {
+            throw new IllegalArgumentException("--upstream runs over UDP; the DPDK transport has no parameter server"
+                + " peer option yet");
+        }
+        if (maxPeers < 1)
+        {
+            throw new IllegalArgumentException("--max-peers must be at least 1, got " + maxPeers);
+        }
+        IdleStrategies.byName(idle);
+        concluded = true;
+        return this;
+    }
+
+    /** Largest lanes per packet it must take: its jobs', and a whole 1500-byte MTU's under a controller. */
+    int maxLanes()
+    {
+        return Math.max(jobs.stream().mapToInt(SwitchJobConfig::lanesPerPacket).max().orElse(LANES_DEFAULT),
+            control == null ? 0 : InaggHeader.MAX_ELEMENTS_FOR_1500_MTU);
+    }
+
+    /** Largest message: a PARTIAL of the widest job with {@link #upstream}, else a packet of {@link #maxLanes()}. */
+    int maxMessageLength()
+    {
+        final int maxWorkers = jobs.stream().mapToInt(SwitchJobConfig::workers).max().orElse(1);
+        return upstream == null ? InaggHeader.messageLength(maxLanes()) : EsaWire.partialLength(maxLanes(), maxWorkers);
+    }
+
+    /**
+     * Under a controller, strangers' datagrams may take only half of the peer table: the rest stays free for the
+     * sources the controller registers, whatever a flood from many source ports does.
+     */
+    int maxLearnedPeers()
+    {
+        return control == null ? maxPeers : Math.max(1, maxPeers / 2);
+    }
+
+    public InetSocketAddress bind()
+    {
+        return bind;
+    }
+
+    public List<SwitchJobConfig> jobs()
+    {
+        return jobs;
+    }
+
+    public Map<Integer, InetSocketAddress[]> sources()
+    {
+        return sources;
+    }
+
+    public boolean open()
+    {
+        return open;
+    }
+
+    public InetSocketAddress control()
+    {
+        return control;
+    }
+
+    public ApiToken token()
+    {
+        return token;
+    }
+
+    public InetSocketAddress upstream()
+    {
+        return upstream;
+    }
+
+    public int[] localWorkers()
+    {
+        return localWorkers == null ? null : localWorkers.clone();
+    }
+
+    public int maxPeers()
+    {
+        return maxPeers;
+    }
+
+    public String idle()
+    {
+        return idle;
+    }
+
+    TransportOpener transportOpener()
+    {
+        return transportOpener;
+    }
+
+    BiFunction<Transport, FrameHeaders, Transport> decorator()
+    {
+        return decorator;
+    }
+
+    CounterRegistry openCounters(final String where)
+    {
+        return counters.apply(where);
+    }
+
+    void closeCounters()
+    {
+        countersClose.run();
+    }
+}

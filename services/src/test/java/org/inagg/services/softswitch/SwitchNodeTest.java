@@ -1,0 +1,124 @@
+package org.inagg.services.softswitch;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.net.DatagramSocket;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.inagg.api.AllReduceJob;
+import org.inagg.api.JobContext;
+import org.inagg.p4.softswitch.SwitchCounter;
+import org.inagg.p4.softswitch.SwitchJobConfig;
+import org.inagg.transport.UdpTransport;
+import org.inagg.wire.InaggHeader;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** The software switch as a process: its context's checks, a launch that serves a job, and a close that frees all. */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class SwitchNodeTest
+{
+    private static final InetSocketAddress LOOPBACK_ANY = new InetSocketAddress("127.0.0.1", 0);
+    private static final SwitchJobConfig JOB = new SwitchJobConfig(3, 1, 16, 64);
+
+    @Test
+    void shouldNameWhatIsMissingOrDoesNotFit()
+    {
+        assertThatThrownBy(() -> new SwitchContext().conclude()).isInstanceOf(IllegalArgumentException.class)
+            .hasMessageContaining("--job ID:WORKERS").hasMessageContaining("--control");
+        assertThatThrownBy(() -> new SwitchContext().jobs(List.of(JOB)).conclude())
+            .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("job 3 has no registered sources");
+        assertThatThrownBy(() -> new SwitchContext().jobs(List.of(JOB)).open(true).localWorkers(new int[] {0})
+            .conclude()).hasMessage("--upstream and --local-workers go together");
+        assertThatThrownBy(() -> new SwitchContext().jobs(List.of(JOB)).open(true).localWorkers(new int[] {0})
+            .upstream(new InetSocketAddress("127.0.0.1", 9100))
+            .transportOpener((message, peers, learned) -> { throw new AssertionError("not opened"); }).conclude())
+            .hasMessageStartingWith("--upstream runs over UDP");
+        assertThatThrownBy(() -> new SwitchContext().jobs(List.of(JOB)).open(true).maxPeers(0).conclude())
+            .hasMessage("--max-peers must be at least 1, got 0");
+        assertThatThrownBy(() -> new SwitchContext().jobs(List.of(JOB)).open(true).idle("nap").conclude())
+            .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("nap");
+    }
+
+    @Test
+    void shouldServeAJobFromItsRegisteredSourceAndFreeItsPortsWhenClosed() throws Exception
+    {
+        final AtomicInteger countersClosed = new AtomicInteger();
+        final UdpTransport worker = UdpTransport.open(LOOPBACK_ANY, List.of(), 1,
+            InaggHeader.messageLength(InaggHeader.MAX_ELEMENTS_FOR_1500_MTU), 64);
+        final SwitchContext context = new SwitchContext().bind(LOOPBACK_ANY).jobs(List.of(JOB))
+            .sources(Map.of(3, new InetSocketAddress[] {worker.localAddress()}))
+            .control(LOOPBACK_ANY).idle("sleep-ns:100000").counters(
+                where -> new org.inagg.agent.CounterRegistry(128), countersClosed::incrementAndGet);
+        final InetSocketAddress bound;
+        final InetSocketAddress control;
+        try (SwitchNode node = SwitchNode.launch(context))
+        {
+            bound = node.localAddress();
+            control = node.controlAddress();
+            assertThat(bound.getPort()).isPositive();
+            assertThat(node.where()).isEqualTo("udp://127.0.0.1:" + bound.getPort());
+            assertThat(node.jobs()).singleElement().satisfies(job -> assertThat(job.registeredSources()).isTrue());
+            assertThat(node.transportNotes()).isNotEmpty();
+            assertThat(node.awaitClose(1, TimeUnit.MILLISECONDS)).as("running").isFalse();
+            final int[] in = new int[1000];
+            for (int k = 0; k < in.length; k++)
+            {
+                in[k] = 7 * k - 3_000;
+            }
+            final int[] out = new int[in.length];
+            assertThat(worker.addPeer(bound)).as("the switch is the worker's peer 0").isZero();
+            try (AllReduceJob job = AllReduceJob.open(new JobContext().jobId(3).workerId(0).workers(1)
+                .transport(worker).peerTimeout(Duration.ofSeconds(10)).retransmitTimeout(Duration.ofMillis(5))))
+            {
+                job.allReduce(in, out);
+            }
+            assertThat(out).as("a one-worker sum is its input").isEqualTo(in);
+            assertThat(node.counter(SwitchCounter.CONTRIBUTIONS)).isPositive();
+            assertThat(node.describeCounters()).startsWith("switch: received ");
+        }
+        assertThat(countersClosed).as("counters closed once").hasValue(1);
+        try (DatagramSocket again = new DatagramSocket(bound); ServerSocket controlAgain = new ServerSocket())
+        {
+            controlAgain.bind(control);
+            assertThat(again.getLocalPort()).as("closing the node frees its UDP port").isEqualTo(bound.getPort());
+        }
+        try (SwitchNode again = SwitchNode.launch(new SwitchContext().bind(bound).jobs(List.of(JOB)).open(true)))
+        {
+            assertThat(again.localAddress()).as("a second launch on the same port").isEqualTo(bound);
+            again.close();
+            assertThat(again.awaitClose(1, TimeUnit.SECONDS)).isTrue();
+        }
+    }
+
+    @Test
+    void shouldCloseWhatItOpenedWhenLaunchFails() throws Exception
+    {
+        final InetSocketAddress port;
+        try (DatagramSocket probe = new DatagramSocket(LOOPBACK_ANY))
+        {
+            port = (InetSocketAddress)probe.getLocalSocketAddress();
+        }
+        final AtomicInteger countersClosed = new AtomicInteger();
+        final SwitchContext tooSmall = new SwitchContext().bind(port).maxPeers(1)
+            .jobs(List.of(new SwitchJobConfig(5, 2, 16, 64)))
+            .sources(Map.of(5, new InetSocketAddress[] {new InetSocketAddress("127.0.0.1", 9101),
+                new InetSocketAddress("127.0.0.1", 9102)}))
+            .counters(where -> new org.inagg.agent.CounterRegistry(128), countersClosed::incrementAndGet);
+
+        assertThatThrownBy(() -> SwitchNode.launch(tooSmall)).isInstanceOf(IllegalArgumentException.class)
+            .hasMessageContaining("job 5").hasMessageContaining("raise --max-peers");
+        assertThat(countersClosed).hasValue(1);
+        try (DatagramSocket again = new DatagramSocket(port))
+        {
+            assertThat(again.getLocalPort()).as("a failed launch frees its port").isEqualTo(port.getPort());
+        }
+    }
+}
