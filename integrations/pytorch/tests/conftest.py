@@ -28,9 +28,9 @@ SLOT_BYTES = 65536
 #: Small chunks (1 Ki elements) so that a sum's round goes in several: copied in, summed and (across hosts, with the
 #: network chunks the agent has off by default) sent and copied out chunk by chunk.
 CHUNK_BYTES = 4096
-#: Chunked rounds are opt-in (the agent's default is whole rounds while a progress-doorbell race is open):
-#: INAGG_TEST_CHUNKED=1 runs every test agent with them.
-CHUNKED = os.environ.get("INAGG_TEST_CHUNKED") == "1"
+#: Test agents run chunked rounds (as the agent does by default); INAGG_TEST_CHUNKED=0 runs them with whole rounds
+#: (--chunk-bytes 0).
+CHUNKED = os.environ.get("INAGG_TEST_CHUNKED", "1") != "0"
 
 
 def require_root(why: str) -> None:
@@ -81,8 +81,8 @@ class Agent:
                  str(SHM / f"inagg-test-counters-{os.getpid()}"), *extra]
                 + ([] if directory is None else ["--dir", str(directory)])
                 + ([] if "--slot-bytes" in extra else ["--slot-bytes", str(SLOT_BYTES)])
-                + ([] if "--chunk-bytes" in extra or not CHUNKED else ["--chunk-bytes", str(CHUNK_BYTES),
-                                                                       "--network-chunk-bytes", str(CHUNK_BYTES)]),
+                + ([] if "--chunk-bytes" in extra else ["--chunk-bytes", "0"] if not CHUNKED
+                   else ["--chunk-bytes", str(CHUNK_BYTES), "--network-chunk-bytes", str(CHUNK_BYTES)]),
                 stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
         wait_for_socket(self.socket, self.process)
 

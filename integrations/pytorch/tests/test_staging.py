@@ -23,6 +23,8 @@ import inagg_torch
 from inagg_torch import _fallback
 from inagg_torch._staging import DeviceStaging
 
+from conftest import CHUNK_BYTES, CHUNKED, SLOT_BYTES
+
 Event = Tuple[str, str, str]  # (what, thread name, detail)
 _log: List[Event] = []
 _log_lock = threading.Lock()
@@ -172,11 +174,22 @@ def test_device_tensors_are_copied_in_after_the_callers_stream_summed_and_copied
             body = steps[2:-1]
             assert body and all(s.endswith("@True") for s in body), steps
         copies = [[s.split("@")[0] for s in steps[2:-1]] for steps in per_collective]
-        # Each round copies in, then out. 50,000 float32 in rounds of the test agent's 16 Ki-element slot: 4 rounds.
-        assert copies[0] == ["d2h", "h2d"] * 4, copies[0]
+        # Each round copies in (chunk by chunk with chunked agents), then out. 50,000 float32 in rounds of the test
+        # agent's 16 Ki-element slot: 4 rounds.
+        assert copies[0] == round_copies(50_000), copies[0]
         # The non-contiguous tensor goes through a contiguous device copy, copied back into it device to device.
-        assert copies[1] == ["d2h", "h2d", "d2d"], copies[1]
-        assert copies[2] == ["d2h", "h2d"], copies[2]
+        assert copies[1] == round_copies(2100) + ["d2d"], copies[1]
+        assert copies[2] == round_copies(1000), copies[2]
+
+
+def round_copies(elements: int) -> List[str]:
+    """The copies of a device tensor of ``elements`` float32 all-reduced alone on one host by the test agent: per round
+    of its slot, one device-to-host copy per chunk (the round whole without chunks) and one copy back."""
+    slot, chunk = SLOT_BYTES // 4, CHUNK_BYTES // 4 if CHUNKED else SLOT_BYTES // 4
+    copies: List[str] = []
+    for start in range(0, elements, slot):
+        copies += ["d2h"] * -(-min(slot, elements - start) // chunk) + ["h2d"]
+    return copies
 
 
 def test_no_cuda_is_said_once_per_process_and_not_where_cuda_is(agent_env, monkeypatch, caplog):

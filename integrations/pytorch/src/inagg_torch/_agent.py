@@ -238,6 +238,8 @@ class AgentClient:
             self.mm = mmap.mmap(fd, size, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE)
         finally:
             os.close(fd)
+        #: this rank's ready count [0] and the agent's done count [1], each written whole (p.counts)
+        self.counts = p.counts(self.mm, self.descriptor_offset)
         whole = torch.frombuffer(self.mm, dtype=torch.uint8)
         self._data = whole[self.data_offset:self.data_offset + capacity]
         self._result = whole[self.result_offset:self.result_offset + capacity]
@@ -268,14 +270,14 @@ class AgentClient:
                 self._request(op, dtype, count, total, 0, 0, *parts, ready=hi)
                 rang = True
             else:
-                p.COUNT.pack_into(self.mm, self.descriptor_offset + p.READY_ELEMENTS, hi)
+                self.counts[0] = hi
                 self._send(p.DOORBELL_PROGRESS)
         copied = 0
         while True:
             bell = self._bell()
             if bell != p.DOORBELL_DONE:
                 break
-            done = p.COUNT.unpack_from(self.mm, self.descriptor_offset + p.DONE_ELEMENTS)[0]
+            done = self.counts[1]
             if not copied <= done <= count:
                 self._fail(errors.AgentProtocolError(f"inagg: agent said {done} elements of all-reduce "
                                                      f"#{self.sequence} are done, not in {copied}..{count}"))
@@ -327,7 +329,7 @@ class AgentClient:
         self.sequence += 1
         p.REQUEST.pack_into(self.mm, self.descriptor_offset, self.sequence, op, dtype, count, total, gather_from,
                             gather_length, part_elements, part_rank)
-        p.COUNT.pack_into(self.mm, self.descriptor_offset + p.READY_ELEMENTS, ready)
+        self.counts[0] = ready
         self._send(p.DOORBELL_REQUEST)
 
     def _send(self, bell: bytes) -> None:

@@ -5,6 +5,7 @@ the two sides differ; a constant added on the Java side must be added here or li
 from __future__ import annotations
 
 import struct
+import sys
 
 from . import errors
 
@@ -47,9 +48,27 @@ COMPLETION = struct.Struct("<qii")  # completed sequence, status, message length
 COMPLETION_OFFSET = 64
 READY_ELEMENTS = 80  # long, written by the rank: elements of the round its data region holds
 DONE_ELEMENTS = 88  # long, written by the agent: elements of the result that are final
-COUNT = struct.Struct("<q")
 MESSAGE_OFFSET = 96
 MAX_MESSAGE_BYTES = DESCRIPTOR_LENGTH - MESSAGE_OFFSET
+
+
+def counts(buffer, descriptor_offset: int) -> memoryview:
+    """A descriptor's ready count ([0], the rank's) and done count ([1], the agent's) as native int64 words (the
+    platforms inagg runs on are little-endian, as the file is), each stored and loaded whole.
+
+    Each count is written by one side while the other may read it: the agent reads a rank's ready count when it
+    handles a progress doorbell, possibly while the rank already writes the next chunk's. ``struct.pack_into`` is no
+    way to write them: it zeroes the field before packing it byte by byte, and an agent reading in between saw a ready
+    count of 0 below the one it had read before (failing the job). A memoryview item is one aligned 8-byte store or
+    load (the fields are 8-aligned in a page-aligned mapping)."""
+    if sys.byteorder != "little":
+        raise errors.AgentMismatchError("inagg: the agent's shared memory is little-endian, this host is not")
+    if descriptor_offset % 8:
+        raise ValueError(f"descriptor at {descriptor_offset} is not 8-aligned")
+    start = descriptor_offset + READY_ELEMENTS
+    return memoryview(buffer)[start:start + 16].cast("q")
+
+
 #: magic, version, local ranks, world, pad, capacity, data, result, pid, key length, chunk elements (0: whole rounds)
 HEADER = struct.Struct("<qiiiiqqqqii")
 

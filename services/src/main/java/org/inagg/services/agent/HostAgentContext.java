@@ -24,12 +24,8 @@ public final class HostAgentContext
     public static final long SLOT_BYTES_DEFAULT = 32L << 20;
     public static final String REDUCER_THREADS_PROP_NAME = "inagg.agent.reducer.threads";
     public static final String CHUNK_BYTES_PROP_NAME = "inagg.agent.chunk.bytes";
-    /**
-     * 0: whole rounds. Chunked rounds (e.g. 1 MiB) are opt-in: under torchrun a rank's progress doorbell was once read
-     * against a ready count of 0 ("ready count 0 of round #153 is not in 5120..8320"), a race not yet understood
-     * (docs/performance.md, "Chunked rounds").
-     */
-    public static final long CHUNK_BYTES_DEFAULT = 0;
+    /** 1 MiB: a 4 MiB round is 4 chunks (docs/performance.md, "Chunked rounds"). */
+    public static final long CHUNK_BYTES_DEFAULT = 1L << 20;
     public static final String NETWORK_CHUNK_BYTES_PROP_NAME = "inagg.agent.network.chunk.bytes";
     /**
      * 0: a round goes through the switch as one operation once summed. The switch job runs operations one after

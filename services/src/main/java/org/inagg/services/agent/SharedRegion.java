@@ -61,7 +61,10 @@ import java.util.Set;
  * chunks, sends it through the switch chunk by chunk). Once the whole in-host sum is known to be finite, the agent may
  * write how much of the result is final (done elements) and ring {@link AgentProtocol#DOORBELL_DONE} as chunks come
  * back from the switch, and the rank copies each out while the next is on the network. Other rounds (and every round with chunk elements
- * 0) are copied in whole: ready elements is the count when the request rings.
+ * 0) are copied in whole: ready elements is the count when the request rings. The agent reads a rank's ready elements
+ * whenever it handles one of its doorbells, possibly while the rank writes the next chunk's: each side writes its count
+ * as one aligned 8-byte store (Python: an int64 memoryview, never {@code struct.pack_into}, which zeroes the field
+ * first).
  * <p>
  * A {@link AgentProtocol#OP_GATHER} round moves bytes instead of summing: each rank writes only the bytes it gives
  * (gather from, gather length: a byte range of the round, at the same offsets in its data region, or none), the agent
