@@ -60,7 +60,11 @@ def counts(buffer, descriptor_offset: int) -> memoryview:
     handles a progress doorbell, possibly while the rank already writes the next chunk's. ``struct.pack_into`` is no
     way to write them: it zeroes the field before packing it byte by byte, and an agent reading in between saw a ready
     count of 0 below the one it had read before (failing the job). A memoryview item is one aligned 8-byte store or
-    load (the fields are 8-aligned in a page-aligned mapping)."""
+    load (the fields are 8-aligned in a page-aligned mapping).
+
+    Ordering: on x86-64 (total store order) a rank's data stores are visible before the count store that follows
+    them, so a count the agent reads covers data it can read. On weakly ordered CPUs (aarch64) nothing here orders
+    them; the agent should then trust only what the doorbells announced (a known gap, issue 25)."""
     if sys.byteorder != "little":
         raise errors.AgentMismatchError("inagg: the agent's shared memory is little-endian, this host is not")
     if descriptor_offset % 8:

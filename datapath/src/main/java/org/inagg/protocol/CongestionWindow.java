@@ -1,11 +1,13 @@
 package org.inagg.protocol;
 
 /**
- * How many of the job's slots a worker keeps in flight (AIMD, as TCP NewReno): it starts at the whole pool, grows by one
- * slot per window of results (1 / window per result) up to the pool, and halves on a loss, at most once per loss episode,
- * never below {@link #MIN_WINDOW}. An episode lasts until a packet sent after the cut has its result (NewReno's recovery
- * point, RFC 6582): every loss judged before that belongs to the window that was already cut. Losses at a switch or
- * socket that cannot keep up with W times the window would otherwise be answered with ever more retransmissions.
+ * How many of the job's slots a worker keeps in flight (AIMD, as TCP): it starts at the whole pool, grows by one
+ * slot per window of results (1 / window per result) up to the pool, and halves on a loss, at most once per loss
+ * episode, never below {@link #MIN_WINDOW}. An episode starts at a cut and covers every packet sent before it: the loss
+ * of such a packet, judged before or after the episode's first result, never cuts again (the recovery period of
+ * RFC 9002, section 7.3.2, and Linux); a packet sent after the cut opens a new episode when it is lost. Losses at a
+ * switch or socket that cannot keep up with W times the window would otherwise be answered with ever more
+ * retransmissions.
  * <p>
  * An episode is bounded by send order, not by time: a cut per retransmission timeout (2 ms) halved the windows of 64
  * workers at 10 % faults hundreds of times a second, since nearly every slot then waits for some worker's loss, and an
@@ -20,16 +22,16 @@ final class CongestionWindow
 
     private int ceiling;
     private double window;
-    /** The send stamp of the last packet sent before the cut; the episode ends with a result for a later one. */
+    /** The send stamp of the last packet sent before the last cut; a loss of a later packet is a new episode. */
     private long recoveryStamp;
-    private boolean inRecovery;
+    private boolean cutOnce;
 
     /** The job's pool of {@code slots} slots, all of them open, no loss episode. */
     void reset(final int slots)
     {
         ceiling = slots;
         window = slots;
-        inRecovery = false;
+        cutOnce = false;
     }
 
     /** Whether one more packet may leave with {@code outstanding} already in flight. */
@@ -38,32 +40,25 @@ final class CongestionWindow
         return outstanding < window;
     }
 
-    /**
-     * The result of a packet last sent with {@code sendStamp} came back: additive increase, and the end of the loss
-     * episode if that packet left after the cut.
-     */
-    void onResult(final long sendStamp)
+    /** A result came back: additive increase. */
+    void onResult()
     {
-        if (inRecovery && sendStamp > recoveryStamp)
-        {
-            inRecovery = false;
-        }
         window = Math.min(ceiling, window + 1.0 / window);
     }
 
     /**
-     * A packet was judged lost when the last packet sent had {@code lastSendStamp}: multiplicative decrease, unless a
-     * loss episode is open (no packet sent after the last cut has its result yet).
+     * A packet last sent with {@code lostStamp} was judged lost when the last packet sent had {@code lastSendStamp}:
+     * multiplicative decrease, unless the lost packet left before the last cut (the same loss episode).
      *
      * @return whether the window was cut.
      */
-    boolean onLoss(final long lastSendStamp)
+    boolean onLoss(final long lostStamp, final long lastSendStamp)
     {
-        if (inRecovery)
+        if (cutOnce && lostStamp <= recoveryStamp)
         {
             return false;
         }
-        inRecovery = true;
+        cutOnce = true;
         recoveryStamp = lastSendStamp;
         window = Math.max(MIN_WINDOW, window / 2);
         return true;

@@ -69,12 +69,6 @@ final class LossDetector
             Math.min(rtoCeilingNs, Math.max(settings.retransmitTimeoutNs(), INITIAL_RTO_NS)), TIMER_GRANULARITY_NS);
     }
 
-    /** The current retransmission timeout (no backoff): the length of one loss episode. */
-    long rtoNs()
-    {
-        return retransmissionTimer.rtoNs();
-    }
-
     /** The slot was just sent (its {@link SlotTable#onSent} needs this stamp): its check is scheduled. */
     long nextStamp()
     {

@@ -333,7 +333,8 @@ public final class WorkerAgent implements Agent, MessageHandler, DeadlineTimerWh
         if (slot >= 0 && op != null)
         {
             final int verdict = loss.judge(slot, nowNs, lastProgressNs, schedule.activeSlots());
-            if (verdict == LossDetector.LOST && settings.congestionControl() && window.onLoss(loss.lastStamp()))
+            if (verdict == LossDetector.LOST && settings.congestionControl()
+                && window.onLoss(slots.stamp(slot), loss.lastStamp()))
             {
                 counters.increment(WorkerCounter.WINDOW_CUTS);
             }
@@ -417,7 +418,7 @@ public final class WorkerAgent implements Agent, MessageHandler, DeadlineTimerWh
             schedule.agree(packet, nextExponent);
         }
         loss.onResult(slot, nowNs, schedule.activeSlots());
-        window.onResult(slots.stamp(slot));
+        window.onResult();
         slots.onCompleted(slot);
         lastProgressNs = nowNs;
         counters.add(WorkerCounter.ELEMENTS_REDUCED, count);

@@ -15,7 +15,7 @@ public enum WorkerCounter implements CounterDescriptor
     PAYLOAD_BYTES_SENT(108, "payload bytes sent"),
     /** A gauge: packets sent and not yet answered, each holding one of the job's slots. */
     SLOTS_IN_USE(109, "slots in use (packets awaiting their result)", true),
-    /** Loss episodes that halved the congestion window (at most one per retransmission timeout). */
+    /** Loss episodes that halved the congestion window (congestion control on; one per episode, CongestionWindow). */
     WINDOW_CUTS(110, "congestion window cuts");
 
     private final int typeId;

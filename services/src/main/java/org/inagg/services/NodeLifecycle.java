@@ -30,15 +30,48 @@ public final class NodeLifecycle
         return closed.await(timeout, unit);
     }
 
-    /** Stops the agent thread, then closes the rest in order. Once; a later call returns at once. */
+    /**
+     * Stops the agent thread, then closes the rest in order. Once: a later call returns once the first one finished
+     * (it waits on this object meanwhile). A step that throws does not skip the later ones, and the node counts as
+     * closed either way ({@link #awaitClose} returns); the first failure is rethrown, the later ones suppressed.
+     */
     public synchronized void close()
     {
         if (closed.getCount() == 0)
         {
             return;
         }
-        runner.close();
-        afterAgent.forEach(Runnable::run);
+        RuntimeException failure = null;
+        try
+        {
+            runner.close();
+        }
+        catch (final RuntimeException ex)
+        {
+            failure = ex;
+        }
+        for (final Runnable step : afterAgent)
+        {
+            try
+            {
+                step.run();
+            }
+            catch (final RuntimeException ex)
+            {
+                if (failure == null)
+                {
+                    failure = ex;
+                }
+                else
+                {
+                    failure.addSuppressed(ex);
+                }
+            }
+        }
         closed.countDown();
+        if (failure != null)
+        {
+            throw failure;
+        }
     }
 }

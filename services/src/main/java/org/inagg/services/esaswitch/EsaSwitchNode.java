@@ -16,6 +16,7 @@ import org.inagg.p4.esa.EsaWire;
 import org.inagg.services.NodeLifecycle;
 import org.inagg.services.esaswitch.EsaSwitchContext.JobSpec;
 import org.inagg.transport.IdleStrategies;
+import org.inagg.transport.Transport;
 import org.inagg.transport.TransportCounters;
 import org.inagg.transport.UdpTransport;
 
@@ -56,13 +57,17 @@ public final class EsaSwitchNode implements AutoCloseable
         final UdpTransport udp = UdpTransport.open(context.bind(), List.of(), context.maxPeers(),
             EsaWire.partialLength(maxLanes, maxWorkers), 64);
         boolean countersOpen = false;
+        // What the node runs on (the decorator's, e.g. a pcap capture, which closes the transport it wraps): a launch
+        // that fails closes that, so a capture is flushed and closed too.
+        Transport decorated = udp;
         try
         {
             final CounterRegistry counters = context.openCounters("udp://" + udp.localAddress().getHostString() + ":"
                 + udp.localAddress().getPort());
             countersOpen = true;
             udp.countInto(TransportCounters.in(counters, "esa-switch", CounterKey.NONE, CounterKey.NONE));
-            final EsaSwitch esaSwitch = new EsaSwitch(context.decorator().apply(udp), counters,
+            decorated = context.decorator().apply(udp);
+            final EsaSwitch esaSwitch = new EsaSwitch(decorated, counters,
                 new EsaSwitchSettings(context.aggregators(), maxWorkers, maxLanes, context.mode(), context.policy(),
                     64));
             for (final JobSpec job : context.jobs())
@@ -89,7 +94,7 @@ public final class EsaSwitchNode implements AutoCloseable
             {
                 context.closeCounters();
             }
-            udp.close();
+            decorated.close();
             throw ex;
         }
     }

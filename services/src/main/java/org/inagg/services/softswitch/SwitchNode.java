@@ -19,6 +19,7 @@ import org.inagg.services.softswitch.SwitchContext.OpenedTransport;
 import org.inagg.services.switchcontrol.SwitchControlServer;
 import org.inagg.transport.IdleStrategies;
 import org.inagg.transport.SourceRegistry;
+import org.inagg.transport.Transport;
 import org.inagg.transport.TransportCounters;
 import org.inagg.transport.UdpTransport;
 import org.inagg.transport.capture.FrameHeaders;
@@ -71,6 +72,9 @@ public final class SwitchNode implements AutoCloseable
         final OpenedTransport opened = open(context);
         SwitchControlServer controlServer = null;
         boolean countersOpen = false;
+        // What the node runs on (the decorator's, e.g. a pcap capture, which closes the transport it wraps): a launch
+        // that fails closes that, so a capture is flushed and closed too.
+        Transport decorated = opened.transport();
         try
         {
             final CounterRegistry counters = context.openCounters(opened.name());
@@ -78,8 +82,8 @@ public final class SwitchNode implements AutoCloseable
             opened.transport().countInto(TransportCounters.in(counters, "switch", CounterKey.NONE, CounterKey.NONE));
             final List<SwitchJobConfig> jobs = context.jobs().stream()
                 .map(job -> withRegisteredSources(job, context.sources().get(job.jobId()), opened.sources())).toList();
-            final SoftwareSwitch softwareSwitch = new SoftwareSwitch(
-                context.decorator().apply(opened.transport(), opened.headers()), counters, 256);
+            decorated = context.decorator().apply(opened.transport(), opened.headers());
+            final SoftwareSwitch softwareSwitch = new SoftwareSwitch(decorated, counters, 256);
             for (final SwitchJobConfig job : jobs)
             {
                 softwareSwitch.addJob(job, context.upstream() == null ? null
@@ -110,7 +114,7 @@ public final class SwitchNode implements AutoCloseable
             {
                 context.closeCounters();
             }
-            opened.transport().close();
+            decorated.close();
             throw ex;
         }
     }
