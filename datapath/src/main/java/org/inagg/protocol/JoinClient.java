@@ -37,6 +37,11 @@ final class JoinClient
     /** When the switch last answered anything (a result or a JOIN_ACK of a liveness probe). */
     private long lastSwitchAnswerNs;
     private long nextProbeNs;
+    /** When the first liveness probe of the stall went out (or was tried: a full transport does not hold a timeout back). */
+    private long firstProbeNs;
+    /** The start of the stall the last probe was for ({@code lastProgressNs} then); valid once {@link #probed}. */
+    private long probedStallNs;
+    private boolean probed;
     private long nextJoinNs;
     private long joinDeadlineNs = Long.MIN_VALUE;
     private int slots;
@@ -117,17 +122,47 @@ final class JoinClient
     }
 
     /**
-     * The job has made no progress for {@code stalledNs}: past a quarter of the peer timeout, asks the switch whether it
-     * is there (a JOIN of this session is answered and changes nothing), so that a timeout can say whether the switch
-     * or a peer worker is gone.
+     * The job has made no progress since {@code lastProgressNs}: past a quarter of the peer timeout, asks the switch
+     * whether it is there (a JOIN of this session is answered and changes nothing), so that a timeout can say whether
+     * the switch or a peer worker is gone. Past the peer timeout a stall not probed yet (this thread did not run
+     * between a quarter of it and all of it: a cold JVM's first operation, a descheduled or paused process) is probed
+     * at once.
      */
-    void probe(final long nowNs, final long stalledNs)
+    void probe(final long nowNs, final long lastProgressNs)
     {
-        if (stalledNs > settings.peerTimeoutNs() / 4 && stalledNs <= settings.peerTimeoutNs() && nowNs - nextProbeNs >= 0)
+        final long stalledNs = nowNs - lastProgressNs;
+        if (stalledNs > settings.peerTimeoutNs() / 4 && nowNs - nextProbeNs >= 0
+            && (stalledNs <= settings.peerTimeoutNs() || !probedStall(lastProgressNs)))
         {
-            nextProbeNs = nowNs + Math.max(settings.joinRetryNs(), settings.peerTimeoutNs() / 8);
+            nextProbeNs = nowNs + probeIntervalNs();
+            if (!probedStall(lastProgressNs))
+            {
+                firstProbeNs = nowNs;
+            }
+            probedStallNs = lastProgressNs;
+            probed = true;
             sendJoin(session);
         }
+    }
+
+    /**
+     * Whether a stall past the peer timeout may fail the worker: the first probe of this stall went out a probe interval
+     * ago, so the failure can say whether the switch still answers. Without it a worker whose thread did not run for the peer
+     * timeout blamed the switch, never having asked it (EndToEndAllReduceTest under load, the first operation).
+     */
+    boolean probeAnswerDue(final long nowNs, final long lastProgressNs)
+    {
+        return probedStall(lastProgressNs) && nowNs - firstProbeNs >= probeIntervalNs();
+    }
+
+    private boolean probedStall(final long lastProgressNs)
+    {
+        return probed && probedStallNs == lastProgressNs;
+    }
+
+    private long probeIntervalNs()
+    {
+        return Math.max(settings.joinRetryNs(), settings.peerTimeoutNs() / 8);
     }
 
     /** A JOIN_ACK or REJECT from {@code peer}. */

@@ -2,8 +2,6 @@ package org.inagg.protocol;
 
 import java.util.Arrays;
 
-import org.agrona.DeadlineTimerWheel;
-
 /**
  * The worker's view of the job's slots, a flyweight over parallel primitive arrays indexed by slot (no object per slot,
  * nothing allocated once sized at the join), and the queue of slots ready to send their next packet. A slot carries
@@ -16,7 +14,7 @@ import org.agrona.DeadlineTimerWheel;
  *            retries    retransmissions of the packet in flight (the backoff exponent)
  *            sentNs     when the packet in flight was last sent
  *            stamp      the send order of that last send (order evidence for the loss detector)
- *            timer      its loss check in the timer wheel, or DeadlineTimerWheel.NULL_DEADLINE
+ *            checkAtNs  when its loss check is due, or NO_CHECK
  *   ready:   the slots waiting to send, a binary min-heap by nextPacket: every worker sends its lowest ready packet
  *            first, so workers whose windows are cut hold the same packets in flight (in the order results came
  *            back, which differs between workers under loss, a cut window held packets the others had only queued,
@@ -28,6 +26,8 @@ final class SlotTable
 {
     /** The packet of a slot with nothing in flight. */
     static final int IDLE = -1;
+    /** The check time of a slot without a loss check. */
+    static final long NO_CHECK = Long.MAX_VALUE;
 
     private int[] round = new int[0];
     private int[] packet = new int[0];
@@ -35,7 +35,7 @@ final class SlotTable
     private int[] retries = new int[0];
     private long[] sentNs = new long[0];
     private long[] stamp = new long[0];
-    private long[] timer = new long[0];
+    private long[] checkAtNs = new long[0];
     private int[] ready = new int[0];
     private int readyCount;
     private int outstanding;
@@ -53,10 +53,10 @@ final class SlotTable
         retries = new int[slots];
         sentNs = new long[slots];
         stamp = new long[slots];
-        timer = new long[slots];
+        checkAtNs = new long[slots];
         ready = new int[slots];
         Arrays.fill(packet, IDLE);
-        Arrays.fill(timer, DeadlineTimerWheel.NULL_DEADLINE);
+        Arrays.fill(checkAtNs, NO_CHECK);
     }
 
     /** A new operation of {@code totalPackets} packets over {@code activeSlots} slots: nothing ready or in flight. */
@@ -67,6 +67,12 @@ final class SlotTable
         floor = 0;
         readyCount = 0;
         outstanding = 0;
+    }
+
+    /** Slots in the table (the job's pool). */
+    int size()
+    {
+        return packet.length;
     }
 
     int packet(final int slot)
@@ -108,14 +114,15 @@ final class SlotTable
         return stamp[slot];
     }
 
-    long timer(final int slot)
+    /** When the slot's loss check is due, {@link #NO_CHECK} for none. */
+    long checkAtNs(final int slot)
     {
-        return timer[slot];
+        return checkAtNs[slot];
     }
 
-    void timer(final int slot, final long timerId)
+    void checkAtNs(final int slot, final long ns)
     {
-        timer[slot] = timerId;
+        checkAtNs[slot] = ns;
     }
 
     /** The oldest packet in flight in slots {@code [0, activeSlots)}, {@code Integer.MAX_VALUE} if none. */

@@ -3,9 +3,7 @@ package org.inagg.protocol;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 
-import org.agrona.DeadlineTimerWheel;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
 import org.agrona.concurrent.NanoClock;
@@ -35,11 +33,11 @@ import org.inagg.wire.WireCheck;
  * <li>{@link PacketSchedule}: which packet carries which block of which part, and the block exponents they negotiate;</li>
  * <li>{@link LaneCodec}: lanes between the tensors and the payload (fixed point, ordered keys, raw INT32);</li>
  * <li>{@link SlotTable}: each slot's packet in flight, round (shadow copy) and send times, and the ready queue;</li>
- * <li>{@link LossDetector}: per-slot checks in a timer wheel, lost by order or by time, stall probes;</li>
+ * <li>{@link LossDetector}: a check time per slot, lost by order or by time, stall probes;</li>
  * <li>{@link CongestionWindow}: how many slots may be in flight (AIMD); {@link WorkerCounters}.</li>
  * </ul>
  */
-public final class WorkerAgent implements Agent, MessageHandler, DeadlineTimerWheel.TimerHandler
+public final class WorkerAgent implements Agent, MessageHandler
 {
     private static final int MAX_RECEIVE_BURSTS_PER_CYCLE = 16;
     private static final System.Logger LOGGER = System.getLogger(WorkerAgent.class.getName());
@@ -57,6 +55,7 @@ public final class WorkerAgent implements Agent, MessageHandler, DeadlineTimerWh
     private final PacketSchedule schedule = new PacketSchedule();
     private final SlotTable slots = new SlotTable();
     private final LossDetector loss;
+    private final LossDetector.CheckHandler checkHandler = this::onCheck;
     private final CongestionWindow window = new CongestionWindow();
 
     private long nowNs;
@@ -83,7 +82,7 @@ public final class WorkerAgent implements Agent, MessageHandler, DeadlineTimerWh
         this.clock = clock;
         this.requests = new ManyToOneConcurrentArrayQueue<>(requestQueueCapacity);
         this.join = new JoinClient(this, settings, transport);
-        this.loss = new LossDetector(slots, settings, clock.nanoTime());
+        this.loss = new LossDetector(slots, settings);
         this.who = "job " + settings.jobId() + " worker " + settings.workerId();
         this.counters = new WorkerCounters(registry, who, settings.jobId(), settings.workerId());
     }
@@ -178,7 +177,7 @@ public final class WorkerAgent implements Agent, MessageHandler, DeadlineTimerWh
                 work += sendQueued();
                 if (drained)
                 {
-                    work += loss.poll(nowNs, this);
+                    work += loss.poll(nowNs, schedule.activeSlots(), checkHandler);
                 }
                 checkProgress();
             }
@@ -325,12 +324,10 @@ public final class WorkerAgent implements Agent, MessageHandler, DeadlineTimerWh
 
     // Losses and progress
 
-    /** A slot's loss check ran: a check is not a verdict ({@link LossDetector#judge}). */
-    @Override
-    public boolean onTimerExpiry(final TimeUnit timeUnit, final long now, final long timerId)
+    /** A slot's loss check is due: a check is not a verdict ({@link LossDetector#judge}). */
+    private void onCheck(final int slot)
     {
-        final int slot = loss.expired(timerId);
-        if (slot >= 0 && op != null)
+        if (op != null)
         {
             final int verdict = loss.judge(slot, nowNs, lastProgressNs, schedule.activeSlots());
             if (verdict == LossDetector.LOST && settings.congestionControl()
@@ -343,14 +340,12 @@ public final class WorkerAgent implements Agent, MessageHandler, DeadlineTimerWh
                 loss.check(slot, nowNs);
             }
         }
-        return true;
     }
 
     private void checkProgress()
     {
-        final long stalledNs = nowNs - lastProgressNs;
-        join.probe(nowNs, stalledNs);
-        if (stalledNs > settings.peerTimeoutNs())
+        join.probe(nowNs, lastProgressNs);
+        if (nowNs - lastProgressNs > settings.peerTimeoutNs() && join.probeAnswerDue(nowNs, lastProgressNs))
         {
             fail(join.peerTimeout(nowNs, lastProgressNs, slots.oldestInFlight(schedule.activeSlots()),
                 schedule.totalPackets(), retransmissionsThisOp));
