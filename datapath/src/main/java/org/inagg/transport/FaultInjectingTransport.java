@@ -176,6 +176,9 @@ public final class FaultInjectingTransport extends TransportDecorator implements
     public void close()
     {
         inner.close();
-        arena.close();
+        if (arena.scope().isAlive())
+        {
+            arena.close(); // once: a node whose launch failed closes what its agent may have closed already
+        }
     }
 }

@@ -13,14 +13,25 @@ import org.agrona.concurrent.AgentRunner;
  */
 public final class NodeLifecycle
 {
-    private final AgentRunner runner;
+    private final Runnable stopAgent;
     private final List<Runnable> afterAgent;
     private final CountDownLatch closed = new CountDownLatch(1);
 
     /** @param afterAgent closed after the agent thread stopped, in this order. */
     public NodeLifecycle(final AgentRunner runner, final Runnable... afterAgent)
     {
-        this.runner = runner;
+        this(runner::close, afterAgent);
+    }
+
+    /**
+     * For a node whose agent thread is another object's to stop (a worker's {@code AllReduceJob}).
+     *
+     * @param stopAgent  stops the agent thread (and so its transport).
+     * @param afterAgent closed after the agent thread stopped, in this order.
+     */
+    public NodeLifecycle(final Runnable stopAgent, final Runnable... afterAgent)
+    {
+        this.stopAgent = stopAgent;
         this.afterAgent = List.of(afterAgent);
     }
 
@@ -44,7 +55,7 @@ public final class NodeLifecycle
         RuntimeException failure = null;
         try
         {
-            runner.close();
+            stopAgent.run();
         }
         catch (final RuntimeException ex)
         {

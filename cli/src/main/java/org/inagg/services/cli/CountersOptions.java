@@ -6,14 +6,10 @@ import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 
-import org.inagg.agent.CounterKey;
 import org.inagg.agent.CounterRegistry;
 import org.inagg.agent.counters.CountersDirectory;
 import org.inagg.agent.counters.CountersFile;
 import org.inagg.agent.counters.MetricsServer;
-import org.inagg.transport.Transport;
-import org.inagg.transport.TransportCounter;
-import org.inagg.transport.TransportCounters;
 import picocli.CommandLine.Option;
 
 /**
@@ -102,19 +98,6 @@ public final class CountersOptions
                 server == null ? "" : ", Prometheus at http://" + metricsBind + ":" + server.port() + MetricsServer.PATH);
             out.flush();
         }
-        return registry;
-    }
-
-    /**
-     * As {@link #open(String, String, int, PrintWriter)}, with room for {@code transport}'s counters too, which count
-     * there from now on (messages and bytes each way, drops by reason: {@link TransportCounter}); labelled with the
-     * role, and with the job and worker ids for a worker ({@link CounterKey#NONE} otherwise).
-     */
-    public CounterRegistry open(final String role, final String name, final int capacity, final PrintWriter out,
-        final Transport transport, final int jobId, final int workerId)
-    {
-        final CounterRegistry registry = open(role, name, capacity + TransportCounter.values().length, out);
-        transport.countInto(TransportCounters.in(registry, role, jobId, workerId));
         return registry;
     }
 

@@ -58,7 +58,7 @@ public final class CliNumbers
      * The fault rate of {@code --loss}: each received packet is dropped, duplicated and reordered with this rate each, so
      * the three must fit in one: at most 1/3.
      */
-    static double requireLoss(final double loss)
+    public static double requireLoss(final double loss)
     {
         if (!(loss >= 0 && loss <= 1.0 / 3))
         {

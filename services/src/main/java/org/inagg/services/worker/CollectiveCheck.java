@@ -1,4 +1,4 @@
-package org.inagg.services.cli;
+package org.inagg.services.worker;
 
 import java.io.PrintWriter;
 import java.lang.foreign.MemorySegment;
@@ -7,6 +7,7 @@ import java.util.Arrays;
 import org.inagg.api.AllReduceJob;
 import org.inagg.api.ElementType;
 import org.inagg.api.ReduceOp;
+import org.inagg.services.cli.SyntheticGradients;
 
 /**
  * {@code inagg worker --collective C --op O} for anything but the all-reduce SUM: runs the collective on the synthetic
@@ -63,35 +64,57 @@ final class CollectiveCheck
     private final int[] intSource;
     private final int[] intResult;
 
-    /** Null for the all-reduce SUM, which {@link WorkerCommand} runs and checks as it always did. */
+    /** Null for the all-reduce SUM, which {@link SyntheticWorkload} runs and checks itself. */
     static CollectiveCheck of(
         final String collectiveName, final String opName, final boolean ints, final int elements, final int workers,
         final int worker, final long seed)
     {
         final Collective collective = Collective.parse(collectiveName);
-        final ReduceOp op = switch (opName)
+        final ReduceOp op = parseOp(opName);
+        if (collective == Collective.ALL_REDUCE && op == ReduceOp.SUM)
+        {
+            return null;
+        }
+        requireParts(collective, elements, workers);
+        return new CollectiveCheck(collective, op, ints, elements, workers, worker, seed);
+    }
+
+    /**
+     * Checks the names and sizes {@link #of} takes, allocating nothing.
+     *
+     * @throws IllegalArgumentException naming the option and its value.
+     */
+    static void validate(final String collectiveName, final String opName, final int elements, final int workers)
+    {
+        final Collective collective = Collective.parse(collectiveName);
+        parseOp(opName);
+        requireParts(collective, elements, workers);
+    }
+
+    private static ReduceOp parseOp(final String opName)
+    {
+        return switch (opName)
         {
             case "sum" -> ReduceOp.SUM;
             case "min" -> ReduceOp.MIN;
             case "max" -> ReduceOp.MAX;
             default -> throw new IllegalArgumentException("--op must be sum, min or max, not " + opName);
         };
-        if (collective == Collective.ALL_REDUCE && op == ReduceOp.SUM)
-        {
-            return null;
-        }
-        return new CollectiveCheck(collective, op, ints, elements, workers, worker, seed);
     }
 
-    private CollectiveCheck(
-        final Collective collective, final ReduceOp op, final boolean ints, final int elements, final int workers,
-        final int worker, final long seed)
+    private static void requireParts(final Collective collective, final int elements, final int workers)
     {
         if ((collective == Collective.REDUCE_SCATTER || collective == Collective.ALL_GATHER) && elements % workers != 0)
         {
             throw new IllegalArgumentException("--collective " + collective.cliName + " cuts -n/--elements into one part"
                 + " per worker: " + elements + " is not a multiple of " + workers + " workers");
         }
+    }
+
+    private CollectiveCheck(
+        final Collective collective, final ReduceOp op, final boolean ints, final int elements, final int workers,
+        final int worker, final long seed)
+    {
         this.collective = collective;
         this.op = op;
         this.ints = ints;
