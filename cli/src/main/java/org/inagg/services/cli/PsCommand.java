@@ -3,7 +3,6 @@ package org.inagg.services.cli;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
 
 import org.inagg.p4.softswitch.SwitchJobConfig;
 import org.inagg.services.ps.ParameterServerContext;
@@ -72,26 +71,18 @@ public final class PsCommand implements Callable<Integer>
             .maxPeers(service.maxPeers).idle(service.idle)
             .decorator(udp -> FaultInjectingTransport.wrap(capture.wrap(udp, FrameHeaders.udp(udp)),
                 service.loss > 0 ? FaultConfig.lossy(service.loss, 2) : FaultConfig.NONE))
-            .counters(label -> countersOptions.open("ps", label, 64 + TransportCounter.values().length, out))
+            .counters(label -> countersOptions.open("ps", label, 64 + TransportCounter.values().length, out),
+                countersOptions::close)
             .conclude();
-        final CountDownLatch stopped = new CountDownLatch(1);
-        try (ParameterServerNode node = ParameterServerNode.launch(context))
-        {
-            Runtime.getRuntime().addShutdownHook(new Thread(() ->
-            {
-                node.close();
-                stopped.countDown();
-            }));
-            out.printf("inagg ps listening on udp://%s, job %d: %d workers, %d slots, %d lanes%n", node.localAddress(),
-                config.jobId(), config.workers(), config.slots(), config.lanesPerPacket());
-            out.flush();
-
-            service.runUntilStopped(stopped, () -> report(out, node));
-            node.close();
-            countersOptions.close();
-            report(out, node);
-            capture.report(out);
-        }
+        final ParameterServerNode node = ParameterServerNode.launch(context);
+        Runtime.getRuntime().addShutdownHook(new Thread(node::close));
+        out.printf("inagg ps listening on udp://%s, job %d: %d workers, %d slots, %d lanes%n", node.localAddress(),
+            config.jobId(), config.workers(), config.slots(), config.lanesPerPacket());
+        out.flush();
+        service.runUntilStopped(node::awaitClose, () -> report(out, node));
+        node.close();
+        report(out, node);
+        capture.report(out);
         return 0;
     }
 

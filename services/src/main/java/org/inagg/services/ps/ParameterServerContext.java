@@ -31,6 +31,7 @@ public final class ParameterServerContext
     private String idle = IdleStrategies.SERVICE_DEFAULT;
     private Function<UdpTransport, Transport> decorator = udp -> udp;
     private Function<String, CounterRegistry> counters = label -> new CounterRegistry(64 + TransportCounter.values().length);
+    private Runnable countersClose = () -> { };
     private boolean concluded;
 
     /** UDP address to listen on (default 0.0.0.0:9100). */
@@ -82,10 +83,14 @@ public final class ParameterServerContext
         return this;
     }
 
-    /** Where its counters go, given the label naming the server and its address. */
-    public ParameterServerContext counters(final Function<String, CounterRegistry> counters)
+    /**
+     * Where its counters go (with room for its transport's), given the label naming the server and its address, and
+     * what closes them when the node closes (a counters file).
+     */
+    public ParameterServerContext counters(final Function<String, CounterRegistry> counters, final Runnable close)
     {
         this.counters = counters;
+        this.countersClose = close;
         return this;
     }
 
@@ -157,5 +162,10 @@ public final class ParameterServerContext
     CounterRegistry openCounters(final String label)
     {
         return counters.apply(label);
+    }
+
+    void closeCounters()
+    {
+        countersClose.run();
     }
 }

@@ -16,6 +16,7 @@ import org.inagg.api.AllReduceJob;
 import org.inagg.api.JobContext;
 import org.inagg.p4.softswitch.SwitchCounter;
 import org.inagg.p4.softswitch.SwitchJobConfig;
+import org.inagg.services.LoopbackPorts;
 import org.inagg.transport.UdpTransport;
 import org.inagg.wire.InaggHeader;
 import org.junit.jupiter.api.Test;
@@ -101,11 +102,7 @@ class SwitchNodeTest
     @Test
     void shouldCloseWhatItOpenedWhenLaunchFails() throws Exception
     {
-        final InetSocketAddress port;
-        try (DatagramSocket probe = new DatagramSocket(LOOPBACK_ANY))
-        {
-            port = (InetSocketAddress)probe.getLocalSocketAddress();
-        }
+        final InetSocketAddress port = LoopbackPorts.free();
         final AtomicInteger countersClosed = new AtomicInteger();
         final SwitchContext tooSmall = new SwitchContext().bind(port).maxPeers(1)
             .jobs(List.of(new SwitchJobConfig(5, 2, 16, 64)))
@@ -116,9 +113,6 @@ class SwitchNodeTest
         assertThatThrownBy(() -> SwitchNode.launch(tooSmall)).isInstanceOf(IllegalArgumentException.class)
             .hasMessageContaining("job 5").hasMessageContaining("raise --max-peers");
         assertThat(countersClosed).hasValue(1);
-        try (DatagramSocket again = new DatagramSocket(port))
-        {
-            assertThat(again.getLocalPort()).as("a failed launch frees its port").isEqualTo(port.getPort());
-        }
+        LoopbackPorts.assertFree(port, "a failed launch frees its port");
     }
 }

@@ -2,6 +2,7 @@ package org.inagg.services.worker;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.inagg.services.LoopbackPorts.LOOPBACK_ANY;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -16,6 +17,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import org.inagg.agent.CounterRegistry;
 import org.inagg.p4.softswitch.SwitchJobConfig;
+import org.inagg.services.LoopbackPorts;
 import org.inagg.services.softswitch.SwitchContext;
 import org.inagg.services.softswitch.SwitchNode;
 import org.junit.jupiter.api.Test;
@@ -25,7 +27,6 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class WorkerNodeTest
 {
-    private static final InetSocketAddress LOOPBACK_ANY = new InetSocketAddress("127.0.0.1", 0);
     private static final InetSocketAddress SOME_SWITCH = new InetSocketAddress("127.0.0.1", 9);
     private static final int JOB = 3;
     private static final int WORKERS = 2;
@@ -66,7 +67,7 @@ class WorkerNodeTest
         try (SwitchNode switchNode = SwitchNode.launch(new SwitchContext().bind(LOOPBACK_ANY).open(true)
             .jobs(List.of(new SwitchJobConfig(JOB, WORKERS, 16, 64))).idle("sleep-ns:100000")))
         {
-            final InetSocketAddress[] ports = {freePort(), freePort()};
+            final InetSocketAddress[] ports = {LoopbackPorts.free(), LoopbackPorts.free()};
             final AtomicInteger countersClosed = new AtomicInteger();
             final AtomicInteger decorated = new AtomicInteger();
             final List<CompletableFuture<WorkerNode>> launches = new ArrayList<>();
@@ -139,11 +140,7 @@ class WorkerNodeTest
                 .hasValue(WORKERS);
             for (final InetSocketAddress port : ports)
             {
-                try (DatagramSocket again = new DatagramSocket(port))
-                {
-                    assertThat(again.getLocalPort()).as("closing the node frees its UDP port")
-                        .isEqualTo(port.getPort());
-                }
+                LoopbackPorts.assertFree(port, "closing the node frees its UDP port");
             }
         }
     }
@@ -163,26 +160,26 @@ class WorkerNodeTest
         }
 
         // Opened, then failing: the decorator throws after the counters opened.
-        final InetSocketAddress port = freePort();
+        final InetSocketAddress port = LoopbackPorts.free();
         final WorkerContext decoratorFails = valid().bind(port)
             .counters(name -> opened(countersOpened), countersClosed::incrementAndGet)
             .decorator((transport, headers) -> { throw new IllegalStateException("no capture here"); });
         assertThatThrownBy(() -> WorkerNode.launch(decoratorFails)).hasMessage("no capture here");
         assertThat(countersClosed).as("the counters opened are closed").hasValue(countersOpened.get()).hasValue(1);
-        assertPortFree(port);
+        LoopbackPorts.assertFree(port, "a failed launch frees its port");
 
         // A switch that refuses the job: the join fails, its agent closed the transport, which closing again keeps.
         try (SwitchNode switchNode = SwitchNode.launch(new SwitchContext().bind(LOOPBACK_ANY).open(true)
             .jobs(List.of(new SwitchJobConfig(JOB, WORKERS, 16, 64)))))
         {
-            final InetSocketAddress joinPort = freePort();
+            final InetSocketAddress joinPort = LoopbackPorts.free();
             final WorkerContext unknownJob = valid().jobId(JOB + 1).bind(joinPort).loss(0.01)
                 .switchAddress(switchNode.localAddress()).peerTimeout(Duration.ofMillis(200))
                 .counters(name -> opened(countersOpened), countersClosed::incrementAndGet);
             assertThatThrownBy(() -> WorkerNode.launch(unknownJob)).as("the join's failure, not a second close's")
                 .hasMessageContaining("the switch has no such job");
             assertThat(countersClosed).hasValue(countersOpened.get()).hasValue(2);
-            assertPortFree(joinPort);
+            LoopbackPorts.assertFree(joinPort, "a failed launch frees its port");
         }
     }
 
@@ -207,22 +204,6 @@ class WorkerNodeTest
         {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(ex);
-        }
-    }
-
-    private static InetSocketAddress freePort() throws Exception
-    {
-        try (DatagramSocket probe = new DatagramSocket(LOOPBACK_ANY))
-        {
-            return (InetSocketAddress)probe.getLocalSocketAddress();
-        }
-    }
-
-    private static void assertPortFree(final InetSocketAddress port) throws Exception
-    {
-        try (DatagramSocket again = new DatagramSocket(port))
-        {
-            assertThat(again.getLocalPort()).as("a failed launch frees its port").isEqualTo(port.getPort());
         }
     }
 }
