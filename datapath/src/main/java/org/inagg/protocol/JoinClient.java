@@ -131,11 +131,14 @@ final class JoinClient
     void probe(final long nowNs, final long lastProgressNs)
     {
         final long stalledNs = nowNs - lastProgressNs;
-        if (stalledNs > settings.peerTimeoutNs() / 4 && nowNs - nextProbeNs >= 0
-            && (stalledNs <= settings.peerTimeoutNs() || !probedStall(lastProgressNs)))
+        final boolean probedThisStall = probedStall(lastProgressNs);
+        // The first probe of a stall goes at once (an earlier stall's interval, or a clock that reads negative, does
+        // not hold it back), the next ones a probe interval apart.
+        if (stalledNs > settings.peerTimeoutNs() / 4 && (!probedThisStall || nowNs - nextProbeNs >= 0)
+            && (stalledNs <= settings.peerTimeoutNs() || !probedThisStall))
         {
             nextProbeNs = nowNs + probeIntervalNs();
-            if (!probedStall(lastProgressNs))
+            if (!probedThisStall)
             {
                 firstProbeNs = nowNs;
             }

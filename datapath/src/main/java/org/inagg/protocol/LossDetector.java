@@ -22,11 +22,12 @@ import java.util.concurrent.TimeUnit;
  * would resend every queued packet of a slow round. Waiting a whole timeout for order evidence would stall the slot for
  * several round trips per lost result (the timeout outwaits the job's slowest worker, at least 2 ms by default).
  * <p>
- * <p>
  * The checks are not in a timer wheel: a result cancels nearly every check before it is due, and a wheel's schedule,
- * cancel and id map cost about 9 % of a worker's CPU at 4 ranks over loopback (async-profiler, bench-peers). A check
+ * cancel and id map cost 10.5-11 % of a worker's CPU at 4 ranks over loopback (async-profiler, bench-peers). A check
  * is a store into its slot and a minimum ({@link #earliestCheckNs}); the slots are scanned only once that minimum is
- * due, which, the minimum being stale after a cancel, happens about once per reorder window, not once per packet.
+ * due. After a scan the minimum is the oldest packet's check, about a quarter round trip plus the slack ahead, so
+ * the pool is scanned a few times per round trip, not touched per packet. Check times are compared as values: the
+ * clock may read negative but must not wrap past {@code Long.MAX_VALUE} (nor could Agrona's wheel).
  * <p>
  * Not thread safe: it belongs to the worker agent's thread. No allocation.
  */
@@ -63,7 +64,10 @@ final class LossDetector
     private final RetransmissionTimer retransmissionTimer;
     /** No check is due before it: a lower bound of the slots' check times (a cancelled check leaves it behind). */
     private long earliestCheckNs = SlotTable.NO_CHECK;
-    /** The oldest packet in flight, found once per scan of due checks when a stall probe needs it. */
+    /**
+     * The oldest packet in flight, found once per scan of due checks when a stall probe needs it; valid because
+     * {@link #judge} runs only from a scan's {@link CheckHandler}, which resends but never completes a slot.
+     */
     private int scanOldest = OLDEST_UNKNOWN;
     private long sendStamp;
     private long highestCompletedStamp;
@@ -87,6 +91,12 @@ final class LossDetector
     long nextStamp()
     {
         return ++sendStamp;
+    }
+
+    /** No check is due before it (a lower bound of the slots' check times): for tests. */
+    long earliestCheckNs()
+    {
+        return earliestCheckNs;
     }
 
     /** The stamp of the last packet sent (0 before the first). */

@@ -50,6 +50,27 @@ class LossDetectorTest
     }
 
     @Test
+    void shouldRaiseTheEarliestCheckAfterAScanThatFoundOnlyCancelledOnes()
+    {
+        send(0, 9, 0);
+        loss.onResult(0, 100_000, SLOTS); // the first round trip: checks are reorder windows from now on
+        slots.onCompleted(0);
+        send(1, 10, 1_000_000);
+        final long first = slots.checkAtNs(1);
+        send(2, 11, 1_100_000);
+        final long second = slots.checkAtNs(2);
+        assertThat(second).isGreaterThan(first);
+        loss.onResult(1, 1_100_000, SLOTS);
+        slots.onCompleted(1);
+        assertThat(loss.earliestCheckNs()).as("a cancel leaves the bound behind").isEqualTo(first);
+
+        assertThat(loss.poll(first, SLOTS, ran::add)).isZero();
+        assertThat(loss.earliestCheckNs()).as("the scan raised it to the check still set").isEqualTo(second);
+        assertThat(loss.poll(second - 1, SLOTS, ran::add)).isZero();
+        assertThat(ran).isEmpty();
+    }
+
+    @Test
     void shouldDropTheCheckOfASlotWhoseResultCame()
     {
         send(1, 10, 1_000);

@@ -105,6 +105,19 @@ class WorkerAgentPeerTimeoutTest
         assertThat(failure(op)).isInstanceOf(PeerTimeoutException.class).hasMessageContaining("a peer worker is gone");
     }
 
+    @Test
+    void shouldProbeAndFailOnAClockThatReadsNegative()
+    {
+        now = -TimeUnit.DAYS.toNanos(1); // System.nanoTime may read negative
+        final AllReduceOperation op = startStalledOperation();
+        now += PEER_TIMEOUT_NS / 2;
+        agent.doWork();
+        assertThat(transport.types).as("a liveness probe went out").contains(MessageType.JOIN);
+        now += PEER_TIMEOUT_NS / 2 + 1;
+        agent.doWork();
+        assertThat(failure(op)).isInstanceOf(PeerTimeoutException.class).hasMessageContaining("the switch is gone");
+    }
+
     /** Joined, one operation submitted and its packets sent, then nothing more: the other worker is gone. */
     private AllReduceOperation startStalledOperation()
     {

@@ -53,7 +53,6 @@ public final class EsaSwitchContext
     private Function<String, CounterRegistry> counters =
         where -> new CounterRegistry(64 + TransportCounter.values().length);
     private Runnable countersClose = () -> { };
-    private boolean concluded;
 
     /** UDP address to listen on (default 0.0.0.0:9000). */
     public EsaSwitchContext bind(final InetSocketAddress bind)
@@ -137,16 +136,12 @@ public final class EsaSwitchContext
     }
 
     /**
-     * Checks the settings once.
+     * Checks the settings; every launch checks them again, so a setter called after a check is checked too.
      *
      * @throws IllegalArgumentException naming the option that is missing or does not fit.
      */
     public EsaSwitchContext conclude()
     {
-        if (concluded)
-        {
-            return this;
-        }
         Objects.requireNonNull(bind, "bind");
         Objects.requireNonNull(mode, "mode");
         Objects.requireNonNull(policy, "policy");
@@ -173,7 +168,6 @@ public final class EsaSwitchContext
             throw new IllegalArgumentException("--max-peers must be at least 1, got " + maxPeers);
         }
         IdleStrategies.byName(idle);
-        concluded = true;
         return this;
     }
 

@@ -32,7 +32,6 @@ public final class ParameterServerContext
     private Function<UdpTransport, Transport> decorator = udp -> udp;
     private Function<String, CounterRegistry> counters = label -> new CounterRegistry(64 + TransportCounter.values().length);
     private Runnable countersClose = () -> { };
-    private boolean concluded;
 
     /** UDP address to listen on (default 0.0.0.0:9100). */
     public ParameterServerContext bind(final InetSocketAddress bind)
@@ -95,16 +94,12 @@ public final class ParameterServerContext
     }
 
     /**
-     * Checks the settings once.
+     * Checks the settings; every launch checks them again, so a setter called after a check is checked too.
      *
      * @throws IllegalArgumentException naming what is missing or does not fit.
      */
     public ParameterServerContext conclude()
     {
-        if (concluded)
-        {
-            return this;
-        }
         Objects.requireNonNull(bind, "bind");
         if (job == null)
         {
@@ -120,7 +115,6 @@ public final class ParameterServerContext
             throw new IllegalArgumentException("--max-peers must be at least 1, not " + maxPeers);
         }
         IdleStrategies.byName(idle);
-        concluded = true;
         return this;
     }
 

@@ -66,7 +66,6 @@ public final class SwitchContext
     private Function<String, CounterRegistry> counters =
         where -> new CounterRegistry(64 + TransportCounter.values().length);
     private Runnable countersClose = () -> { };
-    private boolean concluded;
 
     /** UDP address to listen on (default 0.0.0.0:9000); unused with a {@link #transportOpener}. */
     public SwitchContext bind(final InetSocketAddress bind)
@@ -164,16 +163,12 @@ public final class SwitchContext
     }
 
     /**
-     * Checks the settings once.
+     * Checks the settings; every launch checks them again, so a setter called after a check is checked too.
      *
      * @throws IllegalArgumentException naming the option that is missing or does not fit.
      */
     public SwitchContext conclude()
     {
-        if (concluded)
-        {
-            return this;
-        }
         Objects.requireNonNull(bind, "bind");
         if (jobs.isEmpty() && control == null)
         {
@@ -195,7 +190,6 @@ public final class SwitchContext
             throw new IllegalArgumentException("--max-peers must be at least 1, got " + maxPeers);
         }
         IdleStrategies.byName(idle);
-        concluded = true;
         return this;
     }
 

@@ -2,6 +2,7 @@ package org.inagg.services.worker;
 
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 import java.util.Objects;
 import java.util.function.BiFunction;
 import java.util.function.Consumer;
@@ -83,7 +84,6 @@ public final class WorkerContext
     private Runnable countersClose = () -> { };
     private Consumer<String> log = line -> System.getLogger(WorkerNode.class.getName())
         .log(System.Logger.Level.INFO, line);
-    private boolean concluded;
 
     /** The job's id (default 1); a controller's assignment replaces it. */
     public WorkerContext jobId(final int jobId)
@@ -261,23 +261,19 @@ public final class WorkerContext
     }
 
     /**
-     * Checks the settings once.
+     * Checks the settings; every launch checks them again, so a setter called after a check is checked too.
      *
      * @throws IllegalArgumentException naming the option that is missing or does not fit, and its value.
      */
     public WorkerContext conclude()
     {
-        if (concluded)
-        {
-            return this;
-        }
         CliNumbers.require("-n/--elements", elements, 1, Integer.MAX_VALUE - 8);
         CliNumbers.require("-i/--iterations", iterations, 1, Integer.MAX_VALUE);
         CliNumbers.require("--warmup", warmup, 0, Integer.MAX_VALUE);
-        CliNumbers.require("--controller-wait-s", controllerWait.toSeconds(), 1, Long.MAX_VALUE);
+        requireAtLeastOne("--controller-wait-s", controllerWait, ChronoUnit.SECONDS);
         CliNumbers.require("--max-lanes", maxLanes, 1, MAX_LANES_LIMIT);
-        CliNumbers.require("--retransmit-us", retransmitTimeout.toNanos() / 1_000, 1, Long.MAX_VALUE);
-        CliNumbers.require("--peer-timeout-ms", peerTimeout.toMillis(), 1, Long.MAX_VALUE);
+        requireAtLeastOne("--retransmit-us", retransmitTimeout, ChronoUnit.MICROS);
+        requireAtLeastOne("--peer-timeout-ms", peerTimeout, ChronoUnit.MILLIS);
         CliNumbers.requireLoss(loss);
         final boolean ints = ints();
         TensorMemory.require("-n/--elements", elements, Float.BYTES, ints ? 3 : 4, ints
@@ -298,8 +294,22 @@ public final class WorkerContext
         Objects.requireNonNull(bind, "bind");
         IdleStrategies.byName(idle);
         CollectiveCheck.validate(collective, op, elements, workers);
-        concluded = true;
         return this;
+    }
+
+    /**
+     * A duration option of at least one {@code unit}; the value is shown in the option's unit when it is a whole
+     * number of them, else as given (an API caller's 500 ms for a seconds option is not "got 0").
+     */
+    private static void requireAtLeastOne(final String option, final Duration value, final ChronoUnit unit)
+    {
+        final Duration one = unit.getDuration();
+        if (value.compareTo(one) < 0)
+        {
+            final long whole = value.dividedBy(one);
+            throw new IllegalArgumentException(option + " must be at least 1, got "
+                + (one.multipliedBy(whole).equals(value) ? Long.toString(whole) : value.toString()));
+        }
     }
 
     /** Whether the tensors are int32 (else float32). */

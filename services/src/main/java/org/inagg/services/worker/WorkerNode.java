@@ -89,7 +89,9 @@ public final class WorkerNode implements AutoCloseable
                 + " of job " + jobId + " via " + opened.transport().describePeer(0));
             countersOpen = true;
             opened.transport().countInto(TransportCounters.in(counters, "worker", jobId, workerId));
-            decorated = FaultInjectingTransport.wrap(context.decorator().apply(opened.transport(), opened.headers()),
+            // The decorator's transport first (a capture): closed on a failure of the wrap that follows too.
+            decorated = context.decorator().apply(opened.transport(), opened.headers());
+            decorated = FaultInjectingTransport.wrap(decorated,
                 context.loss() > 0 ? FaultConfig.lossy(context.loss(), context.seed() * 31 + workerId)
                     : FaultConfig.NONE);
             final AllReduceJob job = AllReduceJob.open(new JobContext().jobId(jobId).workerId(workerId)

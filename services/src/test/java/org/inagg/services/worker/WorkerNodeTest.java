@@ -44,6 +44,13 @@ class WorkerNodeTest
             .hasMessage("--max-lanes must be in 1.." + WorkerContext.MAX_LANES_LIMIT + ", got 20000");
         assertThatThrownBy(() -> valid().peerTimeout(Duration.ZERO).conclude())
             .hasMessage("--peer-timeout-ms must be at least 1, got 0");
+        assertThatThrownBy(() -> valid().controllerWait(Duration.ofMillis(500)).conclude())
+            .hasMessage("--controller-wait-s must be at least 1, got PT0.5S");
+        assertThatThrownBy(() -> valid().retransmitTimeout(Duration.ofNanos(-3_000)).conclude())
+            .hasMessage("--retransmit-us must be at least 1, got -3");
+        final WorkerContext concluded = valid().conclude();
+        assertThatThrownBy(() -> concluded.workerId(7).conclude()).as("a setter after a check is checked again")
+            .hasMessage("--worker-id must be in 0..1, got 7");
         assertThatThrownBy(() -> valid().loss(0.5).conclude()).hasMessageStartingWith("--loss must be in [0, 1/3]")
             .hasMessageEndingWith("got 0.5");
         assertThatThrownBy(() -> valid().dtype("float16").conclude())
