@@ -151,28 +151,21 @@ final class SlotPool
             return;
         }
         final int bound = INTS.loopBound(n);
-        // One loop per op: a vector picked per lane among several results would merge vector boxes, which C2 may not
-        // eliminate (an allocation per packet).
+        // One loop per op, each in a method of its own whose vectors never cross a call: a vector picked per lane among
+        // several results merges vector boxes, and a vector returned by a method that C2 does not inline (the switch's
+        // receive path is deep) is boxed, an allocation per vector, which cost the 4-rank loopback run a tenth of its
+        // speed and spurious retransmissions (bisected to the helper methods of 76e1eba).
         if (op == InaggHeader.OP_MIN)
         {
-            for (int i = 0; i < bound; i += INTS.length())
-            {
-                held(base + i).min(packetLanes(m, lanesOffset, i)).intoArray(sum, base + i);
-            }
+            minLanes(sum, base, m, lanesOffset, bound);
         }
         else if (op == InaggHeader.OP_MAX)
         {
-            for (int i = 0; i < bound; i += INTS.length())
-            {
-                held(base + i).max(packetLanes(m, lanesOffset, i)).intoArray(sum, base + i);
-            }
+            maxLanes(sum, base, m, lanesOffset, bound);
         }
         else
         {
-            for (int i = 0; i < bound; i += INTS.length())
-            {
-                held(base + i).add(packetLanes(m, lanesOffset, i)).intoArray(sum, base + i);
-            }
+            addLanes(sum, base, m, lanesOffset, bound);
         }
         for (int i = bound; i < n; i++)
         {
@@ -183,15 +176,37 @@ final class SlotPool
         }
     }
 
-    private IntVector held(final int index)
+    private static void addLanes(
+        final int[] sum, final int base, final MemorySegment m, final long lanesOffset, final int bound)
     {
-        return IntVector.fromArray(INTS, sum, index);
+        for (int i = 0; i < bound; i += INTS.length())
+        {
+            IntVector.fromArray(INTS, sum, base + i)
+                .add(IntVector.fromMemorySegment(INTS, m, lanesOffset + (long)i * Integer.BYTES, ByteOrder.BIG_ENDIAN))
+                .intoArray(sum, base + i);
+        }
     }
 
-    /** The big-endian lanes {@code i ..} of a packet as a vector. */
-    private static IntVector packetLanes(final MemorySegment m, final long lanesOffset, final int i)
+    private static void minLanes(
+        final int[] sum, final int base, final MemorySegment m, final long lanesOffset, final int bound)
     {
-        return IntVector.fromMemorySegment(INTS, m, lanesOffset + (long)i * Integer.BYTES, ByteOrder.BIG_ENDIAN);
+        for (int i = 0; i < bound; i += INTS.length())
+        {
+            IntVector.fromArray(INTS, sum, base + i)
+                .min(IntVector.fromMemorySegment(INTS, m, lanesOffset + (long)i * Integer.BYTES, ByteOrder.BIG_ENDIAN))
+                .intoArray(sum, base + i);
+        }
+    }
+
+    private static void maxLanes(
+        final int[] sum, final int base, final MemorySegment m, final long lanesOffset, final int bound)
+    {
+        for (int i = 0; i < bound; i += INTS.length())
+        {
+            IntVector.fromArray(INTS, sum, base + i)
+                .max(IntVector.fromMemorySegment(INTS, m, lanesOffset + (long)i * Integer.BYTES, ByteOrder.BIG_ENDIAN))
+                .intoArray(sum, base + i);
+        }
     }
 
     /**
@@ -210,7 +225,8 @@ final class SlotPool
         int i = 0;
         for (; i < bound; i += INTS.length())
         {
-            packetLanes(m, lanesOffset, i).intoArray(sum, base + i);
+            IntVector.fromMemorySegment(INTS, m, lanesOffset + (long)i * Integer.BYTES, ByteOrder.BIG_ENDIAN)
+                .intoArray(sum, base + i);
         }
         for (; i < n; i++)
         {
