@@ -49,9 +49,10 @@ public final class AgentCommand implements Callable<Integer>
             + "default ${DEFAULT-VALUE}).")
     private long slotBytes;
 
-    @Option(names = "--chunk-bytes", defaultValue = "" + HostAgentContext.CHUNK_BYTES_DEFAULT,
+    @Option(names = "--chunk-bytes", defaultValue = "" + HostAgentContext.CHUNK_BYTES_AUTO,
         description = "Bytes of the chunks a sum is copied in, summed and sent through the switch in, so that those "
-            + "stages overlap (multiple of 4096; 0: whole rounds; default ${DEFAULT-VALUE}).")
+            + "stages overlap (multiple of 4096; 0: whole rounds; default: " + HostAgentContext.CHUNK_BYTES_DEFAULT
+            + " where the host has more cores than the job's local ranks, else 0).")
     private long chunkBytes;
 
     @Option(names = "--network-chunk-bytes", defaultValue = "" + HostAgentContext.NETWORK_CHUNK_BYTES_DEFAULT,

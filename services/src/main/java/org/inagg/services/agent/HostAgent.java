@@ -328,7 +328,8 @@ public final class HostAgent implements AutoCloseable
                 final NetworkStage network = hello.hosts() > 1 ? new NetworkStage(context, hello) : null;
                 try
                 {
-                    session = new JobSession(hello, file, context.slotBytes(), context.chunkBytes(),
+                    session = new JobSession(hello, file, context.slotBytes(),
+                        context.chunkBytesFor(hello.localWorldSize()),
                         context.networkChunkBytes(), reducer, network,
                         counters,
                         this::post, context.collectiveTimeout());

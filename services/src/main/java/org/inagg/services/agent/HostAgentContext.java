@@ -24,8 +24,13 @@ public final class HostAgentContext
     public static final long SLOT_BYTES_DEFAULT = 32L << 20;
     public static final String REDUCER_THREADS_PROP_NAME = "inagg.agent.reducer.threads";
     public static final String CHUNK_BYTES_PROP_NAME = "inagg.agent.chunk.bytes";
-    /** 1 MiB: a 4 MiB round is 4 chunks (docs/performance.md, "Chunked rounds"). */
+    /**
+     * 1 MiB: a 4 MiB round is 4 chunks (docs/performance.md, "Chunked rounds"); the chunks of a job whose host has more
+     * cores than the job's local ranks, when neither {@link #chunkBytes(long)} nor the property says otherwise.
+     */
     public static final long CHUNK_BYTES_DEFAULT = 1L << 20;
+    /** Not set: {@link #CHUNK_BYTES_DEFAULT} where a job's local ranks leave the host a core to sum on, else 0. */
+    public static final long CHUNK_BYTES_AUTO = -1;
     public static final String NETWORK_CHUNK_BYTES_PROP_NAME = "inagg.agent.network.chunk.bytes";
     /**
      * 0: a round goes through the switch as one operation once summed. The switch job runs operations one after
@@ -51,7 +56,7 @@ public final class HostAgentContext
     private String allowGroup;
     private long slotBytes = -1;
     private int reducerThreads = -1;
-    private long chunkBytes = -1;
+    private long chunkBytes = CHUNK_BYTES_AUTO;
     private long networkChunkBytes = -1;
     private InetSocketAddress switchAddress;
     private InetSocketAddress bindAddress = new InetSocketAddress(0);
@@ -116,7 +121,8 @@ public final class HostAgentContext
 
     /**
      * Bytes of the chunks a sum's round is copied in, summed and sent through the switch in, overlapping those stages
-     * ({@link RoundPipeline}); 0: whole rounds, one stage after the other.
+     * ({@link RoundPipeline}); 0: whole rounds, one stage after the other; {@link #CHUNK_BYTES_AUTO} (the default): see
+     * {@link #chunkBytesFor}.
      */
     public HostAgentContext chunkBytes(final long chunkBytes)
     {
@@ -273,14 +279,14 @@ public final class HostAgentContext
             throw new IllegalArgumentException("slot bytes " + slotBytes + " must be a multiple of 4096 in 4096.."
                 + (1L << 34));
         }
-        if (chunkBytes < 0)
+        if (chunkBytes == CHUNK_BYTES_AUTO)
         {
-            chunkBytes = Long.getLong(CHUNK_BYTES_PROP_NAME, CHUNK_BYTES_DEFAULT);
+            chunkBytes = Long.getLong(CHUNK_BYTES_PROP_NAME, CHUNK_BYTES_AUTO);
         }
-        if (chunkBytes != 0 && (chunkBytes < 4096 || chunkBytes % 4096 != 0 || chunkBytes > (1L << 30)))
+        if (chunkBytes != 0 && chunkBytes != CHUNK_BYTES_AUTO && (chunkBytes < 4096 || chunkBytes % 4096 != 0 || chunkBytes > (1L << 30)))
         {
-            throw new IllegalArgumentException("chunk bytes " + chunkBytes + " must be 0 (whole rounds) or a multiple "
-                + "of 4096 in 4096.." + (1L << 30));
+            throw new IllegalArgumentException("chunk bytes " + chunkBytes + " must be 0 (whole rounds), "
+                + CHUNK_BYTES_AUTO + " (by the host's cores) or a multiple of 4096 in 4096.." + (1L << 30));
         }
         if (networkChunkBytes < 0)
         {
@@ -384,9 +390,32 @@ public final class HostAgentContext
         return slotBytes;
     }
 
+    /** As set: bytes, 0 (whole rounds) or {@link #CHUNK_BYTES_AUTO}; a job's chunks are {@link #chunkBytesFor}. */
     public long chunkBytes()
     {
         return chunkBytes;
+    }
+
+    /** The chunks of a job of {@code localRanks} ranks on this host: {@link #chunkBytesFor(long, int, int)}. */
+    public long chunkBytesFor(final int localRanks)
+    {
+        return chunkBytesFor(chunkBytes, Runtime.getRuntime().availableProcessors(), localRanks);
+    }
+
+    /**
+     * The chunks of a job: {@code configured} when set; by default {@link #CHUNK_BYTES_DEFAULT} where the host has more
+     * cores than the job's local ranks, else whole rounds (0). Chunks overlap a rank's copy of the next chunk with the
+     * agent's sum of the last one, which takes a core the ranks leave free; without one the two only take turns, and the
+     * chunks' doorbells and sums cost more than they hide: on 2 cores with 4 ranks whole rounds were 4-11 % faster at 1
+     * Mi to 16 Mi float32, back-to-back and after a barrier (docs/performance.md, "Chunked rounds in the agent").
+     */
+    public static long chunkBytesFor(final long configured, final int cores, final int localRanks)
+    {
+        if (configured != CHUNK_BYTES_AUTO)
+        {
+            return configured;
+        }
+        return cores > localRanks ? CHUNK_BYTES_DEFAULT : 0;
     }
 
     public long networkChunkBytes()

@@ -70,7 +70,9 @@ final class JobSession implements AutoCloseable
         counters.jobsStarted.increment();
         counters.jobsActive.increment();
         LOG.log(Level.INFO, "job {0}: started, {1} local ranks of {2} on {3} host(s), shared memory {4} ({5} bytes a "
-            + "slot)", key, localWorldSize, worldSize, hosts, file, slotBytes);
+            + "slot, {6})", key, localWorldSize, worldSize, hosts, file, slotBytes,
+            chunkElements == 0 ? "whole rounds" : "rounds in chunks of " + chunkElements * AgentProtocol.elementBytes(0)
+                + " bytes");
     }
 
     SharedRegion region()
