@@ -64,7 +64,10 @@ def counts(buffer, descriptor_offset: int) -> memoryview:
 
     Ordering: on x86-64 (total store order) a rank's data stores are visible before the count store that follows
     them, so a count the agent reads covers data it can read. On weakly ordered CPUs (aarch64) nothing here orders
-    them; the agent should then trust only what the doorbells announced (a known gap, issue 25)."""
+    them, so the agent sums no further than the doorbells announced: the request the first chunk, each progress
+    doorbell one more (``RequestDecoder.announcedReady``; a doorbell is a system call, which orders them). A rank must
+    therefore ring once per chunk, never once for several. The done count the other way (network chunks, off by
+    default) is not yet covered: a rank reads whatever done count is there when a DONE doorbell comes (issue 25)."""
     if sys.byteorder != "little":
         raise errors.AgentMismatchError("inagg: the agent's shared memory is little-endian, this host is not")
     if descriptor_offset % 8:

@@ -42,7 +42,8 @@ package org.inagg.services.agent;
  * </pre>
  * After an OK reply the socket carries one-byte doorbells only: {@link #DOORBELL_REQUEST} from the rank when it has
  * written a request into its slot descriptor ({@link SharedRegion}), {@link #DOORBELL_PROGRESS} from the rank when it
- * copied more of the round in (its descriptor's ready count), {@link #DOORBELL_BYE} before it leaves,
+ * copied one more chunk of the round in (its descriptor's ready count; the agent sums no further than one chunk per
+ * doorbell, {@link RequestDecoder#announcedReady}), {@link #DOORBELL_BYE} before it leaves,
  * {@link #DOORBELL_DONE} from the agent when more of the result is final (the descriptor's done count), and
  * {@link #DOORBELL_COMPLETE} from the agent when the slot descriptor holds the completion (result or error).
  */

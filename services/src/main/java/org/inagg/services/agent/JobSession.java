@@ -40,6 +40,8 @@ final class JobSession implements AutoCloseable
     private int requested;
     private boolean closed;
     private long rounds;
+    /** Elements of the chunks ranks copy a SUM or AVG round in (0: whole rounds), as the shared file's header says. */
+    private final int chunkElements;
 
     /**
      * @param chunkBytes bytes of the chunks a sum's round is copied in, summed and staged in ({@link RoundPipeline});
@@ -57,7 +59,7 @@ final class JobSession implements AutoCloseable
         this.hosts = first.hosts();
         this.network = network;
         this.counters = counters;
-        final int chunkElements = (int)(Math.min(chunkBytes, slotBytes) / AgentProtocol.elementBytes(0));
+        this.chunkElements = (int)(Math.min(chunkBytes, slotBytes) / AgentProtocol.elementBytes(0));
         this.region = SharedRegion.create(file, localWorldSize, worldSize, slotBytes, key, chunkElements);
         this.members = new RankConnection[localWorldSize];
         final MemorySegment[] inputs = new MemorySegment[localWorldSize];
@@ -130,7 +132,9 @@ final class JobSession implements AutoCloseable
             }
             request = RequestDecoder.decodeRequest(region.descriptor(localRank), connection.completed + 1,
                 region.slotCapacity());
-            connection.ready = RequestDecoder.decodeReady(region.descriptor(localRank), request, 0);
+            connection.bells = 1;
+            connection.ready = Math.min(RequestDecoder.decodeReady(region.descriptor(localRank), request, 0),
+                RequestDecoder.announcedReady(request, chunkElements, connection.bells));
         }
         catch (final AgentProtocolException ex)
         {
@@ -174,8 +178,10 @@ final class JobSession implements AutoCloseable
         }
         try
         {
-            connection.ready = RequestDecoder.decodeReady(region.descriptor(connection.identity.localRank()),
-                connection.pending, connection.ready);
+            connection.bells++;
+            connection.ready = Math.min(RequestDecoder.decodeReady(region.descriptor(connection.identity.localRank()),
+                connection.pending, connection.ready),
+                RequestDecoder.announcedReady(connection.pending, chunkElements, connection.bells));
         }
         catch (final AgentProtocolException ex)
         {
@@ -364,6 +370,7 @@ final class JobSession implements AutoCloseable
             member.completed = sequence;
             member.pending = null;
             member.ready = 0;
+            member.bells = 0;
         }
         requested = 0;
         for (final RankConnection member : members)

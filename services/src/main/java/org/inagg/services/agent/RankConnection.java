@@ -17,8 +17,13 @@ final class RankConnection
     long completed;
     /** The request of the round in progress, null between rounds. */
     CollectiveRequest pending;
-    /** Elements of the pending round this rank has copied in (its descriptor's ready count, checked). */
+    /**
+     * Elements of the pending round this rank has copied in: its descriptor's ready count, checked, up to what its
+     * doorbells announced ({@link RequestDecoder#announcedReady}).
+     */
     long ready;
+    /** Doorbells of the pending round: its request and each progress doorbell since. */
+    long bells;
     boolean bye;
     boolean closed;
 

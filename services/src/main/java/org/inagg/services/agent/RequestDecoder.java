@@ -219,6 +219,22 @@ public final class RequestDecoder
         return ready;
     }
 
+    /**
+     * How much of {@code round} its {@code bells}-th doorbell (the request is the first) announces: a chunked SUM or AVG
+     * round rings once per chunk of {@code chunkElements} as it is copied in, any other round once, whole. The agent
+     * sums no further than that, whatever the descriptor's ready count says already: on a weakly ordered CPU
+     * (aarch64) a rank's count store can be seen before its data stores, as nothing orders them in Python, while its
+     * doorbell is a system call that does (the count a doorbell announces covers data the agent can read).
+     */
+    public static long announcedReady(final CollectiveRequest round, final int chunkElements, final long bells)
+    {
+        if (chunkElements == 0 || round.op() != AgentProtocol.OP_SUM && round.op() != AgentProtocol.OP_AVG)
+        {
+            return round.count();
+        }
+        return Math.min(round.count(), chunkElements * bells);
+    }
+
     private static AgentProtocolException bad(final String message)
     {
         return new AgentProtocolException(AgentProtocol.ERROR_BAD_REQUEST, message);

@@ -245,6 +245,39 @@ class HostAgentTest
         }
     }
 
+    @Test
+    void shouldSumNoFurtherThanTheDoorbellsAnnouncedWhateverTheReadyCountSays() throws Exception
+    {
+        // On aarch64 a rank's ready count can be seen before the data it covers; its doorbells order them. Here both
+        // ranks' counts say the whole round at once while they have rung only the request (the first chunk).
+        try (TestRank a = new TestRank(socket(), 0, 2, 0, 2, "job-announced");
+             TestRank b = new TestRank(socket(), 1, 2, 1, 2, "job-announced"))
+        {
+            assertThat(a.chunkElements()).isEqualTo(1024);
+            final int n = 3000;
+            for (int i = 0; i < n; i++)
+            {
+                a.data().setAtIndex(FLOAT, i, 2 * i);
+                b.data().setAtIndex(FLOAT, i, 1);
+            }
+            a.chunkedRequest(AgentProtocol.OP_SUM, AgentProtocol.DTYPE_FLOAT32, n, n);
+            b.chunkedRequest(AgentProtocol.OP_SUM, AgentProtocol.DTYPE_FLOAT32, n, n);
+            final CompletableFuture<Integer> first = CompletableFuture.supplyAsync(() -> await(a));
+            a.progress(n);
+            b.progress(n);
+            Thread.sleep(200);
+            assertThat(first).as("two of three chunks announced").isNotDone();
+            a.progress(n);
+            b.progress(n);
+            assertThat(await(b)).isEqualTo(AgentProtocol.OK);
+            assertThat(first.get()).isEqualTo(AgentProtocol.OK);
+            for (int i = 0; i < n; i++)
+            {
+                assertThat(a.result().getAtIndex(FLOAT, i)).isEqualTo(2 * i + 1f);
+            }
+        }
+    }
+
     private static int await(final TestRank rank)
     {
         try

@@ -90,7 +90,19 @@ final class TestRank implements AutoCloseable
     /** Writes the request and rings; {@link #awaitCompletion()} then waits for the agent. */
     void request(final int op, final int dtype, final long count) throws IOException
     {
-        gatherRequest(op, dtype, count, 0, 0);
+        final int chunk = chunkElements();
+        if (chunk == 0 || op != AgentProtocol.OP_SUM && op != AgentProtocol.OP_AVG || count <= chunk)
+        {
+            gatherRequest(op, dtype, count, 0, 0);
+            return;
+        }
+        // As a rank does (inagg_torch._agent): the request with the first chunk, then a doorbell per next chunk, each
+        // announcing one more (RequestDecoder.announcedReady).
+        write(op, dtype, count, 0, 0, chunk);
+        for (long ready = 2L * chunk; ready < count + chunk; ready += chunk)
+        {
+            progress(Math.min(count, ready));
+        }
     }
 
     /** A request with a gather range (bytes of the round this rank gives: {@link AgentProtocol#OP_GATHER}). */
