@@ -431,7 +431,7 @@ contributions.""")
     v.send(w[0], inagg(AGGREGATE, 0, 30, 0, 0, 0, 0, [1, 2, 3, 4], version=15))
     v.comment("well-formed messages of a type the switch does not take: JOIN_ACK, PARTIAL, type 9")
     v.send(w[0], inagg(JOIN_ACK, FLAG_RESULT, 30, 0, slot=2, seq=2, reserved=4))
-    v.send(w[0], inagg(PARTIAL, 0, 30, 2, 0, 0, 0, [1, 2, 3, 4, 3], reserved=1))
+    v.send(w[0], inagg(PARTIAL, 0, 30, 1, 0, 0, 0, [1, 2, 3, 4, 3]))
     v.send(w[0], inagg(9, 0, 30, 0, 0, 0, 0, [1, 2, 3, 4]))
     v.comment("frame faults: the software switch sees nothing (its transport drops the frame), the P4 program drops")
     v.comment("the frame uncounted; the message inside is worker 0's good contribution every time, never added")
@@ -643,14 +643,16 @@ def esa_setup(v, pool, *jobs):
 
 
 def agg(job, worker, slot, copy, seq, lanes, next_exp=0, block_exp=0, flags=0, priority=0, status=0):
+    """An AGGREGATE of the job's session, as a worker sends it or a switch forwards it."""
     return inagg(AGGREGATE, flags, job.job_id, worker, slot, copy, seq, lanes, block_exp=block_exp,
-                 next_exp=next_exp, priority=priority, status=status)
+                 next_exp=next_exp, priority=priority, status=status, reserved=getattr(job, "session", 0))
 
 
-def partial(job, count, slot, copy, seq, sums, bitmap, flags, block_exp, max_exp, priority, reason):
-    """EsaWire PARTIAL: Worker Id = contributors, Element Count = lanes + bitmap words, Reserved = bitmap words."""
-    return inagg(PARTIAL, flags & FLAG_INT32, job.job_id, count, slot, copy, seq, list(sums) + list(bitmap),
-                 block_exp=block_exp, next_exp=max_exp, priority=priority, status=reason, reserved=len(bitmap))
+def partial(job, slot, copy, seq, sums, bitmap, flags, block_exp, max_exp, priority, reason):
+    """EsaWire PARTIAL: Worker Id = bitmap words, Element Count = lanes + bitmap words, Session = the job's session."""
+    return inagg(PARTIAL, flags & FLAG_INT32, job.job_id, len(bitmap), slot, copy, seq, list(sums) + list(bitmap),
+                 block_exp=block_exp, next_exp=max_exp, priority=priority, status=reason,
+                 reserved=getattr(job, "session", 0))
 
 
 def esa_results(v, job, slot, copy, seq, sums, max_exp, flags, block_exp, priority):
@@ -692,7 +694,7 @@ flags, block exponent 2 and allocation priority 4, bitmap 0b11. The aggregator i
     v.send(b.workers[1], agg(b, 1, 5, 0, 5, [10, -20, 1, -100], next_exp=5, block_exp=3, priority=6))
     sums = [11, -22, wrap(0x7FFFFFFF + 1), 0]
     esa_results(v, b, 5, 0, 5, sums, 5, FLAG_INT32, 3, 6)
-    v.expect(b.server, partial(b, 2, 5, 0, 5, sums, [0b11], FLAG_INT32, 2, 5, 4, COMPLETE))
+    v.expect(b.server, partial(b, 5, 0, 5, sums, [0b11], FLAG_INT32, 2, 5, 4, COMPLETE))
     v.comment("the aggregator is free: job 1's block 2 takes it at priority 0, nothing leaves")
     v.send(a.workers[0], agg(a, 0, 2, 0, 2, [1, 1, 1, 1]))
     v.counters(JOINS=1, ALLOCATIONS=2, CONTRIBUTIONS=3, DUPLICATES=1, DROP_BAD_SIZE=1, COMPLETIONS=1,
@@ -714,14 +716,14 @@ take the aggregator. Job 1's straggler follows its block to the server (RAW, TOM
     v.send(a.workers[2], agg(a, 2, 2, 1, 10, [10, 20, 30, 40], next_exp=2, priority=1))
     v.comment("job 2 at priority 7 preempts: job 1's partial goes to job 1's server")
     v.send(b.workers[0], agg(b, 0, 5, 0, 5, [100, 200], next_exp=0, priority=7))
-    v.expect(a.server, partial(a, 2, 2, 1, 10, [11, 22, 33, 44], [0b101], 0, 0, 2, 1, PREEMPTED))
+    v.expect(a.server, partial(a, 2, 1, 10, [11, 22, 33, 44], [0b101], 0, 0, 2, 1, PREEMPTED))
     v.comment("job 1's worker 1 for block 10: the tombstone sends it after its block")
     straggler = agg(a, 1, 2, 1, 10, [5, 5, 5, 5], next_exp=0, priority=1)
     v.send(a.workers[1], straggler)
     v.expect(a.server, agg(a, 1, 2, 1, 10, [5, 5, 5, 5], next_exp=0, priority=1, status=TOMBSTONE))
     v.send(b.workers[1], agg(b, 1, 5, 0, 5, [1, 2], next_exp=-1, priority=7))
     esa_results(v, b, 5, 0, 5, [101, 202], 0, 0, 0, 7)
-    v.expect(b.server, partial(b, 2, 5, 0, 5, [101, 202], [0b11], 0, 0, 0, 7, COMPLETE))
+    v.expect(b.server, partial(b, 5, 0, 5, [101, 202], [0b11], 0, 0, 0, 7, COMPLETE))
     v.counters(PREEMPTIONS=1, FALLBACK_TOMBSTONE=1, ALLOCATIONS=2, COMPLETIONS=1, CONTRIBUTIONS=4, RESULTS_SENT=2,
                RESULT_COPIES=1)
     return v
@@ -746,7 +748,7 @@ either (equal priorities never do). Job 2 then completes undisturbed.""")
     v.expect(a.server, agg(a, 2, 14, 0, 14, [4, 4, 4, 4], flags=FLAG_INT32, priority=5, status=COLLISION))
     v.send(b.workers[1], agg(b, 1, 5, 0, 5, [2, 2, 2, 2], priority=5))
     esa_results(v, b, 5, 0, 5, [3, 3, 3, 3], 0, 0, 0, 5)
-    v.expect(b.server, partial(b, 2, 5, 0, 5, [3, 3, 3, 3], [0b11], 0, 0, 0, 5, COMPLETE))
+    v.expect(b.server, partial(b, 5, 0, 5, [3, 3, 3, 3], [0b11], 0, 0, 0, 5, COMPLETE))
     v.counters(FALLBACK_COLLISION=2, FALLBACK_TOMBSTONE=1, PREEMPTIONS=0, ALLOCATIONS=1, COMPLETIONS=1,
                CONTRIBUTIONS=2, RESULTS_SENT=2, RESULT_COPIES=1)
     return v
@@ -764,10 +766,10 @@ Job 1's next block at that aggregator (14) is not tombstoned: it allocates and c
     v.send(a.workers[0], agg(a, 0, 3, 0, 10, [1, 1, 1, 1], priority=1))
     v.send(a.workers[1], agg(a, 1, 3, 0, 10, [2, 2, 2, 2], priority=1))
     v.send(b.workers[0], agg(b, 0, 5, 0, 5, [5, 6, 7, 8], priority=2))
-    v.expect(a.server, partial(a, 2, 3, 0, 10, [3, 3, 3, 3], [0b011], 0, 0, 0, 1, PREEMPTED))
+    v.expect(a.server, partial(a, 3, 0, 10, [3, 3, 3, 3], [0b011], 0, 0, 0, 1, PREEMPTED))
     v.send(b.workers[1], agg(b, 1, 5, 0, 5, [1, 1, 1, 1], priority=2))
     esa_results(v, b, 5, 0, 5, [6, 7, 8, 9], 0, 0, 0, 2)
-    v.expect(b.server, partial(b, 2, 5, 0, 5, [6, 7, 8, 9], [0b11], 0, 0, 0, 2, COMPLETE))
+    v.expect(b.server, partial(b, 5, 0, 5, [6, 7, 8, 9], [0b11], 0, 0, 0, 2, COMPLETE))
     v.comment("aggregator 3 is free, but its tombstone is job 1's block 10")
     v.send(a.workers[2], agg(a, 2, 3, 0, 10, [3, 3, 3, 3], priority=1))
     v.expect(a.server, agg(a, 2, 3, 0, 10, [3, 3, 3, 3], priority=1, status=TOMBSTONE))
@@ -776,7 +778,7 @@ Job 1's next block at that aggregator (14) is not tombstoned: it allocates and c
     v.send(a.workers[0], agg(a, 0, 3, 1, 14, [20, 0, 0, 2], next_exp=-5, priority=1))
     v.send(a.workers[2], agg(a, 2, 3, 1, 14, [30, 0, 0, 3], next_exp=-3, priority=1))
     esa_results(v, a, 3, 1, 14, [60, 0, 0, 6], -2, 0, 0, 1)
-    v.expect(a.server, partial(a, 3, 3, 1, 14, [60, 0, 0, 6], [0b111], 0, 0, -2, 1, COMPLETE))
+    v.expect(a.server, partial(a, 3, 1, 14, [60, 0, 0, 6], [0b111], 0, 0, -2, 1, COMPLETE))
     v.counters(PREEMPTIONS=1, FALLBACK_TOMBSTONE=1, ALLOCATIONS=3, COMPLETIONS=2, CONTRIBUTIONS=7, RESULTS_SENT=5,
                RESULT_COPIES=2)
     return v
@@ -798,7 +800,7 @@ retransmission of block 11 (aggregator 0, free) goes to the server alone; block 
     v.comment("worker 0 retransmits block 10: FLUSHED PARTIAL, then the RAW retransmission")
     v.send(a.workers[0], agg(a, 0, 2, 0, 10, [5, 6], next_exp=-1, block_exp=1, flags=FLAG_RETRANSMIT | FLAG_INT32,
                              priority=3))
-    v.expect(a.server, partial(a, 2, 2, 0, 10, [12, 14], [0b11], FLAG_INT32, 1, 4, 3, FLUSHED))
+    v.expect(a.server, partial(a, 2, 0, 10, [12, 14], [0b11], FLAG_INT32, 1, 4, 3, FLUSHED))
     v.expect(a.server, agg(a, 0, 2, 0, 10, [5, 6], next_exp=-1, block_exp=1, flags=FLAG_RETRANSMIT | FLAG_INT32,
                            priority=3, status=RETRANSMIT))
     v.send(a.workers[2], agg(a, 2, 2, 0, 10, [1, 1], next_exp=0, block_exp=1, flags=FLAG_INT32, priority=3))
@@ -824,13 +826,13 @@ same job (6, aggregator 3) never does, even at priority 9: RAW (COLLISION). Bloc
     v.send(a.workers[0], agg(a, 0, 2, 0, 10, [1, 1, 1], next_exp=7, priority=2))
     v.send(a.workers[1], agg(a, 1, 2, 0, 10, [2, 2, 2], next_exp=6, priority=2))
     v.send(a.workers[2], agg(a, 2, 2, 0, 14, [7, 7, 7, 7], priority=0))
-    v.expect(a.server, partial(a, 2, 2, 0, 10, [3, 3, 3], [0b011], 0, 0, 7, 2, STALE))
+    v.expect(a.server, partial(a, 2, 0, 10, [3, 3, 3], [0b011], 0, 0, 7, 2, STALE))
     v.send(a.workers[0], agg(a, 0, 2, 0, 6, [4, 4, 4, 4], priority=9))
     v.expect(a.server, agg(a, 0, 2, 0, 6, [4, 4, 4, 4], priority=9, status=COLLISION))
     v.send(a.workers[0], agg(a, 0, 2, 0, 14, [1, 2, 3, 4], priority=0))
     v.send(a.workers[1], agg(a, 1, 2, 0, 14, [10, 20, 30, 40], priority=0))
     esa_results(v, a, 2, 0, 14, [18, 29, 40, 51], 0, 0, 0, 0)
-    v.expect(a.server, partial(a, 3, 2, 0, 14, [18, 29, 40, 51], [0b111], 0, 0, 0, 0, COMPLETE))
+    v.expect(a.server, partial(a, 2, 0, 14, [18, 29, 40, 51], [0b111], 0, 0, 0, 0, COMPLETE))
     v.counters(STALE_EVICTIONS=1, FALLBACK_COLLISION=1, ALLOCATIONS=2, COMPLETIONS=1, CONTRIBUTIONS=5,
                RESULTS_SENT=3, RESULT_COPIES=1)
     return v
@@ -848,12 +850,12 @@ request's header Priority, the COMPLETE PARTIAL the stored table priority 7.""")
     esa_setup(v, pool, a, b)
     v.send(a.workers[0], agg(a, 0, 1, 0, 10, [1, 0, 0, 0], priority=200))
     v.send(b.workers[0], agg(b, 0, 4, 1, 5, [2, 0, 0, 0], priority=0))
-    v.expect(a.server, partial(a, 1, 1, 0, 10, [1, 0, 0, 0], [0b1], 0, 0, 0, 1, PREEMPTED))
+    v.expect(a.server, partial(a, 1, 0, 10, [1, 0, 0, 0], [0b1], 0, 0, 0, 1, PREEMPTED))
     v.send(a.workers[1], agg(a, 1, 1, 1, 14, [3, 0, 0, 0], priority=255))
     v.expect(a.server, agg(a, 1, 1, 1, 14, [3, 0, 0, 0], priority=255, status=COLLISION))
     v.send(b.workers[1], agg(b, 1, 4, 1, 5, [4, 0, 0, 0], priority=0))
     esa_results(v, b, 4, 1, 5, [6, 0, 0, 0], 0, 0, 0, 0)
-    v.expect(b.server, partial(b, 2, 4, 1, 5, [6, 0, 0, 0], [0b11], 0, 0, 0, 7, COMPLETE))
+    v.expect(b.server, partial(b, 4, 1, 5, [6, 0, 0, 0], [0b11], 0, 0, 0, 7, COMPLETE))
     v.counters(PREEMPTIONS=1, FALLBACK_COLLISION=1, COMPLETIONS=1, ALLOCATIONS=2, CONTRIBUTIONS=3, RESULTS_SENT=2,
                RESULT_COPIES=1)
     return v
@@ -872,14 +874,15 @@ workers as it came (worker id rewritten) and frees the aggregator if it still ho
     assert pool.index(b, 5) == 3 and pool.index(b, 9) == 3 and pool.index(a, 10) == 3
     v.send(b.workers[0], agg(b, 0, 5, 0, 5, [1, 2, 3, 4], next_exp=2, flags=FLAG_INT32, priority=1))
     v.send(b.workers[1], agg(b, 1, 5, 0, 5, [5, 6, 7, 8], next_exp=1, flags=FLAG_INT32, priority=1))
-    v.expect(b.server, partial(b, 2, 5, 0, 5, [6, 8, 10, 12], [0b11], FLAG_INT32, 0, 2, 1, COMPLETE))
+    v.expect(b.server, partial(b, 5, 0, 5, [6, 8, 10, 12], [0b11], FLAG_INT32, 0, 2, 1, COMPLETE))
     v.comment("pending acknowledgement: a late duplicate is dropped, job 1 collides")
     v.send(b.workers[0], agg(b, 0, 5, 0, 5, [1, 2, 3, 4], next_exp=2, flags=FLAG_INT32, priority=1))
     v.send(a.workers[0], agg(a, 0, 2, 0, 10, [1, 1, 1, 1], priority=9))
     v.expect(a.server, agg(a, 0, 2, 0, 10, [1, 1, 1, 1], priority=9, status=COLLISION))
     v.comment("job 2's block 9 takes the pending aggregator silently")
     v.send(b.workers[0], agg(b, 0, 1, 0, 9, [1, 0, 0, 0], priority=1))
-    v.comment("a worker posing as the server: dropped; the server's result for block 5 goes to both workers")
+    v.comment("a worker posing as the server: dropped (DROP_SOURCE_MISMATCH); the server's result for block 5 goes to "
+              "both workers")
     server_result = inagg(AGGREGATE, FLAG_RESULT | FLAG_INT32, 2, 0, 5, 0, 5, [6, 8, 10, 12], next_exp=2, priority=1)
     v.send(b.workers[1], server_result)
     v.send(b.server, server_result)
@@ -887,13 +890,13 @@ workers as it came (worker id rewritten) and frees the aggregator if it still ho
         v.expect(h, inagg(AGGREGATE, FLAG_RESULT | FLAG_INT32, 2, w, 5, 0, 5, [6, 8, 10, 12], next_exp=2,
                           priority=1))
     v.send(b.workers[1], agg(b, 1, 1, 0, 9, [2, 0, 0, 0], priority=1))
-    v.expect(b.server, partial(b, 2, 1, 0, 9, [3, 0, 0, 0], [0b11], 0, 0, 0, 1, COMPLETE))
+    v.expect(b.server, partial(b, 1, 0, 9, [3, 0, 0, 0], [0b11], 0, 0, 0, 1, COMPLETE))
     v.comment("the server's result for block 9 frees aggregator 3 and goes to both workers")
     v.send(b.server, inagg(AGGREGATE, FLAG_RESULT, 2, 0, 1, 0, 9, [3, 0, 0, 0], next_exp=0, priority=1))
     for w, h in enumerate(b.workers):
         v.expect(h, inagg(AGGREGATE, FLAG_RESULT, 2, w, 1, 0, 9, [3, 0, 0, 0], next_exp=0, priority=1))
     v.send(a.workers[0], agg(a, 0, 2, 0, 14, [1, 1, 1, 1], priority=9))
-    v.counters(COMPLETIONS=2, DUPLICATES=1, FALLBACK_COLLISION=1, DROP_UNKNOWN_WORKER=1, ACKS=2, RESULTS_SENT=4,
+    v.counters(COMPLETIONS=2, DUPLICATES=1, FALLBACK_COLLISION=1, DROP_SOURCE_MISMATCH=1, ACKS=2, RESULTS_SENT=4,
                ALLOCATIONS=3, PREEMPTIONS=0, CONTRIBUTIONS=5, RESULT_COPIES=2)
     return v
 
@@ -902,7 +905,7 @@ def esa_preemption_release():
     v = Vector("esa_preemption_release", """
 ESA, header priorities, pool of 4 at pool slots 8..9. A preempted job gets the aggregator back once its preemptor
 releases it. JOINs first, counted under EsaSwitch's names: job 1's worker 0 claimed from job 2's worker 0's address
-(dropped unanswered, DROP_UNKNOWN_WORKER), job 2's worker id 2 (REJECT, worker id out of range), job 1's worker 0
+(dropped unanswered, DROP_SOURCE_MISMATCH), job 2's worker id 2 (REJECT, worker id out of range), job 1's worker 0
 (JOIN_ACK with the window 16). Job 1's block 6 ((6 + 0x9E3779B1) mod 4 = 3) holds workers 0 and 1 at priority 1; job
 2's block 5 (aggregator 3) at priority 5 preempts it (job 1's PARTIAL, PREEMPTED, to job 1's server) and completes,
 which releases the aggregator. Job 1's worker 2 then retransmits block 6: a retransmission never allocates, so it
@@ -923,11 +926,11 @@ allocates it again and completes in the switch. A packet of job 2 from worker id
     v.send(a.workers[1], agg(a, 1, 2, 0, 6, [5, 6, 7, 8], next_exp=-1, priority=1))
     v.comment("job 2's block 5 at priority 5 preempts job 1's block 6")
     v.send(b.workers[0], agg(b, 0, 5, 1, 5, [10, 10, 10, 10], next_exp=0, flags=FLAG_INT32, priority=5))
-    v.expect(a.server, partial(a, 2, 2, 0, 6, [6, 8, 10, 12], [0b011], 0, 0, 2, 1, PREEMPTED))
+    v.expect(a.server, partial(a, 2, 0, 6, [6, 8, 10, 12], [0b011], 0, 0, 2, 1, PREEMPTED))
     v.comment("job 2's block 5 completes: the aggregator is released")
     v.send(b.workers[1], agg(b, 1, 5, 1, 5, [1, 2, 3, 4], next_exp=3, flags=FLAG_INT32, priority=5))
     esa_results(v, b, 5, 1, 5, [11, 12, 13, 14], 3, FLAG_INT32, 0, 5)
-    v.expect(b.server, partial(b, 2, 5, 1, 5, [11, 12, 13, 14], [0b11], FLAG_INT32, 0, 3, 5, COMPLETE))
+    v.expect(b.server, partial(b, 5, 1, 5, [11, 12, 13, 14], [0b11], FLAG_INT32, 0, 3, 5, COMPLETE))
     v.comment("job 1's worker 2 retransmits block 6: to the server, no allocation")
     v.send(a.workers[2], agg(a, 2, 2, 0, 6, [9, 9, 9, 9], flags=FLAG_RETRANSMIT, priority=1))
     v.expect(a.server, agg(a, 2, 2, 0, 6, [9, 9, 9, 9], flags=FLAG_RETRANSMIT, priority=1, status=RETRANSMIT))
@@ -936,17 +939,18 @@ allocates it again and completes in the switch. A packet of job 2 from worker id
     v.send(a.workers[2], agg(a, 2, 3, 1, 10, [0, 1, 0, 0], next_exp=-2, block_exp=2, priority=1))
     v.send(a.workers[0], agg(a, 0, 3, 1, 10, [0, 0, 1, 0], next_exp=-5, block_exp=2, priority=1))
     esa_results(v, a, 3, 1, 10, [1, 1, 1, 0], -2, 0, 2, 1)
-    v.expect(a.server, partial(a, 3, 3, 1, 10, [1, 1, 1, 0], [0b111], 0, 2, -2, 1, COMPLETE))
+    v.expect(a.server, partial(a, 3, 1, 10, [1, 1, 1, 0], [0b111], 0, 2, -2, 1, COMPLETE))
     v.send(b.workers[1], agg(b, 5, 5, 0, 9, [1, 1, 1, 1], priority=5))
-    v.counters(JOINS=1, REJECTS=1, DROP_UNKNOWN_WORKER=2, ALLOCATIONS=3, CONTRIBUTIONS=7, PREEMPTIONS=1,
-               COMPLETIONS=2, RESULTS_SENT=5, RESULT_COPIES=2, FALLBACK_RETRANSMIT=1, FLUSHES=0)
+    v.counters(JOINS=1, REJECTS=1, DROP_UNKNOWN_WORKER=1, DROP_SOURCE_MISMATCH=1, ALLOCATIONS=3, CONTRIBUTIONS=7,
+               PREEMPTIONS=1, COMPLETIONS=2, RESULTS_SENT=5, RESULT_COPIES=2, FALLBACK_RETRANSMIT=1, FLUSHES=0)
     return v
 
 
 # ---------------------------------------------------------------------------------------------------------------------
 # Two-level (upstream) aggregation: a slot-protocol job in SoftwareSwitch's UpstreamAggregation mode
 # (set_upstream_job rows of inagg_v1model.p4). The switch sums its local workers only and sends the sum to the job's
-# parameter server as one PARTIAL (reason SUBTREE, Worker Id = contributors, the local bitmap's words after the lanes);
+# parameter server as one PARTIAL (reason SUBTREE, Worker Id = bitmap words, Session = the job's, the local bitmap's
+# words after the lanes);
 # a packet of a complete round goes to the server as it came (Status RETRANSMIT); other workers are not served here.
 
 SUBTREE = 8
@@ -955,9 +959,9 @@ SUBTREE = 8
 class UpstreamJob:
     """W workers of which this switch serves `local` ({worker id: host}); the server is a host; no multicast group."""
 
-    def __init__(self, job_id, workers, local, server, slots, base, lanes):
+    def __init__(self, job_id, workers, local, server, slots, base, lanes, session=0):
         self.job_id, self.workers, self.local, self.server = job_id, workers, dict(sorted(local.items())), server
-        self.slots, self.base, self.lanes = slots, base, lanes
+        self.slots, self.base, self.lanes, self.session = slots, base, lanes, session
 
     def words(self):
         """The local bitmap: bit w % 32 of word w / 32, ceil(W / 32) words (the PARTIAL's)."""
@@ -976,9 +980,9 @@ def upstream_setup(v, *jobs):
                    % (SWITCH_MAC, SWITCH_IP))
     for job in jobs:
         words = job.words() + [0] * (8 - len(job.words()))
-        v.lines.append("table_add InaggIngress.job_table InaggIngress.set_upstream_job %d => %d %d %d %d %d %d %s 0"
+        v.lines.append("table_add InaggIngress.job_table InaggIngress.set_upstream_job %d => %d %d %d %d %d %d %s %d"
                        % (job.job_id, job.workers, job.slots, job.base, job.lanes, len(job.local), job.server.port,
-                          " ".join(str(word) for word in words)))
+                          " ".join(str(word) for word in words), job.session))
         for w, h in job.local.items():
             v.lines.append("table_add InaggIngress.worker_source InaggIngress.source_ok %d %d %s %d =>"
                            % (job.job_id, w, h.ip, h.udp))
@@ -989,8 +993,7 @@ def upstream_setup(v, *jobs):
 def upstream_partial(job, slot, copy, seq, sums, flags, block_exp, max_exp, priority):
     """SoftwareSwitch.sendPartialUpstream: the completing request's header fields, the local workers' count and
     bitmap, the round's sums and max Next Exponent."""
-    return partial(job, len(job.local), slot, copy, seq, sums, job.words(), flags, block_exp, max_exp, priority,
-                   SUBTREE)
+    return partial(job, slot, copy, seq, sums, job.words(), flags, block_exp, max_exp, priority, SUBTREE)
 
 
 def upstream_completion():
@@ -998,9 +1001,9 @@ def upstream_completion():
 Two-level aggregation: job 20 has 40 workers, of which this switch serves 1, 2 and 33 (bitmap words 0b110, 0b10);
 the others send elsewhere. A JOIN is answered with all 40 workers. Nothing leaves before the third local contribution
 (a repeat is a duplicate); the third sends ONE PARTIAL to the parameter server (host 9) instead of a multicast: Type 5,
-Status SUBTREE, Worker Id = 3 contributors, Element Count = 4 lanes + 2 bitmap words, Reserved = 2, the completing
-request's flags (INT32), block exponent and Priority, the max Next Exponent, the sums (0x7FFFFFFF + 1 wraps), then the
-local bitmap. Round 8 on copy 1 with 2 lanes: the PARTIAL carries 2 lanes + 2 words.""")
+Status SUBTREE, Worker Id = 2 bitmap words, Element Count = 4 lanes + 2 bitmap words, Session = 0 (the job's), the
+completing request's flags (INT32), block exponent and Priority, the max Next Exponent, the sums (0x7FFFFFFF + 1
+wraps), then the local bitmap. Round 8 on copy 1 with 2 lanes: the PARTIAL carries 2 lanes + 2 words.""")
     w = {1: host(1), 2: host(2), 33: host(33)}
     job = UpstreamJob(20, 40, w, host(9), 4, 0, 4)
     upstream_setup(v, job)
@@ -1032,9 +1035,11 @@ def upstream_retransmit_forward():
 Two-level aggregation: job 21 has 4 workers, this switch serves 0 and 1. After the local sum of round 3 has gone up,
 the switch holds only that partial sum, not the result: a retransmission of round 3 is forwarded to the parameter
 server exactly as it came (its own lanes, also when it carries fewer) with Status RETRANSMIT, never answered here.
-Round 4 goes on copy 0 and round 5 reuses copy 1; round 3 is stale from then on and dropped.""")
+Round 4 goes on copy 0 and round 5 reuses copy 1; round 3 is stale from then on and dropped. The job is in session 5
+(its row's): its packets carry it, and so does every PARTIAL it sends up (EsaWire: the server merges only its
+current session's).""")
     w = {0: host(1), 1: host(2)}
-    job = UpstreamJob(21, 4, w, host(9), 2, 8, 4)
+    job = UpstreamJob(21, 4, w, host(9), 2, 8, 4, session=5)
     upstream_setup(v, job)
     v.send(w[0], contribution(job, 0, 0, 1, 3, [1, 2, 3, 4], next_exp=1, priority=2))
     v.send(w[1], contribution(job, 1, 0, 1, 3, [10, 20, 30, 40], next_exp=2, priority=2))
@@ -1118,7 +1123,7 @@ incomplete copy (violation).""")
                            status=RETRANSMIT))
     v.comment("a RESULT for job 40 from worker 0, and a PARTIAL of job 40 from worker 1: malformed here")
     v.send(local[0], inagg(AGGREGATE, FLAG_RESULT, 40, 0, 1, 0, 5, [4, 6], next_exp=2))
-    v.send(local[1], partial(a, 2, 1, 0, 5, [4, 6], [0b11], 0, 0, 2, 0, SUBTREE))
+    v.send(local[1], partial(a, 1, 0, 5, [4, 6], [0b11], 0, 0, 2, 0, SUBTREE))
     v.comment("round 6 on copy 1 of job 40 opens; round 8 on the same copy while it is incomplete: violation")
     v.send(local[0], contribution(a, 0, 1, 1, 6, [5, 5]))
     v.send(local[1], contribution(a, 1, 1, 1, 8, [9, 9]))
@@ -1504,7 +1509,7 @@ aggregator; the SUM block then allocates aggregator 3 and completes as in esa_co
     v.send(b.workers[0], agg(b, 0, 5, 0, 5, [1, 2, 3, 4], next_exp=1))
     v.send(b.workers[1], agg(b, 1, 5, 0, 5, [10, 20, 30, 40], next_exp=2))
     esa_results(v, b, 5, 0, 5, [11, 22, 33, 44], 2, 0, 0, 0)
-    v.expect(b.server, partial(b, 2, 5, 0, 5, [11, 22, 33, 44], [0b11], 0, 0, 2, 0, COMPLETE))
+    v.expect(b.server, partial(b, 5, 0, 5, [11, 22, 33, 44], [0b11], 0, 0, 2, 0, COMPLETE))
     v.counters(DROP_UNSUPPORTED=3, ALLOCATIONS=1, CONTRIBUTIONS=2, COMPLETIONS=1, RESULTS_SENT=2, RESULT_COPIES=1)
     return v
 

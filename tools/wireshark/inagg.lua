@@ -105,9 +105,10 @@ local f = {
     status = ProtoField.uint8("inagg.status", "Status", base.DEC, nil, nil,
         "Reason code: of a REJECT, of a PARTIAL, of an AGGREGATE forwarded to the parameter server"),
     reserved = ProtoField.uint16("inagg.reserved", "Reserved", base.DEC, nil, nil,
-        "Session of an AGGREGATE, JOIN or REJECT; lanes per packet in a JOIN_ACK, bitmap words in a PARTIAL"),
+        "Session of an AGGREGATE, JOIN, REJECT or PARTIAL; lanes per packet in a JOIN_ACK"),
     session = ProtoField.uint16("inagg.session", "Session", base.DEC, nil, nil,
-        "The job's run this message belongs to (AGGREGATE, REJECT), asks for (JOIN; 0 = any) or grants (JOIN_ACK)"),
+        "The job's run this message belongs to (AGGREGATE, REJECT, PARTIAL), asks for (JOIN; 0 = any) or grants "
+            .. "(JOIN_ACK)"),
     incarnation = ProtoField.uint32("inagg.join.incarnation", "Incarnation", base.HEX, nil, nil,
         "JOIN: the worker process's random number (bytes 14-17); another one for a joined worker id is a restart"),
     credential = ProtoField.uint64("inagg.join.credential", "JOIN credential", base.HEX, nil, nil,
@@ -126,10 +127,8 @@ local f = {
         "REJECT: why the join was refused (Status)"),
     esa_reason = ProtoField.uint8("inagg.esa.reason", "ESA reason", base.DEC, ESA_REASONS, nil,
         "Why an ESA switch sent this to the parameter server (Status)"),
-    contributors = ProtoField.uint16("inagg.partial.contributors", "Contributors", base.DEC, nil, nil,
-        "PARTIAL: workers whose contributions the partial sum holds (Worker Id)"),
     bitmap_words = ProtoField.uint16("inagg.partial.bitmap_words", "Bitmap words", base.DEC, nil, nil,
-        "PARTIAL: how many of the Element Count words are the worker bitmap (Reserved)"),
+        "PARTIAL: how many of the Element Count words are the worker bitmap (Worker Id)"),
     partial_lanes = ProtoField.uint16("inagg.partial.lanes", "Lanes", base.DEC, nil, nil,
         "PARTIAL: Element Count less the bitmap words"),
     lanes = ProtoField.none("inagg.lanes", "Lanes", "The int32 lanes"),
@@ -351,20 +350,21 @@ local function dissect(tvb, pinfo, tree)
             reserved)
         add_lanes(tvb, root, HEADER_LENGTH, count, "Elements")
     elseif mtype == PARTIAL then
-        worker_item:add(f.contributors, tvb(4, 2))
+        -- Worker Id holds the bitmap's word count, Reserved the session of the block's job (EsaWire).
+        worker_item:add(f.bitmap_words, tvb(4, 2))
         status_item:add(f.esa_reason, tvb(17, 1))
-        reserved_item:add(f.bitmap_words, tvb(18, 2))
-        local lanes = count - reserved
+        reserved_item:add(f.session, tvb(18, 2))
+        local lanes = count - worker
         if lanes < 0 then
-            reserved_item:add_proto_expert_info(e.bitmap, string.format(
-                "%d bitmap words but Element Count is %d", reserved, count))
+            worker_item:add_proto_expert_info(e.bitmap, string.format(
+                "%d bitmap words but Element Count is %d", worker, count))
             lanes = 0
         end
         root:add(f.partial_lanes, tvb(12, 2), lanes):set_generated()
-        info = info .. string.format(" contributors=%d slot=%d copy=%d seq=%d lanes=%d reason=%s", worker, slot,
+        info = info .. string.format(" session=%d slot=%d copy=%d seq=%d lanes=%d reason=%s", reserved, slot,
             copy, sequence, lanes, name_of(ESA_REASONS, status))
         add_lanes(tvb, root, HEADER_LENGTH, lanes, "Lane sums")
-        add_bitmap(tvb, root, HEADER_LENGTH + 4 * lanes, math.min(reserved, count))
+        add_bitmap(tvb, root, HEADER_LENGTH + 4 * lanes, math.min(worker, count))
     else
         type_item:add_proto_expert_info(e.type, string.format(
             "Unknown inagg message type %d (known: 1 AGGREGATE, 2 JOIN, 3 JOIN_ACK, 4 REJECT, 5 PARTIAL)", mtype))
@@ -381,7 +381,7 @@ local function dissect(tvb, pinfo, tree)
         flags_item:add_proto_expert_info(e.retransmit, string.format(
             "Retransmission of job %d slot %d seq %d", job, slot, sequence))
     end
-    if expected ~= length or not type_name or (mtype == PARTIAL and reserved > count) then
+    if expected ~= length or not type_name or (mtype == PARTIAL and worker > count) then
         info = info .. " [Malformed]"
     end
     pinfo.cols.info = info

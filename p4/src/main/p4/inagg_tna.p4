@@ -239,7 +239,6 @@ header bridge_t {
     bit<3>  _pad;
     bit<16> dst_worker;
     bit<16> owner;           // REDUCE_SCATTER: the worker whose replica keeps the lanes
-    bit<16> contributors;    // ESA completion: W
     bit<32> full_mask;       // ESA completion: the bitmap word of all W workers
 }
 
@@ -264,7 +263,6 @@ header recirc_t {
     bit<32>  esa_index;      // PHASE_RELEASE: the aggregator (its key at ESA_KEY_BASE + esa_index)
     bit<32>  esa_tag;
     bit<32>  full_mask;
-    bit<16>  contributors;
 }
 
 struct headers_t {
@@ -338,6 +336,7 @@ struct ingress_metadata_t {
     bit<32>  holder_seq;
     bit<32>  holder_id;
     bit<32>  holder_fmt;
+    bit<16>  holder_session;
     bit<32>  new_id;
     bit<32>  new_fmt;
     bit<32>  tomb;
@@ -811,11 +810,11 @@ control InaggIngress(inout headers_t hdr, inout ingress_metadata_t meta,
     }
 
     // ---- ESA holder identity, swapped on TAKE (docs/esa.md item 4) -------------------------------------------
-    // TNA: a stateful ALU answers one 32-bit word, so what a PARTIAL needs of an evicted holder is spread over three
+    // TNA: a stateful ALU answers one 32-bit word, so what a PARTIAL needs of an evicted holder is spread over four
     // registers written when a block takes the aggregator and answered (old value) at the same time: its sequence,
-    // its job id | slot field, and its INT32 flag | block exponent | priority | held (low byte 1 while a block holds
-    // the aggregator: esa_key_claim answers only "taken", so this tells an eviction from an allocation; cleared by
-    // esa_fmt_free when the key is freed by a flush or a completion).
+    // its job id | slot field, its INT32 flag | block exponent | priority | held (low byte 1 while a block holds the
+    // aggregator: esa_key_claim answers only "taken", so this tells an eviction from an allocation; cleared by
+    // esa_fmt_free when the key is freed by a flush or a completion), and its job's session (esa_session_reg).
     Register<bit<32>, bit<32>>(ESA_AGGREGATORS) esa_seq_reg;
     RegisterAction<bit<32>, bit<32>, bit<32>>(esa_seq_reg) esa_seq_swap = {
         void apply(inout bit<32> v, out bit<32> old) { old = v; v = hdr.inagg.sequence; }
@@ -830,6 +829,12 @@ control InaggIngress(inout headers_t hdr, inout ingress_metadata_t meta,
     };
     RegisterAction<bit<32>, bit<32>, bit<32>>(esa_fmt_reg) esa_fmt_free = {
         void apply(inout bit<32> v) { v = 0; }
+    };
+    // The holder job's session, for the Session field of its PARTIAL when another job's packet evicts it (EsaWire):
+    // a fourth swap, as none of the three words above has 16 bits to spare.
+    Register<bit<16>, bit<32>>(ESA_AGGREGATORS) esa_session_reg;
+    RegisterAction<bit<16>, bit<32>, bit<16>>(esa_session_reg) esa_session_swap = {
+        void apply(inout bit<16> v, out bit<16> old) { old = v; v = meta.session; }
     };
 
     // ---- ESA tombstone: AggregatorPool.tombstone / isTombstoned (docs/esa.md item 6) ---------------------------
@@ -913,7 +918,6 @@ control InaggIngress(inout headers_t hdr, inout ingress_metadata_t meta,
         hdr.bridge.scatter = 0;
         hdr.bridge._pad = 0;
         hdr.bridge.owner = 0;
-        hdr.bridge.contributors = 0;
         hdr.bridge.full_mask = 0;
         meta.lane_op = LANE_NONE;
         meta.consumed = 0;
@@ -958,7 +962,6 @@ control InaggIngress(inout headers_t hdr, inout ingress_metadata_t meta,
                 }
                 esa_counters.count(E_COMPLETIONS);
                 hdr.bridge.esa_complete = 1;
-                hdr.bridge.contributors = hdr.recirc.contributors;
                 hdr.bridge.full_mask = hdr.recirc.full_mask;
                 deliver = true;
             }
@@ -1324,7 +1327,6 @@ control InaggIngress(inout headers_t hdr, inout ingress_metadata_t meta,
                     hdr.recirc.esa_index = 0;
                     hdr.recirc.esa_tag = 0;
                     hdr.recirc.full_mask = 0;
-                    hdr.recirc.contributors = 0;
                     if (meta.harvest_all == 1) {
                         recirculate_next(PHASE_HARVEST, meta.chunks - 2);
                     } else {
@@ -1367,10 +1369,10 @@ control InaggIngress(inout headers_t hdr, inout ingress_metadata_t meta,
                         meta.lane_op = LANE_READ;
                         hdr.inagg.msg_type = MSG_PARTIAL;
                         hdr.inagg.flags = hdr.inagg.flags & FLAG_INT32;
-                        hdr.inagg.worker_id = 0;
+                        // B = 1 bitmap word; Session stays the packet's: its block's job passed the session check.
+                        hdr.inagg.worker_id = 1;
                         hdr.inagg.next_exponent = meta.exponent;
                         hdr.inagg.status = REASON_FLUSHED;
-                        hdr.inagg.reserved = 1;
                         hdr.inagg.element_count = hdr.inagg.element_count + 1;
                         hdr.bitmap.setValid();
                         hdr.bitmap.word = meta.bits;
@@ -1406,6 +1408,7 @@ control InaggIngress(inout headers_t hdr, inout ingress_metadata_t meta,
                         meta.holder_seq = esa_seq_swap.execute(meta.esa_index);
                         meta.holder_id = esa_id_swap.execute(meta.esa_index);
                         meta.holder_fmt = esa_fmt_swap.execute(meta.esa_index);
+                        meta.holder_session = esa_session_swap.execute(meta.esa_index);
                         meta.exponent = esa_exp_swap.execute(meta.pool_index);
                         // AggregatorPool.allocate: an allocation and this packet's contribution, also on eviction.
                         esa_allocations.count(0);
@@ -1422,7 +1425,7 @@ control InaggIngress(inout headers_t hdr, inout ingress_metadata_t meta,
                             hdr.inagg.msg_type = MSG_PARTIAL;
                             hdr.inagg.flags = meta.holder_fmt[31:24];
                             hdr.inagg.job_id = (bit<16>)(meta.holder_id >> 16);
-                            hdr.inagg.worker_id = 0;
+                            hdr.inagg.worker_id = 1;    // B: one bitmap word
                             hdr.inagg.copy = meta.holder_id[15:15];
                             hdr.inagg.slot = meta.holder_id[14:0];
                             hdr.inagg.sequence = meta.holder_seq;
@@ -1431,7 +1434,7 @@ control InaggIngress(inout headers_t hdr, inout ingress_metadata_t meta,
                             hdr.inagg.next_exponent = meta.exponent;
                             hdr.inagg.prio = meta.holder_fmt[15:8];
                             hdr.inagg.status = REASON_PREEMPTED;
-                            hdr.inagg.reserved = 1;
+                            hdr.inagg.reserved = meta.holder_session;
                             hdr.bitmap.setValid();
                             hdr.bitmap.word = meta.bits;
                             hdr.bridge.dst = DST_SERVER;
@@ -1473,7 +1476,6 @@ control InaggIngress(inout headers_t hdr, inout ingress_metadata_t meta,
                     hdr.recirc.esa_index = meta.esa_index;
                     hdr.recirc.esa_tag = meta.esa_tag;
                     hdr.recirc.full_mask = meta.full_mask;
-                    hdr.recirc.contributors = meta.workers;
                     recirculate_next(PHASE_RELEASE, 0);
                 }
             }
@@ -1601,10 +1603,9 @@ control InaggEgress(inout headers_t hdr, inout egress_metadata_t meta,
                     // EsaAggregation.sendPartial(REASON_COMPLETE): the sum with every worker's bit (docs/esa.md item 8).
                     hdr.inagg.msg_type = MSG_PARTIAL;
                     hdr.inagg.flags = hdr.inagg.flags & FLAG_INT32;
-                    hdr.inagg.worker_id = hdr.bridge.contributors;
+                    hdr.inagg.worker_id = 1;    // B: one bitmap word; Session stays the request's (the job's)
                     hdr.inagg.element_count = hdr.inagg.element_count + 1;
                     hdr.inagg.status = REASON_COMPLETE;
-                    hdr.inagg.reserved = 1;
                     hdr.bitmap.setValid();
                     hdr.bitmap.word = hdr.bridge.full_mask;
                     meta.dst = DST_SERVER;

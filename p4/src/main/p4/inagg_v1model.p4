@@ -321,7 +321,7 @@ struct metadata_t {
     bit<2>  lane_op;
     // ESA PARTIAL header, written in egress (EsaAggregation.sendPartial)
     bit<16> p_job;
-    bit<16> p_count;
+    bit<16> p_session;      // the session of the block's job (an evicted or flushed block: its holder's, holder_reg)
     bit<16> p_slot_field;
     bit<32> p_seq;
     bit<16> p_lanes;
@@ -420,7 +420,8 @@ control InaggIngress(inout headers_t hdr, inout metadata_t meta, inout standard_
     REGISTER(bit<64>) (POOL_COPIES) key_reg;      // AggregatorPool.seq | job | prio | state (FREE, held, acked)
     REGISTER(bit<64>) (POOL_COPIES) tomb_reg;     // AggregatorPool.tombJob / tombSeq: 1 (valid) | job | sequence
     REGISTER(bit<32>) (POOL_COPIES) block_reg;    // AggregatorPool.slotField | flags (INT32) | blockExponent
-    REGISTER(bit<32>) (POOL_COPIES) holder_reg;   // the holder job's bitmap words | server port (jobs[holderJob])
+    // the holder job's session (16) | bitmap words (7: at most BITMAP_WORDS) | server port (9) (jobs[holderJob])
+    REGISTER(bit<32>) (POOL_COPIES) holder_reg;
 #include "generated/inagg_v1model_lane_registers.p4"
     COUNTER(32, CounterType.packets) inagg_counters;
     COUNTER(32, CounterType.packets) esa_counters;
@@ -892,9 +893,9 @@ control InaggIngress(inout headers_t hdr, inout metadata_t meta, inout standard_
             }
 
             if (meta.read_out == 1) {
-                // EsaAggregation.sendPartial, read-out of the holder before anything overwrites it: count, lanes, max Next
-                // Exponent, slot field, flags, block exponent, bitmap words (B of the holder's job), server port.
-                count_reg.read(meta.p_count, meta.agg_index);
+                // EsaAggregation.sendPartial, read-out of the holder before anything overwrites it: lanes, max Next
+                // Exponent, slot field, flags, block exponent, the holder job's session, bitmap words (B of the holder's
+                // job) and server port.
                 width_reg.read(meta.p_lanes, meta.agg_index);
                 exp_reg.read(meta.p_exp, meta.agg_index);
                 block_reg.read(meta.block, meta.agg_index);
@@ -905,7 +906,8 @@ control InaggIngress(inout headers_t hdr, inout metadata_t meta, inout standard_
                 meta.p_slot_field = meta.block[31:16];
                 meta.p_flags = meta.block[15:8];
                 meta.p_block_exp = meta.block[7:0];
-                meta.p_words = meta.holder[31:16];
+                meta.p_session = meta.holder[31:16];
+                meta.p_words = (bit<16>)meta.holder[15:9];
                 if (meta.esa_out == ESA_OUT_PARTIAL) {
                     standard_metadata.egress_spec = meta.holder[8:0];
                 }
@@ -921,7 +923,7 @@ control InaggIngress(inout headers_t hdr, inout metadata_t meta, inout standard_
                 exp_reg.write(meta.agg_index, hdr.inagg.next_exponent);
                 block_reg.write(meta.agg_index,
                     hdr.inagg.copy ++ hdr.inagg.slot ++ (hdr.inagg.flags & FLAG_INT32) ++ hdr.inagg.block_exponent);
-                holder_reg.write(meta.agg_index, meta.bitmap_words ++ 7w0 ++ meta.server_port);
+                holder_reg.write(meta.agg_index, meta.session ++ meta.bitmap_words[6:0] ++ meta.server_port);
                 meta.worker_bit = (bit<32>)1 << hdr.inagg.worker_id[4:0];
                 bit<16> own_word = hdr.inagg.worker_id >> 5;
                 // Every word cleared, then the worker's bit in its own word (no ?: in extern arguments).
@@ -978,7 +980,7 @@ control InaggIngress(inout headers_t hdr, inout metadata_t meta, inout standard_
                     esa_counters.count(E_RESULT_COPIES);
                     block_reg.read(meta.block, meta.agg_index);
                     meta.p_job = hdr.inagg.job_id;
-                    meta.p_count = meta.count;
+                    meta.p_session = meta.session;
                     meta.p_seq = hdr.inagg.sequence;
                     meta.p_prio = meta.holder_prio;
                     meta.p_lanes = meta.round_lanes;
@@ -1180,7 +1182,7 @@ control InaggIngress(inout headers_t hdr, inout metadata_t meta, inout standard_
             // local bitmap's words.
             if (meta.count == meta.contributors && meta.upstream == 1) {
                 meta.p_job = hdr.inagg.job_id;
-                meta.p_count = meta.contributors;
+                meta.p_session = meta.session;
                 meta.p_slot_field = hdr.inagg.copy ++ hdr.inagg.slot;
                 meta.p_seq = hdr.inagg.sequence;
                 meta.p_lanes = meta.round_lanes;
@@ -1293,12 +1295,13 @@ control InaggEgress(inout headers_t hdr, inout metadata_t meta, inout standard_m
             return;
         }
         if (partial) {
-            // EsaAggregation.sendPartial: Type 5, Worker Id = contributors, Element Count = lanes + bitmap words,
-            // Reserved = bitmap words, Status = reason; lanes from the read-out (evicted, flushed) or the sums.
+            // EsaWire.writePartialHeader: Type 5, Worker Id = bitmap words, Element Count = lanes + bitmap words,
+            // Session = the block's job's session, Status = reason; lanes from the read-out (evicted, flushed) or the
+            // sums.
             hdr.inagg.msg_type = MSG_PARTIAL;
             hdr.inagg.flags = meta.p_flags;
             hdr.inagg.job_id = meta.p_job;
-            hdr.inagg.worker_id = meta.p_count;
+            hdr.inagg.worker_id = meta.p_words;
             hdr.inagg.copy = meta.p_slot_field[15:15];
             hdr.inagg.slot = meta.p_slot_field[14:0];
             hdr.inagg.sequence = meta.p_seq;
@@ -1307,7 +1310,7 @@ control InaggEgress(inout headers_t hdr, inout metadata_t meta, inout standard_m
             hdr.inagg.next_exponent = meta.p_exp;
             hdr.inagg.prio = meta.p_prio;
             hdr.inagg.status = meta.p_reason;
-            hdr.inagg.reserved = meta.p_words;
+            hdr.inagg.reserved = meta.p_session;
             if (meta.p_from_agg == 1) {
 #include "generated/inagg_v1model_lane_invalidate.p4"
             }

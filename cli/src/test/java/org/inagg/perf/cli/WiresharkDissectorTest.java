@@ -56,8 +56,7 @@ class WiresharkDissectorTest
         "inagg.flags.retransmit", "inagg.flags.int32", "inagg.job", "inagg.worker", "inagg.copy", "inagg.slot",
         "inagg.seq", "inagg.count", "inagg.block_exponent", "inagg.next_exponent", "inagg.priority", "inagg.status",
         "inagg.reserved", "inagg.lane", "inagg.join.workers", "inagg.ack.workers", "inagg.ack.slots",
-        "inagg.ack.lanes", "inagg.reject.reason", "inagg.esa.reason", "inagg.partial.contributors",
-        "inagg.partial.bitmap_words", "inagg.partial.lanes", "inagg.partial.bitmap_word", "inagg.partial.worker",
+        "inagg.ack.lanes", "inagg.reject.reason", "inagg.esa.reason", "inagg.partial.bitmap_words", "inagg.partial.lanes", "inagg.partial.bitmap_word", "inagg.partial.worker",
         "inagg.session", "inagg.join.incarnation", "inagg.reject.rejoined_worker", "inagg.join.credential",
         "_ws.expert.message", "_ws.expert.group");
 
@@ -229,7 +228,7 @@ class WiresharkDissectorTest
             case EsaWire.TYPE_PARTIAL ->
             {
                 fields.put("inagg.esa.reason", Integer.toString(InaggHeader.status(m, at)));
-                fields.put("inagg.partial.contributors", Integer.toString(InaggHeader.workerId(m, at)));
+                fields.put("inagg.session", Integer.toString(InaggHeader.session(m, at)));
                 fields.put("inagg.partial.bitmap_words", Integer.toString(EsaWire.partialBitmapWords(m, at)));
                 fields.put("inagg.partial.lanes", Integer.toString(lanes));
                 final List<String> words = new ArrayList<>();
@@ -462,10 +461,8 @@ class WiresharkDissectorTest
         final int workers = 40;
         final byte[] partial = new byte[EsaWire.partialLength(lanes, workers)];
         final MemorySegment p = MemorySegment.ofArray(partial);
-        InaggHeader.write(p, 0, EsaWire.TYPE_PARTIAL, InaggHeader.FLAG_INT32, 4, 3, 12, 1, 77,
-            lanes + EsaWire.bitmapWords(workers), 0, InaggHeader.NO_EXPONENT, 6);
-        EsaWire.setPartialBitmapWords(p, 0, EsaWire.bitmapWords(workers));
-        InaggHeader.setStatus(p, 0, EsaWire.REASON_PREEMPTED);
+        EsaWire.writePartialHeader(p, 0, InaggHeader.FLAG_INT32, 4, 517, 1 << 15 | 12, 77, lanes,
+            EsaWire.bitmapWords(workers), 0, InaggHeader.NO_EXPONENT, 6, EsaWire.REASON_PREEMPTED);
         for (int i = 0; i < lanes; i++)
         {
             InaggHeader.setElement(p, 0, i, 1000 * i - 2);

@@ -298,7 +298,10 @@ final class EsaAggregation implements AggregationStrategy<EsaJob>
 
     private void sendPartial(final int i, final int reason)
     {
-        final EsaJobConfig holder = jobs[pool.holderJob(i)].config;
+        // The holder's job, which may not be the job of the packet that evicts it: its server, its workers' bitmap
+        // and its session (a new session releases the job's aggregators, so the holder's is the job's current one).
+        final EsaJob holderJob = jobs[pool.holderJob(i)];
+        final EsaJobConfig holder = holderJob.config;
         final int lanes = pool.lanes(i);
         final int words = EsaWire.bitmapWords(holder.workers());
         final int length = EsaWire.partialLength(lanes, holder.workers());
@@ -310,12 +313,9 @@ final class EsaAggregation implements AggregationStrategy<EsaJob>
             return;
         }
         final MemorySegment tx = transport.txMemory();
-        final int slotField = pool.slotField(i);
-        InaggHeader.write(tx, offset, EsaWire.TYPE_PARTIAL, pool.flags(i), holder.jobId(), pool.count(i),
-            slotField, slotField >>> 15, pool.holderSequence(i), lanes + words, pool.blockExponent(i),
-            pool.exponent(i), pool.holderPriority(i));
-        InaggHeader.setStatus(tx, offset, reason);
-        EsaWire.setPartialBitmapWords(tx, offset, words);
+        EsaWire.writePartialHeader(tx, offset, pool.flags(i), holder.jobId(), holderJob.membership().session(),
+            pool.slotField(i), pool.holderSequence(i), lanes, words, pool.blockExponent(i), pool.exponent(i),
+            pool.holderPriority(i), reason);
         pool.readLanes(i, tx, offset + InaggHeader.PAYLOAD_OFFSET);
         final long bitmapOffset = offset + InaggHeader.PAYLOAD_OFFSET + (long)lanes * Integer.BYTES;
         for (int k = 0; k < words; k++)

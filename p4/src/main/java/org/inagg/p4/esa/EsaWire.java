@@ -14,7 +14,8 @@ import org.inagg.wire.InaggHeader;
  *       writes the reason into Status ({@link #REASON_COLLISION}, {@link #REASON_RETRANSMIT}, ...).</li>
  *   <li><b>PARTIAL</b> (Type {@link #TYPE_PARTIAL}): what an aggregator held, with the bitmap of the workers whose
  *       contributions it sums. Element Count counts the lanes <i>and</i> the bitmap words, so the length check of
- *       {@link InaggHeader#check} holds unchanged; Reserved says how many of them are bitmap words.</li>
+ *       {@link InaggHeader#check} holds unchanged; Worker Id says how many of them are bitmap words, and Session is
+ *       the session of the job the block belongs to, as every other message of the job carries it.</li>
  * </ul>
  * <pre>
  *   PARTIAL (switch to parameter server)
@@ -23,20 +24,24 @@ import org.inagg.wire.InaggHeader;
  *  +-------+-------+---------------+-------------------------------+
  *  |   1   |   5   |  Flags (INT32)|            Job Id             |  0
  *  +-------+-------+---------------+-------------------------------+
- *  |   Contributors (popcount)     |S|  Slot Index (of the block)  |  4
+ *  |  B = bitmap words (32-bit)    |S|  Slot Index (of the block)  |  4
  *  +-------------------------------+-------------------------------+
  *  |                  Sequence (the block's key)                   |  8
  *  +-------------------------------+---------------+---------------+
  *  |    Element Count = L + B      | Block Exponent| max Next Exp. | 12
  *  +---------------+---------------+---------------+---------------+
- *  | Holder's prio.|    Reason     |  B = bitmap words (32-bit)    | 16
+ *  | Holder's prio.|    Reason     | Session (of the block's job)  | 16
  *  +---------------+---------------+-------------------------------+
  *  |                 L lane sums (int32, big-endian)         ...   | 20
  *  +---------------------------------------------------------------+
  *  |     B bitmap words: bit (w mod 32) of word (w / 32) = worker w  | 20 + 4L
  *  +---------------------------------------------------------------+
  * </pre>
- * B = ceil(W / 32) for the job's W workers, as the P4 programs' 32-bit bitmap words. Reason is one of
+ * B = ceil(W / 32) for the job's W workers, as the P4 programs' 32-bit bitmap words; it sits where an AGGREGATE has
+ * its worker id (a PARTIAL speaks for several workers, which the server counts from the bitmap). Session is the
+ * session of the block's job at the switch when it sent the PARTIAL: for an evicted block that is its holder's job,
+ * not the job of the packet that evicted it. The server merges a PARTIAL of its current session, starts a newer one
+ * sent by a switch of the job, and drops any other (docs/sessions.md). Reason is one of
  * {@link #REASON_PREEMPTED}, {@link #REASON_FLUSHED}, {@link #REASON_COMPLETE} (the copy of a completed sum that the
  * server keeps to answer retransmissions), {@link #REASON_STALE}, {@link #REASON_SUBTREE} (a lower switch's sum of
  * its own workers, in two-level aggregation). Type 5 is not used by the worker protocol, whose
@@ -71,7 +76,6 @@ public final class EsaWire
     public static final int REASON_SUBTREE = 8;
 
     static final ValueLayout.OfInt I32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
-    static final ValueLayout.OfShort U16 = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
 
     private EsaWire()
     {
@@ -89,10 +93,10 @@ public final class EsaWire
         return InaggHeader.messageLength(lanes + bitmapWords(workers));
     }
 
-    /** Bitmap words of a PARTIAL (its Reserved field). */
+    /** Bitmap words of a PARTIAL (its Worker Id field). */
     public static int partialBitmapWords(final MemorySegment m, final long o)
     {
-        return m.get(U16, o + InaggHeader.RESERVED_OFFSET) & 0xFFFF;
+        return InaggHeader.workerId(m, o);
     }
 
     /** Lanes of a PARTIAL: Element Count less the bitmap words. */
@@ -103,7 +107,23 @@ public final class EsaWire
 
     public static void setPartialBitmapWords(final MemorySegment m, final long o, final int words)
     {
-        m.set(U16, o + InaggHeader.RESERVED_OFFSET, (short)words);
+        InaggHeader.setWorkerId(m, o, words);
+    }
+
+    /**
+     * Writes a PARTIAL's header: Type {@link #TYPE_PARTIAL}, {@code flags} (a switch sends INT32 only), the block's
+     * job, session, slot field, sequence, exponents and priority, {@code reason} in Status, {@code lanes} lanes and
+     * {@code words} bitmap words counted in Element Count. The lanes and the bitmap words follow, written by the caller.
+     */
+    @SuppressWarnings("checkstyle:ParameterNumber")
+    public static void writePartialHeader(final MemorySegment m, final long o, final int flags, final int jobId,
+        final int session, final int slotField, final int sequence, final int lanes, final int words,
+        final int blockExponent, final int nextExponent, final int priority, final int reason)
+    {
+        InaggHeader.write(m, o, TYPE_PARTIAL, flags, jobId, words, slotField, slotField >>> 15, sequence,
+            lanes + words, blockExponent, nextExponent, priority);
+        InaggHeader.setStatus(m, o, reason);
+        InaggHeader.setSession(m, o, session);
     }
 
     /** Bitmap word {@code i} of a PARTIAL. */

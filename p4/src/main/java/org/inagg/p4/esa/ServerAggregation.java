@@ -24,9 +24,9 @@ import org.inagg.wire.MessageType;
  * session than the server's (the switch's workers rejoined it) starts that session here. Either way the job's block
  * table is freed, so that the new run's sequences, which start again, are never taken for late duplicates of the old
  * run's; a fragment of an older session is dropped (and, from a direct worker, answered with REJECT), and results
- * carry the job's session. A PARTIAL has no Session field (its Reserved field holds the bitmap's word count): it is
- * merged into the current session, which the switch that sent it moved to, at the latest, with the raw packets it
- * forwarded before it.
+ * carry the job's session. A PARTIAL carries the session of its block's job at the switch that sent it: it is merged
+ * if that is the server's current session, starts a newer one as a forwarded fragment does (from a switch of the job
+ * only), and is dropped otherwise, unanswered: an older run's sum delayed past a restart never reaches the new run.
  */
 final class ServerAggregation implements AggregationStrategy<ServerJob>
 {
@@ -89,15 +89,12 @@ final class ServerAggregation implements AggregationStrategy<ServerJob>
 
     /**
      * Whether a raw fragment is of the job's current session. One from the worker's own peer (a direct worker) of
-     * another session is stale and answered as the switch answers it; one a switch forwarded with a newer session
-     * starts that session here (a switch: the job's configured one, or a peer that forwarded it a PARTIAL); an older
-     * one is stale; one from any other peer is a source mismatch.
+     * another session is stale and answered as the switch answers it; one from a switch, as {@link #followSwitch}.
      */
     private boolean currentSession(final ServerJob job, final MemorySegment m, final long o, final int worker,
         final int peer)
     {
-        final int session = InaggHeader.session(m, o);
-        if (job.membership().isCurrent(session))
+        if (job.membership().isCurrent(InaggHeader.session(m, o)))
         {
             return true;
         }
@@ -107,6 +104,30 @@ final class ServerAggregation implements AggregationStrategy<ServerJob>
             node.rejectStale(job, m, o, worker, peer);
             return false;
         }
+        return followSwitch(job, m, o, peer);
+    }
+
+    /**
+     * Whether a PARTIAL is of the job's current session (its sender is then noted as a switch of the job), or of a
+     * newer one a switch of the job started, which starts it here; anything else is dropped and counted, unanswered.
+     */
+    private boolean partialSession(final ServerJob job, final MemorySegment m, final long o, final int peer)
+    {
+        if (job.membership().isCurrent(InaggHeader.session(m, o)))
+        {
+            job.noteUpstream(peer);
+            return true;
+        }
+        return followSwitch(job, m, o, peer);
+    }
+
+    /**
+     * A switch's packet (a forwarded fragment or a PARTIAL) of another session than the job's: a newer one from a
+     * switch of the job starts that session here; an older one is stale; one from any other peer a source mismatch.
+     */
+    private boolean followSwitch(final ServerJob job, final MemorySegment m, final long o, final int peer)
+    {
+        final int session = InaggHeader.session(m, o);
         if (!job.isUpstream(peer))
         {
             // Only a switch that forwards this job's PARTIALs may move it to another session: anyone else's packet
@@ -184,7 +205,10 @@ final class ServerAggregation implements AggregationStrategy<ServerJob>
             counters.increment(NodeCounter.DROP_MALFORMED);
             return;
         }
-        job.noteUpstream(peer);
+        if (!partialSession(job, m, o, peer))
+        {
+            return;
+        }
         final ServerBlock block = blockFor(job, sequence, m, o, lanes);
         if (block == null)
         {

@@ -25,11 +25,15 @@ public enum ServerCounter implements CounterDescriptor
     EVICTED(415, "open blocks evicted by a newer round of their slot copy (completed elsewhere)"),
     DROP_UNKNOWN_JOB(416, "dropped: unknown job"),
     DROP_UNKNOWN_WORKER(417, "dropped: worker id out of range (or a JOIN of a job whose workers join the switch)"),
-    /** A JOIN from another source than the worker's registered one, as {@code SwitchCounter.DROP_SOURCE_MISMATCH}. */
-    DROP_SOURCE_MISMATCH(418, "dropped: JOIN from another source than the worker's registered address"),
+    /**
+     * A JOIN from another source than the worker's registered one, as {@code SwitchCounter.DROP_SOURCE_MISMATCH}; also
+     * a fragment or PARTIAL of a newer session from a peer that is not a switch of the job.
+     */
+    DROP_SOURCE_MISMATCH(418, "dropped: JOIN from another source than the worker's registered address, or a newer "
+        + "session's fragment or partial from a peer that is no switch of the job"),
     DROP_BAD_SIZE(419, "dropped: lane count differs from the block's"),
-    /** A fragment of an older session than the job's, as {@code SwitchCounter.DROP_STALE_SESSION} (219). */
-    DROP_STALE_SESSION(420, "dropped: fragment of an older session than the job's"),
+    /** A fragment or PARTIAL of an older session than the job's, as {@code SwitchCounter.DROP_STALE_SESSION} (219). */
+    DROP_STALE_SESSION(420, "dropped: fragment or partial of an older session than the job's"),
     /** A JOIN without the worker's credential, as {@code SwitchCounter.DROP_BAD_CREDENTIAL} (224). */
     DROP_BAD_CREDENTIAL(424, "dropped: JOIN without the worker's credential (unanswered)"),
     /** An AGGREGATE that is not ALL_REDUCE SUM (the server sums only), as {@code SwitchCounter.DROP_UNSUPPORTED} (225). */

@@ -19,8 +19,9 @@ final class ServerJob extends NodeJob
     final int[] peers;
     ServerBlock[] table;
     int open;
-    /** Peers that sent this job a well-formed PARTIAL: its first-level switches, the only peers trusted to move it to
-     * a newer session with a raw fragment they forwarded (at most {@link #MAX_UPSTREAMS} kept). */
+    /** Peers that sent this job a well-formed PARTIAL of its current session: its first-level switches, the only peers
+     * besides its configured switch trusted to move it to a newer session with a raw fragment they forwarded or a
+     * PARTIAL (at most {@link #MAX_UPSTREAMS} kept). */
     private final int[] upstreams = new int[MAX_UPSTREAMS];
     private int upstreamCount;
     /** Whether {@code config.switchPeer()} names a switch (not the 0 of a job without one, a worker's peer). */
@@ -72,7 +73,7 @@ final class ServerJob extends NodeJob
         }
     }
 
-    /** Whether {@code peer} is the job's configured switch or has forwarded it a PARTIAL. */
+    /** Whether {@code peer} is the job's configured switch or has forwarded it a PARTIAL of a session it was in. */
     boolean isUpstream(final int peer)
     {
         if (switchConfigured && peer == config.switchPeer())

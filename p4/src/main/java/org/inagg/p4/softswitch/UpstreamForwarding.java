@@ -12,9 +12,9 @@ import org.inagg.wire.InaggHeader;
  * Two-level aggregation ({@link UpstreamAggregation}) of one job: the switch holds only its own workers' sum, not the
  * result, so a complete round goes up to the job's parameter server as a PARTIAL (reason SUBTREE) with their bitmap,
  * and a packet of a round already complete goes there as it came (reason RETRANSMIT), for the server to add or answer.
- * A forwarded packet carries the job's session, so that the server starts a new run of the job when this switch did;
- * a PARTIAL has no Session field (that word holds its bitmap's length: docs/sessions.md). Lost like any
- * packet if the transport is full: the workers retransmit, and their retransmissions reach the server raw.
+ * A forwarded packet carries the job's session, and so does a PARTIAL (its Session field), so that the server starts
+ * a new run of the job when this switch did and never merges an older run's sum into it (docs/sessions.md). Lost like
+ * any packet if the transport is full: the workers retransmit, and their retransmissions reach the server raw.
  */
 final class UpstreamForwarding implements RoundOutput
 {
@@ -56,12 +56,10 @@ final class UpstreamForwarding implements RoundOutput
             return;
         }
         final MemorySegment tx = transport.txMemory();
-        InaggHeader.write(tx, offset, EsaWire.TYPE_PARTIAL, InaggHeader.flags(m, o) & InaggHeader.FLAG_INT32,
-            job.jobId(), job.contributors, InaggHeader.slotIndex(m, o), InaggHeader.shadowCopy(m, o),
-            InaggHeader.sequence(m, o), lanes + words, InaggHeader.blockExponent(m, o),
-            job.pool.exponent(copyIndex), InaggHeader.priority(m, o));
-        InaggHeader.setStatus(tx, offset, EsaWire.REASON_SUBTREE);
-        EsaWire.setPartialBitmapWords(tx, offset, words); // in the Session word: a PARTIAL has no session
+        EsaWire.writePartialHeader(tx, offset, InaggHeader.flags(m, o) & InaggHeader.FLAG_INT32, job.jobId(),
+            job.membership().session(), InaggHeader.slotField(m, o), InaggHeader.sequence(m, o), lanes, words,
+            InaggHeader.blockExponent(m, o), job.pool.exponent(copyIndex), InaggHeader.priority(m, o),
+            EsaWire.REASON_SUBTREE);
         job.pool.readLanes(copyIndex, tx, offset + InaggHeader.PAYLOAD_OFFSET);
         for (int k = 0; k < words; k++)
         {

@@ -1,5 +1,6 @@
 package org.inagg.p4.esa;
 
+import java.lang.foreign.MemorySegment;
 import java.util.List;
 
 import org.inagg.agent.CounterRegistry;
@@ -70,6 +71,44 @@ class EsaSwitchRulesTest
         assertThat(sw.counter(EsaCounter.ALLOCATIONS)).isEqualTo(2);
     }
 
+    /** An evicted block's PARTIAL carries its own job's session, not that of the other job's packet that took it. */
+    @Test
+    void shouldSendAnEvictedBlockInItsHolderJobsSession()
+    {
+        start(AllocationMode.PREEMPTIVE);
+        deliver(sw, join(1L), 100);
+        deliver(sw, join(2L), 100);
+        assertThat(sw.session(A)).as("worker 0 of job 1 restarted").isEqualTo(1);
+        transport.sent.clear();
+        deliver(sw, CaptureTransport.aggregateOfSession(A, 1, 0, 10, 0, 1, 1, 1, 1), 100);
+        deliver(sw, CaptureTransport.aggregateOfSession(A, 1, 2, 10, 0, 2, 2, 2, 2), 102);
+        send(B, 0, 5, 7, 0, 100, 100, 100, 100);
+
+        final List<CaptureTransport.Sent> out = transport.drain();
+        assertThat(out).extracting(CaptureTransport.Sent::peer).containsExactly(SERVER_A);
+        final CaptureTransport.Sent partial = out.get(0);
+        assertThat(partial.status()).isEqualTo(EsaWire.REASON_PREEMPTED);
+        assertThat(InaggHeader.session(partial.segment(), 0)).as("job 1's session").isEqualTo(1);
+        assertThat(EsaWire.partialBitmapWords(partial.segment(), 0)).isEqualTo(1);
+        assertThat(EsaWire.partialBitmapWord(partial.segment(), 0, 0)).isEqualTo(0b101);
+        assertThat(CaptureTransport.partialLanes(partial)).containsExactly(3, 3, 3, 3);
+
+        // Job 2's own block completes in job 2's session.
+        send(B, 1, 5, 7, 0, 1, 1, 1, 1);
+        final CaptureTransport.Sent complete = transport.drain().getLast();
+        assertThat(complete.peer()).isEqualTo(SERVER_B);
+        assertThat(complete.status()).isEqualTo(EsaWire.REASON_COMPLETE);
+        assertThat(InaggHeader.session(complete.segment(), 0)).isZero();
+    }
+
+    /** A JOIN of job 1's worker 0 by process {@code incarnation}: another one than before starts the next session. */
+    private static byte[] join(final long incarnation)
+    {
+        final byte[] bytes = new byte[InaggHeader.LENGTH];
+        InaggHeader.writeJoin(MemorySegment.ofArray(bytes), 0, A, 0, 3, InaggHeader.ANY_SESSION, incarnation);
+        return bytes;
+    }
+
     @Test
     void shouldPreemptALowerPriorityPartialAndSendItWithItsBitmapToTheServer()
     {
@@ -86,8 +125,8 @@ class EsaSwitchRulesTest
         assertThat(partial.status()).isEqualTo(EsaWire.REASON_PREEMPTED);
         assertThat(InaggHeader.jobId(partial.segment(), 0)).isEqualTo(A);
         assertThat(InaggHeader.sequence(partial.segment(), 0)).isEqualTo(10);
-        assertThat(InaggHeader.workerId(partial.segment(), 0)).as("contributors").isEqualTo(2);
         assertThat(InaggHeader.priority(partial.segment(), 0)).as("holder's priority").isEqualTo(1);
+        assertThat(InaggHeader.session(partial.segment(), 0)).isZero();
         assertThat(CaptureTransport.partialLanes(partial)).containsExactly(3, 3, 3, 3);
         assertThat(EsaWire.partialBitmapWords(partial.segment(), 0)).isEqualTo(1);
         assertThat(EsaWire.partialBitmapWord(partial.segment(), 0, 0)).isEqualTo(0b101);

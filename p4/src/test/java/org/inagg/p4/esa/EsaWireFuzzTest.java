@@ -61,12 +61,9 @@ class EsaWireFuzzTest
         final byte[] copy = new byte[EsaWire.partialLength(lanes, workers)];
         assertThat(copy.length).isEqualTo(bytes.length);
         final MemorySegment c = MemorySegment.ofArray(copy);
-        InaggHeader.write(c, 0, EsaWire.TYPE_PARTIAL, InaggHeader.flags(m, 0), InaggHeader.jobId(m, 0),
-            InaggHeader.workerId(m, 0), InaggHeader.slotIndex(m, 0), InaggHeader.shadowCopy(m, 0),
-            InaggHeader.sequence(m, 0), lanes + words, InaggHeader.blockExponent(m, 0),
-            InaggHeader.nextExponent(m, 0), InaggHeader.priority(m, 0));
-        InaggHeader.setStatus(c, 0, InaggHeader.status(m, 0));
-        EsaWire.setPartialBitmapWords(c, 0, words);
+        EsaWire.writePartialHeader(c, 0, InaggHeader.flags(m, 0), InaggHeader.jobId(m, 0), InaggHeader.session(m, 0),
+            InaggHeader.slotField(m, 0), InaggHeader.sequence(m, 0), lanes, words, InaggHeader.blockExponent(m, 0),
+            InaggHeader.nextExponent(m, 0), InaggHeader.priority(m, 0), InaggHeader.status(m, 0));
         for (int k = 0; k < lanes; k++)
         {
             InaggHeader.setElement(c, 0, k, InaggHeader.element(m, 0, k));

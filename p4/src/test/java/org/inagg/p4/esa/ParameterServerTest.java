@@ -11,8 +11,10 @@ import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.inagg.p4.testing.CaptureTransport.aggregate;
+import static org.inagg.p4.testing.CaptureTransport.aggregateOfSession;
 import static org.inagg.p4.testing.CaptureTransport.deliver;
 import static org.inagg.p4.testing.CaptureTransport.partial;
+import static org.inagg.p4.testing.CaptureTransport.partialOfSession;
 
 /** The parameter server's merge: job 1, three workers at peers 100..102, the switch at peer 0. */
 class ParameterServerTest
@@ -154,6 +156,83 @@ class ParameterServerTest
         assertThat(server.openBlocks(JOB)).isZero();
         assertThat(transport.sent).isEmpty();
     }
+
+    /**
+     * A PARTIAL of the old run delayed past a restart (a reordering network) would complete the new run's block with
+     * the old run's sum: it carries its session, so it is dropped and counted, unanswered, and the new run's result is
+     * exact.
+     */
+    @Test
+    void shouldDropAnOldRunsPartialDelayedPastARestartAndKeepTheNewRunExact()
+    {
+        start(false);
+        deliver(server, partialOfSession(JOB, 0, 3, 20, EsaWire.REASON_SUBTREE, 0b110, 10, 20, 30, 40), SWITCH);
+        // The run restarts behind the switch: its first PARTIAL of session 1 starts that session here.
+        deliver(server, partialOfSession(JOB, 1, 3, 20, EsaWire.REASON_SUBTREE, 0b110, 1, 2, 3, 4), SWITCH);
+        assertThat(server.session(JOB)).isEqualTo(1);
+        assertThat(server.openBlocks(JOB)).as("the old run's block freed, the new run's open").isEqualTo(1);
+
+        deliver(server, partialOfSession(JOB, 0, 3, 20, EsaWire.REASON_PREEMPTED, 0b001, 100, 100, 100, 100), SWITCH);
+        assertThat(transport.sent).as("never answered, never merged").isEmpty();
+        assertThat(server.counter(ServerCounter.DROP_STALE_SESSION)).isEqualTo(1);
+        assertThat(server.counter(ServerCounter.PARTIALS_MERGED)).isEqualTo(2);
+
+        deliver(server, aggregateOfSession(JOB, 1, 0, 20, 0, 5, 5, 5, 5), 100);
+        final List<CaptureTransport.Sent> out = transport.drain();
+        assertThat(out).extracting(CaptureTransport.Sent::peer).containsExactly(100, 101, 102);
+        for (final CaptureTransport.Sent result : out)
+        {
+            assertThat(result.lanes()).containsExactly(6, 7, 8, 9);
+            assertThat(InaggHeader.session(result.segment(), 0)).isEqualTo(1);
+        }
+        assertThat(server.session(JOB)).isEqualTo(1);
+    }
+
+    /** A new run's first message from its switch may be a PARTIAL: it starts the run here as a forwarded packet does. */
+    @Test
+    void shouldStartANewerSessionOnAPartialFromASwitchOfTheJob()
+    {
+        start(false);
+        deliver(server, aggregate(JOB, 0, 20, 0, 0, 7, 7, 7, 7), 100);
+        assertThat(server.openBlocks(JOB)).isEqualTo(1);
+
+        // The configured switch: session 2 starts, the old run's open block is gone, the PARTIAL is merged.
+        deliver(server, partialOfSession(JOB, 2, 3, 20, EsaWire.REASON_SUBTREE, 0b011, 10, 20, 30, 40), SWITCH);
+        assertThat(server.session(JOB)).isEqualTo(2);
+        assertThat(server.counter(ServerCounter.PARTIALS_MERGED)).isEqualTo(1);
+        deliver(server, aggregateOfSession(JOB, 2, 2, 20, 0, 1, 1, 1, 1), 102);
+        final List<CaptureTransport.Sent> out = transport.drain();
+        assertThat(out).hasSize(3);
+        assertThat(out.get(0).lanes()).as("worker 0's fragment of the old run is not in it").containsExactly(11, 21,
+            31, 41);
+
+        // A peer known as a switch of the job (it sent a PARTIAL of the current session) may move it on as well.
+        deliver(server, partialOfSession(JOB, 2, 3, 21, EsaWire.REASON_SUBTREE, 0b001, 1, 1, 1, 1), 5);
+        deliver(server, partialOfSession(JOB, 3, 3, 22, EsaWire.REASON_SUBTREE, 0b001, 1, 1, 1, 1), 5);
+        assertThat(server.session(JOB)).isEqualTo(3);
+        assertThat(server.counter(ServerCounter.DROP_SOURCE_MISMATCH)).isZero();
+        assertThat(server.counter(ServerCounter.DROP_STALE_SESSION)).isZero();
+    }
+
+    /** A PARTIAL of a newer session from a peer that is no switch of the job would free its blocks: dropped. */
+    @Test
+    void shouldDropAPartialOfANewerSessionFromAStranger()
+    {
+        start(false);
+        deliver(server, aggregate(JOB, 0, 20, 0, 0, 7, 7, 7, 7), 100);
+        deliver(server, partialOfSession(JOB, 1, 3, 20, EsaWire.REASON_SUBTREE, 0b110, 1, 1, 1, 1), 77);
+        assertThat(server.session(JOB)).isZero();
+        assertThat(server.openBlocks(JOB)).isEqualTo(1);
+        assertThat(server.counter(ServerCounter.DROP_SOURCE_MISMATCH)).isEqualTo(1);
+        assertThat(transport.sent).isEmpty();
+
+        // Nor does it make the stranger a switch of the job: its forwarded fragment of session 1 is refused too.
+        deliver(server, aggregateOfSession(JOB, 1, 1, 20, InaggHeader.FLAG_RETRANSMIT, 1, 1, 1, 1), 77);
+        assertThat(server.session(JOB)).isZero();
+        assertThat(server.counter(ServerCounter.DROP_SOURCE_MISMATCH)).isEqualTo(2);
+        assertThat(server.counter(ServerCounter.PARTIALS_MERGED)).isZero();
+    }
+
     /** A raw fragment of a newer session from a peer that never forwarded this job a PARTIAL (nor is its configured
      * switch) must not move the job to that session: it would free every block and abort the direct workers' run. */
     @Test

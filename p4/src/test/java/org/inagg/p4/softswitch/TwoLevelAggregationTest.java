@@ -40,6 +40,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class TwoLevelAggregationTest
 {
     private static final int JOB = 3;
+    private static final int SESSION = 9;
     private static final int WORKERS = 8;
     private static final int LANES = 64;
     private static final int S1 = 0;
@@ -70,12 +71,13 @@ class TwoLevelAggregationTest
         final CaptureTransport transport = new CaptureTransport();
         final SoftwareSwitch sw = new SoftwareSwitch(transport, new CounterRegistry(64), 16);
         sw.addJob(new SwitchJobConfig(JOB, WORKERS, 8, 4, SwitchJobConfig.NO_SLOT_BASE,
-            SwitchJobConfig.NO_MULTICAST_GROUP, workerPeers()), new UpstreamAggregation(PS, S2_WORKERS));
+            SwitchJobConfig.NO_MULTICAST_GROUP, workerPeers(), SESSION), new UpstreamAggregation(PS, S2_WORKERS));
         sw.doWork();
 
-        CaptureTransport.deliver(sw, CaptureTransport.aggregate(JOB, 4, 12, 0, 0, 1, 2, 3, 4), FIRST_WORKER_PEER + 4);
+        CaptureTransport.deliver(sw, CaptureTransport.aggregateOfSession(JOB, SESSION, 4, 12, 0, 1, 2, 3, 4),
+            FIRST_WORKER_PEER + 4);
         assertThat(transport.sent).isEmpty();
-        CaptureTransport.deliver(sw, CaptureTransport.aggregate(JOB, 5, 12, 0, 0, 10, 20, 30, 40),
+        CaptureTransport.deliver(sw, CaptureTransport.aggregateOfSession(JOB, SESSION, 5, 12, 0, 10, 20, 30, 40),
             FIRST_WORKER_PEER + 5);
 
         assertThat(transport.sent).hasSize(1);
@@ -84,7 +86,7 @@ class TwoLevelAggregationTest
         assertThat(partial.peer()).as("to the parameter server, not to the workers").isEqualTo(PS);
         assertThat(partial.type()).isEqualTo(EsaWire.TYPE_PARTIAL);
         assertThat(partial.status()).isEqualTo(EsaWire.REASON_SUBTREE);
-        assertThat(InaggHeader.workerId(m, 0)).as("contributors").isEqualTo(2);
+        assertThat(InaggHeader.session(m, 0)).as("the job's session").isEqualTo(SESSION);
         assertThat(InaggHeader.sequence(m, 0)).isEqualTo(12);
         assertThat(EsaWire.partialBitmapWords(m, 0)).isEqualTo(1);
         assertThat(EsaWire.partialBitmapWord(m, 0, 0)).isEqualTo(0b11_0000);
@@ -94,7 +96,8 @@ class TwoLevelAggregationTest
 
         // A retransmission of the completed round is the server's to answer: forwarded raw.
         transport.sent.clear();
-        CaptureTransport.deliver(sw, CaptureTransport.aggregate(JOB, 4, 12, 0, 0, 1, 2, 3, 4), FIRST_WORKER_PEER + 4);
+        CaptureTransport.deliver(sw, CaptureTransport.aggregateOfSession(JOB, SESSION, 4, 12, 0, 1, 2, 3, 4),
+            FIRST_WORKER_PEER + 4);
         assertThat(transport.sent).extracting(CaptureTransport.Sent::peer).containsExactly(PS);
         assertThat(transport.sent.getFirst().type()).isEqualTo(MessageType.AGGREGATE);
         assertThat(transport.sent.getFirst().status()).isEqualTo(EsaWire.REASON_RETRANSMIT);

@@ -34,6 +34,15 @@ public final class CaptureTransport extends RecordingTransport
         return bytes;
     }
 
+    /** {@link #aggregate} of {@code session} of the job. */
+    public static byte[] aggregateOfSession(final int job, final int session, final int worker, final int sequence,
+        final int flags, final int... lanes)
+    {
+        final byte[] bytes = aggregate(job, worker, sequence, 0, flags, lanes);
+        InaggHeader.setSession(MemorySegment.ofArray(bytes), 0, session);
+        return bytes;
+    }
+
     /** A JOIN of {@code worker} of a job of {@code workers}, asking for any session, with no credential. */
     public static byte[] join(final int job, final int worker, final int workers)
     {
@@ -56,13 +65,18 @@ public final class CaptureTransport extends RecordingTransport
     public static byte[] partial(final int job, final int workers, final int sequence, final int reason, final int bitmap,
         final int... lanes)
     {
+        return partialOfSession(job, 0, workers, sequence, reason, bitmap, lanes);
+    }
+
+    /** A PARTIAL of {@code session} of the job: slot {@code sequence % 7}, copy {@code sequence & 1}, INT32. */
+    public static byte[] partialOfSession(final int job, final int session, final int workers, final int sequence,
+        final int reason, final int bitmap, final int... lanes)
+    {
         final int words = EsaWire.bitmapWords(workers);
         final byte[] bytes = new byte[EsaWire.partialLength(lanes.length, workers)];
         final MemorySegment m = MemorySegment.ofArray(bytes);
-        InaggHeader.write(m, 0, EsaWire.TYPE_PARTIAL, InaggHeader.FLAG_INT32, job, Integer.bitCount(bitmap),
-            sequence % 7, sequence & 1, sequence, lanes.length + words, 0, InaggHeader.NO_EXPONENT, 0);
-        InaggHeader.setStatus(m, 0, reason);
-        EsaWire.setPartialBitmapWords(m, 0, words);
+        EsaWire.writePartialHeader(m, 0, InaggHeader.FLAG_INT32, job, session, (sequence & 1) << 15 | sequence % 7,
+            sequence, lanes.length, words, 0, InaggHeader.NO_EXPONENT, 0, reason);
         for (int k = 0; k < lanes.length; k++)
         {
             InaggHeader.setElement(m, 0, k, lanes[k]);

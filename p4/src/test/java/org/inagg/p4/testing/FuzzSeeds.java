@@ -92,10 +92,8 @@ public final class FuzzSeeds
         final int words = EsaWire.bitmapWords(workers);
         final byte[] bytes = new byte[EsaWire.partialLength(lanes, workers)];
         final MemorySegment m = MemorySegment.ofArray(bytes);
-        InaggHeader.write(m, 0, EsaWire.TYPE_PARTIAL, InaggHeader.FLAG_INT32, job, Integer.bitCount(bitmap), slot,
-            copy, sequence, lanes + words, 0, 2, 0);
-        InaggHeader.setStatus(m, 0, reason);
-        EsaWire.setPartialBitmapWords(m, 0, words);
+        EsaWire.writePartialHeader(m, 0, InaggHeader.FLAG_INT32, job, 0, copy << 15 | slot, sequence, lanes, words, 0,
+            2, 0, reason);
         for (int k = 0; k < lanes; k++)
         {
             InaggHeader.setElement(m, 0, k, k + 1);

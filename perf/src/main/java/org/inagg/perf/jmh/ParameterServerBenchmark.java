@@ -62,10 +62,8 @@ public class ParameterServerBenchmark
         for (int s = 0; s < SWITCHES; s++)
         {
             final long o = (long)s * length;
-            InaggHeader.write(partials, o, EsaWire.TYPE_PARTIAL, InaggHeader.FLAG_INT32, 1, WORKERS / SWITCHES, 0, 0,
-                0, LANES + 1, 0, -3, 0);
-            InaggHeader.setStatus(partials, o, EsaWire.REASON_SUBTREE);
-            EsaWire.setPartialBitmapWords(partials, o, 1);
+            EsaWire.writePartialHeader(partials, o, InaggHeader.FLAG_INT32, 1, 0, 0, 0, LANES, 1, 0, -3, 0,
+                EsaWire.REASON_SUBTREE);
             for (int k = 0; k < LANES; k++)
             {
                 InaggHeader.setElement(partials, o, k, k * (s + 1));
