@@ -28,8 +28,8 @@ SLOT_BYTES = 65536
 #: Small chunks (1 Ki elements) so that a sum's round goes in several: copied in, summed and (across hosts, with the
 #: network chunks the agent has off by default) sent and copied out chunk by chunk.
 CHUNK_BYTES = 4096
-#: Test agents run chunked rounds (as the agent does by default); INAGG_TEST_CHUNKED=0 runs them with whole rounds
-#: (--chunk-bytes 0).
+#: Test agents run chunked rounds (as the agent does by default where the host has more cores than the job's local
+#: ranks); INAGG_TEST_CHUNKED=0 runs them with whole rounds (--chunk-bytes 0).
 CHUNKED = os.environ.get("INAGG_TEST_CHUNKED", "1") != "0"
 
 

@@ -335,6 +335,13 @@ class AgentClient:
     def _send(self, bell: bytes) -> None:
         try:
             self.sock.sendall(bell)
+        except socket.timeout as ex:
+            # A doorbell that did not go out within the timeout (the agent stopped reading): the agent sums no further
+            # than the doorbells announced, so the round could only time out later; fail it now, saying why.
+            self._fail(errors.RankFailedError(
+                f"inagg: all-reduce #{self.sequence} of rank {self.rank}: the agent took no doorbell within "
+                f"{self.timeout:.0f} s (it hangs)"))
+            raise self.failure from ex
         except OSError:
             pass  # the agent is gone: the next _bell() says so
 

@@ -1369,7 +1369,9 @@ control InaggIngress(inout headers_t hdr, inout ingress_metadata_t meta,
                         meta.lane_op = LANE_READ;
                         hdr.inagg.msg_type = MSG_PARTIAL;
                         hdr.inagg.flags = hdr.inagg.flags & FLAG_INT32;
-                        // B = 1 bitmap word; Session stays the packet's: its block's job passed the session check.
+                        // B = 1 bitmap word; Session stays the packet's: its block's job passed the session check,
+                        // and the block is of that session because the control plane clears a job's aggregators when
+                        // it starts a new session (v1model reads the holder's session here; the same while that holds).
                         hdr.inagg.worker_id = 1;
                         hdr.inagg.next_exponent = meta.exponent;
                         hdr.inagg.status = REASON_FLUSHED;

@@ -108,37 +108,41 @@ final class ServerAggregation implements AggregationStrategy<ServerJob>
     }
 
     /**
-     * Whether a PARTIAL is of the job's current session (its sender is then noted as a switch of the job), or of a
-     * newer one a switch of the job started, which starts it here; anything else is dropped and counted, unanswered.
+     * Whether a PARTIAL is of the job's current session, or of a newer one a switch of the job started, which starts it
+     * here; anything else is dropped and counted, unanswered. Its sender is noted as a switch of the job when the
+     * PARTIAL is of the current session, or whatever its session when the job has no configured switch: such a job
+     * knows its switches only by their PARTIALs, and a server that first hears from its switch after a restart (its
+     * own, or the workers' before any block completed) would otherwise drop that switch's every packet for good.
      */
     private boolean partialSession(final ServerJob job, final MemorySegment m, final long o, final int peer)
     {
-        if (job.membership().isCurrent(InaggHeader.session(m, o)))
+        final boolean current = job.membership().isCurrent(InaggHeader.session(m, o));
+        if (current || !job.switchConfigured())
         {
             job.noteUpstream(peer);
-            return true;
         }
-        return followSwitch(job, m, o, peer);
+        return current || followSwitch(job, m, o, peer);
     }
 
     /**
-     * A switch's packet (a forwarded fragment or a PARTIAL) of another session than the job's: a newer one from a
-     * switch of the job starts that session here; an older one is stale; one from any other peer a source mismatch.
+     * A switch's packet (a forwarded fragment or a PARTIAL) of another session than the job's: an older one is stale,
+     * from anyone; a newer one from a switch of the job starts that session here, from any other peer it is a source
+     * mismatch.
      */
     private boolean followSwitch(final ServerJob job, final MemorySegment m, final long o, final int peer)
     {
         final int session = InaggHeader.session(m, o);
-        if (!job.isUpstream(peer))
-        {
-            // Only a switch that forwards this job's PARTIALs may move it to another session: anyone else's packet
-            // would otherwise free every block and abort the direct workers' run (REJECT STALE_SESSION).
-            counters.increment(NodeCounter.DROP_SOURCE_MISMATCH);
-            return false;
-        }
         final int ahead = (session - job.membership().session()) & 0xFFFF;
         if (ahead >= 0x8000)
         {
             counters.increment(NodeCounter.DROP_STALE_SESSION);
+            return false;
+        }
+        if (!job.isUpstream(peer))
+        {
+            // Only a switch that forwards this job's PARTIALs may move it to a newer session: anyone else's packet
+            // would otherwise free every block and abort the direct workers' run (REJECT STALE_SESSION).
+            counters.increment(NodeCounter.DROP_SOURCE_MISMATCH);
             return false;
         }
         node.adoptSession(job, session);

@@ -57,6 +57,12 @@ final class ServerJob extends NodeJob
         return block;
     }
 
+    /** Whether the job names its switch (else it knows its switches only by the PARTIALs they send). */
+    boolean switchConfigured()
+    {
+        return switchConfigured;
+    }
+
     /** Notes that {@code peer} forwards this job's PARTIALs (no allocation; a no-op once known or full). */
     void noteUpstream(final int peer)
     {

@@ -233,6 +233,35 @@ class ParameterServerTest
         assertThat(server.counter(ServerCounter.PARTIALS_MERGED)).isZero();
     }
 
+    /**
+     * A job without a configured switch (ESA results straight to the workers, whose first peer is also the switch's)
+     * knows its switch only by its PARTIALs: one whose first PARTIAL here is of a newer session (the workers restarted
+     * before any block completed, or this server did) is its switch all the same, and starts that session. An older
+     * one is stale whoever sends it.
+     */
+    @Test
+    void shouldLearnItsSwitchFromANewerSessionsPartialWhenNoneIsConfigured()
+    {
+        server = new ParameterServer(transport, new CounterRegistry(64), 16, 8);
+        server.addJob(new ServerJobConfig(JOB, 3, new int[] {100, 101, 102}, 100, false));
+        server.applyControl();
+        deliver(server, partialOfSession(JOB, 1, 3, 20, EsaWire.REASON_SUBTREE, 0b110, 10, 20, 30, 40), 5);
+        assertThat(server.session(JOB)).isEqualTo(1);
+        assertThat(server.counter(ServerCounter.PARTIALS_MERGED)).isEqualTo(1);
+        deliver(server, aggregateOfSession(JOB, 1, 0, 20, InaggHeader.FLAG_RETRANSMIT, 1, 2, 3, 4), 5);
+        final List<CaptureTransport.Sent> out = transport.drain();
+        assertThat(out).extracting(CaptureTransport.Sent::peer).containsExactly(100, 101, 102);
+        for (final CaptureTransport.Sent result : out)
+        {
+            assertThat(result.lanes()).containsExactly(11, 22, 33, 44);
+        }
+
+        deliver(server, partialOfSession(JOB, 0, 3, 21, EsaWire.REASON_SUBTREE, 0b110, 1, 1, 1, 1), 77);
+        assertThat(server.counter(ServerCounter.DROP_STALE_SESSION)).isEqualTo(1);
+        assertThat(server.counter(ServerCounter.DROP_SOURCE_MISMATCH)).isZero();
+        assertThat(transport.sent).isEmpty();
+    }
+
     /** A raw fragment of a newer session from a peer that never forwarded this job a PARTIAL (nor is its configured
      * switch) must not move the job to that session: it would free every block and abort the direct workers' run. */
     @Test

@@ -406,8 +406,9 @@ public final class HostAgentContext
      * The chunks of a job: {@code configured} when set; by default {@link #CHUNK_BYTES_DEFAULT} where the host has more
      * cores than the job's local ranks, else whole rounds (0). Chunks overlap a rank's copy of the next chunk with the
      * agent's sum of the last one, which takes a core the ranks leave free; without one the two only take turns, and the
-     * chunks' doorbells and sums cost more than they hide: on 2 cores with 4 ranks whole rounds were 4-11 % faster at 1
-     * Mi to 16 Mi float32, back-to-back and after a barrier (docs/performance.md, "Chunked rounds in the agent").
+     * chunks' doorbells and sums cost more than they hide: on 2 cores with 4 ranks whole rounds were 4-7 % faster at 4 Mi
+     * and 16 Mi float32, back-to-back and after a barrier, and equal at 1 Mi (docs/performance.md, "Chunked rounds in
+     * the agent"). Each job decides alone: two jobs on one host each count only their own ranks.
      */
     public static long chunkBytesFor(final long configured, final int cores, final int localRanks)
     {
