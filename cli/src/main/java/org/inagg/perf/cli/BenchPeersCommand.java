@@ -124,7 +124,8 @@ final class BenchPeersCommand implements Callable<Integer>
         description = "With --leaves: each leaf-to-spine link's rate (default: the host links' rate).")
     String uplinkRate;
 
-    @Option(names = "--mtu", defaultValue = "1500", description = "The emulated links' MTU (default ${DEFAULT-VALUE}).")
+    @Option(names = "--mtu", defaultValue = "1500", description = "The emulated links' MTU (default ${DEFAULT-VALUE}); "
+        + "above 1500, inagg's UDP processes send packets that fill it (2048 lanes in 16 slots at 9000).")
     int mtu;
 
     @Option(names = "--queue-ms", defaultValue = "" + EmulatedCluster.QUEUE_MS_DEFAULT,
@@ -165,7 +166,8 @@ final class BenchPeersCommand implements Callable<Integer>
             jvmOptions.add(ProfileOptions.jvmOption(createProfileDir()));
         }
         final List<Peer> peers = peers(peerNames, python != null ? python
-            : System.getenv().getOrDefault("INAGG_PYTHON", "python3"), jvmOptions, workerOptions);
+            : System.getenv().getOrDefault("INAGG_PYTHON", "python3"), jvmOptions, workerOptions,
+            rates.isEmpty() ? InaggProcessPeer.STANDARD_MTU : mtu);
         final Path dir = workDir();
         if (!rates.isEmpty())
         {
@@ -246,9 +248,9 @@ final class BenchPeersCommand implements Callable<Integer>
         }
     }
 
-    /** The peers named, in the order named. */
+    /** The peers named, in the order named; inagg's UDP processes with packets for links of {@code mtu} bytes. */
     static List<Peer> peers(final List<String> names, final String python, final List<String> jvmOptions,
-        final List<String> workerOptions)
+        final List<String> workerOptions, final int mtu)
     {
         final List<Peer> peers = new ArrayList<>();
         for (final String name : names)
@@ -257,7 +259,7 @@ final class BenchPeersCommand implements Callable<Integer>
             {
                 case "gloo" -> new GlooPeer(python);
                 case "mpi" -> new OpenMpiPeer(python);
-                case "inagg-udp" -> new InaggProcessPeer(0, 0, jvmOptions, workerOptions);
+                case "inagg-udp" -> InaggProcessPeer.forMtu(mtu, jvmOptions, workerOptions);
                 case "inagg-udp-64k" -> new InaggProcessPeer(InaggProcessPeer.LOOPBACK_LANES,
                     InaggProcessPeer.LOOPBACK_SLOTS, jvmOptions, workerOptions);
                 case "inagg-local" -> new InaggLocalPeer("inproc", jvmOptions);

@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import org.inagg.perf.profile.ProfileOptions;
+import org.inagg.wire.InaggHeader;
 
 /**
  * inagg as deployed first: an {@code inagg switch} process and W {@code inagg worker} processes over UDP on the
@@ -18,6 +19,12 @@ public final class InaggProcessPeer implements Peer
 {
     /** The switch's lanes per packet when the job names none. */
     static final int DEFAULT_LANES = org.inagg.p4.softswitch.SwitchJobConfig.DEFAULT_LANES;
+    /** The switch's slots when the job names none: with {@link #DEFAULT_LANES}, the lanes a worker keeps in flight. */
+    static final int DEFAULT_SLOTS = org.inagg.p4.softswitch.SwitchJobConfig.DEFAULT_SLOTS;
+    /** An Ethernet MTU up to this carries the switch's default packets; a larger (jumbo) one, packets to fill it. */
+    public static final int STANDARD_MTU = 1500;
+    /** IPv4 (20), UDP (8) and inagg (20) headers within an MTU. */
+    private static final int HEADERS_IN_MTU = 20 + 8 + 20;
     /** The switch's UDP port where it has an address of its own (an emulated cluster's switch namespace). */
     static final int SWITCH_PORT = 9000;
 
@@ -28,6 +35,7 @@ public final class InaggProcessPeer implements Peer
 
     private final int lanes;
     private final int slots;
+    private final boolean acrossHosts;
     private final List<String> jvmOptions;
     private final List<String> workerOptions;
 
@@ -41,14 +49,39 @@ public final class InaggProcessPeer implements Peer
     public InaggProcessPeer(final int lanes, final int slots, final List<String> jvmOptions,
         final List<String> workerOptions)
     {
+        this(lanes, slots, lanes == 0, jvmOptions, workerOptions);
+    }
+
+    private InaggProcessPeer(final int lanes, final int slots, final boolean acrossHosts,
+        final List<String> jvmOptions, final List<String> workerOptions)
+    {
         if ((lanes == 0) != (slots == 0))
         {
             throw new IllegalArgumentException("give both lanes and slots, or neither");
         }
         this.lanes = lanes;
         this.slots = slots;
+        this.acrossHosts = acrossHosts;
         this.jvmOptions = List.copyOf(jvmOptions);
         this.workerOptions = List.copyOf(workerOptions);
+    }
+
+    /**
+     * The peer for links of {@code mtu} bytes: the switch's defaults up to {@link #STANDARD_MTU}; on jumbo-frame links
+     * packets that fill the MTU (the largest power of two of lanes that fits) and as many slots as keep the default
+     * job's lanes in flight (128 x 256: 16 slots of 2,048 lanes at MTU 9000), so a worker queues no more bytes on its
+     * link than with the defaults.
+     */
+    public static InaggProcessPeer forMtu(final int mtu, final List<String> jvmOptions,
+        final List<String> workerOptions)
+    {
+        if (mtu <= STANDARD_MTU)
+        {
+            return new InaggProcessPeer(0, 0, true, jvmOptions, workerOptions);
+        }
+        final int lanes = Math.min(LOOPBACK_LANES, Integer.highestOneBit((mtu - HEADERS_IN_MTU) / Integer.BYTES));
+        return new InaggProcessPeer(lanes, Math.max(1, DEFAULT_SLOTS * DEFAULT_LANES / lanes), true, jvmOptions,
+            workerOptions);
     }
 
     @Override
@@ -57,11 +90,14 @@ public final class InaggProcessPeer implements Peer
         return lanes == 0 ? "inagg UDP processes" : "inagg UDP processes, " + lanes + " lanes";
     }
 
-    /** Across hosts with the switch's default packets only: 64 KB datagrams would be IP-fragmented on the links. */
+    /**
+     * Across hosts with packets sized to the links' MTU only ({@link #forMtu}): 64 KB datagrams would be IP-fragmented
+     * on the links.
+     */
     @Override
     public boolean runsAcrossHosts()
     {
-        return lanes == 0;
+        return acrossHosts;
     }
 
     /** In-network aggregation's bound ({@link LinkBounds#inaSeconds}) with the job's lanes per packet. */
@@ -120,7 +156,8 @@ public final class InaggProcessPeer implements Peer
                 System.nanoTime() + TimeUnit.SECONDS.toNanos(run.timeoutS()));
             return WorkerLogs.collect(name(), run, logs, ok, lanes == 0
                 ? "switch defaults (256 lanes: 1 KiB datagrams, within a 1500-byte MTU)"
-                : slots + " slots of " + lanes + " lanes (64 KB datagrams: loopback or jumbo-frame links)");
+                : slots + " slots of " + lanes + " lanes (" + InaggHeader.messageLength(lanes) + "-byte messages: "
+                    + (acrossHosts ? "jumbo-frame links" : "loopback") + ")");
         }
     }
 
