@@ -2,7 +2,9 @@ package org.inagg.p4.esa;
 
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 import org.inagg.agent.CounterRegistry;
 import org.inagg.p4.testing.CaptureTransport;
@@ -103,6 +105,8 @@ final class EsaFuzzHarness
     private final List<Carried> carried = new ArrayList<>();
     /** Every message a worker got: peer and bytes. */
     private final List<CaptureTransport.Sent> toWorkers = new ArrayList<>();
+    /** Junk senders that may have become switches of the job at the server (a PARTIAL of its session). */
+    private final Set<Integer> switchesOfTheJob = new HashSet<>();
     private int nextWorker;
 
     EsaFuzzHarness(final byte[] data, final boolean junkToServer)
@@ -216,12 +220,19 @@ final class EsaFuzzHarness
         }
         final MemorySegment m = junk.segment();
         final int type = InaggHeader.type(m, 0);
-        if (junkToServer && peer == SWITCH_IN_SERVER && InaggHeader.jobId(m, 0) == JOB
-            && type == MessageType.AGGREGATE && InaggHeader.session(m, 0) != 0)
+        final boolean ofTheJob = InaggHeader.jobId(m, 0) == JOB
+            && (type == MessageType.AGGREGATE || type == EsaWire.TYPE_PARTIAL);
+        if (junkToServer && ofTheJob && InaggHeader.session(m, 0) != 0
+            && (peer == SWITCH_IN_SERVER || switchesOfTheJob.contains(peer)))
         {
-            // A packet of another session of the job from its switch is a restart of the job (the server follows the
-            // session of the switch in front of it, docs/sessions.md), not junk the block must survive.
+            // A packet of another session of the job from a switch of the job (its configured one, or a peer that sent
+            // it a PARTIAL of the job's session: a PARTIAL makes its sender one) is a restart of the job (the server
+            // follows the session of the switch in front of it, docs/sessions.md), not junk the block must survive.
             return true;
+        }
+        if (junkToServer && ofTheJob && type == EsaWire.TYPE_PARTIAL && InaggHeader.session(m, 0) == 0)
+        {
+            switchesOfTheJob.add(peer); // at most what the server learns: it may still refuse the PARTIAL
         }
         return InaggHeader.jobId(m, 0) == JOB && (type == MessageType.AGGREGATE || type == EsaWire.TYPE_PARTIAL)
             && (InaggHeader.sequence(m, 0) == sequence || InaggHeader.slotField(m, 0) == slotField);
