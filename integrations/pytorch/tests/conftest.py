@@ -13,7 +13,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Dict, Iterator, List, Optional
+from typing import Dict, Iterator, List, Optional, Sequence
 
 import pytest
 
@@ -186,12 +186,22 @@ def collect(procs: List[subprocess.Popen], timeout: float) -> List[subprocess.Co
     return results
 
 
-def assert_ok(results: List[subprocess.CompletedProcess], ranks=None) -> None:
-    for rank, r in enumerate(results):
-        if ranks is not None and rank not in ranks:
-            continue
-        assert r.returncode == 0 and f"RANK {rank} OK" in r.stdout, f"rank {rank} failed ({r.returncode}):\n" \
-                                                                     f"{r.stdout[-4000:]}"
+def assert_ok(results: List[subprocess.CompletedProcess], ranks=None, logs: Sequence[Path] = ()) -> None:
+    """Every rank (of ``ranks``) said OK; otherwise fails with the first failed rank's output, every other failed
+    rank's last line, and the tail of each of ``logs`` (the agents' and switches' of the test)."""
+    failed = [rank for rank, r in enumerate(results) if (ranks is None or rank in ranks)
+              and not (r.returncode == 0 and f"RANK {rank} OK" in r.stdout)]
+    if not failed:
+        return
+    first = results[failed[0]]
+    message = f"rank {failed[0]} failed ({first.returncode}):\n{first.stdout[-4000:]}"
+    for rank in failed[1:]:
+        lines = results[rank].stdout.strip().splitlines()
+        message += f"\nrank {rank} failed ({results[rank].returncode}): {lines[-1] if lines else ''}"
+    for log in logs:
+        text = log.read_text(errors="replace") if log.is_file() else "(no log)"
+        message += f"\n--- {log.name}, last 3000 characters:\n{text[-3000:]}"
+    raise AssertionError(message)
 
 
 def stop(process: subprocess.Popen, log: Path, wait: float = 15) -> None:

@@ -48,7 +48,9 @@ def test_two_hosts_through_the_switch_match_the_exact_sum_within_the_fixed_point
         env_of = {r: {"INAGG_HOST_ID": "a" if r < 2 else "b",
                       "INAGG_AGENT": str((host_a if r < 2 else host_b).socket), "INAGG_SWITCH_JOB": "1"}
                   for r in range(4)}
-        assert_ok(run_ranks("multihost,fsdp", 4, env_of=env_of, timeout=200))  # FSDP2 across the hosts too
+        switch_log = SHM / f"inagg-test-switch-{os.getpid()}.log"
+        assert_ok(run_ranks("multihost,fsdp", 4, env_of=env_of, timeout=200),  # FSDP2 across the hosts too
+                  logs=(host_a.log, host_b.log, switch_log))
         assert "2 host(s)" in host_a.log_text() and "2 host(s)" in host_b.log_text()
     finally:
         host_a.stop()

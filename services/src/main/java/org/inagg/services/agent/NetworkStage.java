@@ -217,6 +217,12 @@ final class NetworkStage implements RoundPipeline.SwitchStage, AutoCloseable
         return job.isDone() && !job.isCompletedExceptionally() ? job.join().elementsPerPacket() : 0;
     }
 
+    @Override
+    public CompletableFuture<?> joined()
+    {
+        return job;
+    }
+
     private static int[] owners(final CollectiveRequest round, final int ranksPerHost)
     {
         final int[] owners = new int[(int)round.parts()];

@@ -59,8 +59,11 @@ final class RoundPipeline
         /** Stages the chunk {@code chunk} that starts {@code at} elements into {@code data}, in place. */
         CompletableFuture<Void> stage(MemorySegment data, long at, CollectiveRequest chunk, int ranksPerHost);
 
-        /** Lanes per packet of the switch job; 0 while unknown (the round then goes as one chunk). */
+        /** Lanes per packet of the switch job; 0 while unknown ({@link #joined}) or when the job failed to open. */
         int lanes();
+
+        /** Completes once the switch job is joined ({@link #lanes} known) or failed to open. */
+        CompletableFuture<?> joined();
     }
 
     private final MemorySegment[] inputs;
@@ -87,6 +90,8 @@ final class RoundPipeline
     private long landed;
     private long published;
     private int inFlight;
+    /** A callback waits for the switch job's join to stage network chunks ({@link #stageSummed}). */
+    private boolean awaitingJoin;
     private boolean finite;
     private String nonFiniteMessage;
 
@@ -245,9 +250,23 @@ final class RoundPipeline
         }
     }
 
-    /** Hands every whole network chunk of what is summed to the switch stage. */
+    /**
+     * Hands every whole network chunk of what is summed to the switch stage. Network chunks are cut in whole packets,
+     * so not before the switch job is joined (its lanes known): every host must cut the round the same way, whenever
+     * its own join completed, or the hosts' packets would not match (a round staged whole on a host that was still
+     * joining against chunks on one that had joined stalled the job, the clean-clone CI found).
+     */
     private void stageSummed(final CollectiveRequest r)
     {
+        if (chunked && networkChunkElements > 0 && network.lanes() == 0 && !network.joined().isDone())
+        {
+            if (!awaitingJoin)
+            {
+                awaitingJoin = true;
+                network.joined().whenComplete((ignored, error) -> post.accept(this::onJoined));
+            }
+            return;
+        }
         while (sent < summed)
         {
             final long end = chunkEnd(r, sent);
@@ -261,6 +280,17 @@ final class RoundPipeline
             inFlight++;
             network.stage(result, at, chunk, ranksPerHost).whenComplete((ignored, error) ->
                 post.accept(() -> onLanded(r, at, end, error)));
+        }
+    }
+
+    /** The switch job is joined (or failed to open): stages what the round in progress summed meanwhile. */
+    private void onJoined()
+    {
+        awaitingJoin = false;
+        final CollectiveRequest r = round;
+        if (r != null && finite)
+        {
+            stageSummed(r);
         }
     }
 

@@ -93,6 +93,54 @@ class RoundPipelineTest
     }
 
     @Test
+    void shouldCutTheSameNetworkChunksWhileTheSwitchJobIsStillJoiningAsOnceItIsJoined()
+    {
+        // Two hosts of one job: one joined the switch before its first round, the other joins while its ranks copy
+        // in. Both must cut the round into the same packets, or the switch never matches them (the job stalled).
+        final int n = 1000;
+        final Switch joinedFirst = new Switch(100);
+        final RoundPipeline a = pipeline(inputs(2, n, 6), arena.allocate(4L * n), joinedFirst, 4, 256);
+        final Switch joiningLate = new Switch(100, false);
+        final RoundPipeline b = pipeline(inputs(2, n, 6), arena.allocate(4L * n), joiningLate, 4, 256);
+        for (final RoundPipeline p : List.of(a, b))
+        {
+            p.begin(new CollectiveRequest(1, AgentProtocol.OP_SUM, AgentProtocol.DTYPE_FLOAT32, n, n));
+            p.advance(600);
+            p.advance(n);
+        }
+        drain();
+        assertThat(joiningLate.ranges()).as("nothing staged before the lanes are known").isEmpty();
+        joiningLate.joined.complete(null);
+        assertThat(joiningLate.ranges()).as("staged on the agent's thread").isEmpty();
+        drain();
+        assertThat(joiningLate.ranges()).isEqualTo(joinedFirst.ranges())
+            .containsExactly("0..200", "200..400", "400..600", "600..800", "800..1000");
+        for (int c = 0; c < 5; c++)
+        {
+            joinedFirst.land(c);
+            joiningLate.land(c);
+        }
+        drain();
+        assertThat(outcome.completed).containsExactly(AgentProtocol.OK, AgentProtocol.OK);
+    }
+
+    @Test
+    void shouldStageTheRoundWholeWhenTheSwitchJobFailedToOpenSoThatTheJobFails()
+    {
+        final int n = 1000;
+        final Switch failed = new Switch(100, false);
+        final RoundPipeline pipeline = pipeline(inputs(2, n, 7), arena.allocate(4L * n), failed, 4, 256);
+        pipeline.begin(new CollectiveRequest(1, AgentProtocol.OP_SUM, AgentProtocol.DTYPE_FLOAT32, n, n));
+        pipeline.advance(n);
+        failed.joined.completeExceptionally(new IllegalStateException("no switch"));
+        drain();
+        assertThat(failed.ranges()).containsExactly("0..1000");
+        failed.chunks.get(0).completeExceptionally(new IllegalStateException("no switch"));
+        drain();
+        assertThat(outcome.failures).hasSize(1);
+    }
+
+    @Test
     void shouldStageTheRoundWholeOnceSummedWithoutNetworkChunks()
     {
         final int n = 1000;
@@ -240,12 +288,23 @@ class RoundPipelineTest
     private static final class Switch implements RoundPipeline.SwitchStage
     {
         final int lanes;
+        final CompletableFuture<Void> joined = new CompletableFuture<>();
         final List<CompletableFuture<Void>> chunks = new ArrayList<>();
         final List<String> ranges = new ArrayList<>();
 
+        /** A switch job already joined. */
         Switch(final int lanes)
         {
+            this(lanes, true);
+        }
+
+        Switch(final int lanes, final boolean joined)
+        {
             this.lanes = lanes;
+            if (joined)
+            {
+                this.joined.complete(null);
+            }
         }
 
         @Override
@@ -261,7 +320,13 @@ class RoundPipelineTest
         @Override
         public int lanes()
         {
-            return lanes;
+            return joined.isDone() && !joined.isCompletedExceptionally() ? lanes : 0;
+        }
+
+        @Override
+        public CompletableFuture<?> joined()
+        {
+            return joined;
         }
 
         List<String> ranges()
