@@ -57,7 +57,8 @@ public final class AgentCommand implements Callable<Integer>
 
     @Option(names = "--network-chunk-bytes", defaultValue = "" + HostAgentContext.NETWORK_CHUNK_BYTES_DEFAULT,
         description = "Bytes of the chunks a sum goes through the switch and is copied out in, overlapping the next "
-            + "chunk's sum and copies (multiple of 4096; default ${DEFAULT-VALUE}: the round whole, once summed).")
+            + "chunk's sum and copies (multiple of 4096; default ${DEFAULT-VALUE}: the round whole, once summed); the same on "
+            + "every host of a job.")
     private long networkChunkBytes;
 
     @Option(names = "--reducer-threads", defaultValue = "-1",

@@ -132,8 +132,10 @@ public final class HostAgentContext
 
     /**
      * Bytes of the chunks a sum goes through the switch in, each as soon as it is summed, and is copied out in as they
-     * come back ({@link RoundPipeline}); 0: the round goes through the switch whole, once summed. Only with
-     * {@link #chunkBytes(long)} not 0.
+     * come back ({@link RoundPipeline}); 0: the round goes through the switch whole, once summed. Independent of
+     * {@link #chunkBytes(long)} (with whole rounds the chunks go out one after another once the round is summed), so
+     * that hosts with different cores (and so different {@link #chunkBytesFor}) cut a round the same way; it must be
+     * the same on every host of a job, or the hosts' packets do not match at the switch.
      */
     public HostAgentContext networkChunkBytes(final long networkChunkBytes)
     {

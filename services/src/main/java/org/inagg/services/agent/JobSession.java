@@ -68,7 +68,7 @@ final class JobSession implements AutoCloseable
             inputs[i] = region.data(i);
         }
         this.pipeline = new RoundPipeline(inputs, region.result(), members, reducer, network, post, new Outcome(),
-            worldSize, ranksPerHost(), chunkElements, chunkElements == 0 ? 0 : networkChunkBytes / 4);
+            worldSize, ranksPerHost(), chunkElements, networkChunkBytes / 4);
         counters.jobsStarted.increment();
         counters.jobsActive.increment();
         LOG.log(Level.INFO, "job {0}: started, {1} local ranks of {2} on {3} host(s), shared memory {4} ({5} bytes a "

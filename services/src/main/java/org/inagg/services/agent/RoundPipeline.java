@@ -79,7 +79,10 @@ final class RoundPipeline
     private final long networkChunkElements;
 
     private CollectiveRequest round;
+    /** The round is copied in and summed in chunks. */
     private boolean chunked;
+    /** The round goes through the switch in network chunks (a sum, with network chunks on, whatever {@link #chunked}). */
+    private boolean networkChunked;
     /** Elements every local rank has copied in. */
     private long available;
     /** Elements of the in-host result computed. */
@@ -137,6 +140,7 @@ final class RoundPipeline
         round = first;
         final boolean sum = first.op() == AgentProtocol.OP_SUM || first.op() == AgentProtocol.OP_AVG;
         chunked = sum && chunkElements > 0;
+        networkChunked = sum && networkChunkElements > 0;
         available = 0;
         summed = 0;
         sent = 0;
@@ -258,7 +262,7 @@ final class RoundPipeline
      */
     private void stageSummed(final CollectiveRequest r)
     {
-        if (chunked && networkChunkElements > 0 && network.lanes() == 0 && !network.joined().isDone())
+        if (networkChunked && network.lanes() == 0 && !network.joined().isDone())
         {
             if (!awaitingJoin)
             {
@@ -297,7 +301,7 @@ final class RoundPipeline
     /** Where the network chunk that starts at {@code from} ends. */
     private long chunkEnd(final CollectiveRequest r, final long from)
     {
-        return chunkEnd(r, from, chunked && networkChunkElements > 0 ? network.lanes() : 0, networkChunkElements);
+        return chunkEnd(r, from, networkChunked ? network.lanes() : 0, networkChunkElements);
     }
 
     /**

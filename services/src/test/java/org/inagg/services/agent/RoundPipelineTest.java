@@ -141,6 +141,32 @@ class RoundPipelineTest
     }
 
     @Test
+    void shouldCutNetworkChunksOfAWholeRoundAsAChunkedHostDoes()
+    {
+        // Hosts decide their copy-in chunks themselves (cores against local ranks): a host with whole rounds must
+        // still cut the round into the network chunks that a host with chunked rounds sends.
+        final int n = 1000;
+        final Switch wholeRounds = new Switch(100);
+        final RankConnection[] members = {new RankConnection(null), new RankConnection(null)};
+        for (int i = 0; i < 2; i++)
+        {
+            members[i].identity = new Hello(AgentProtocol.VERSION, i, 4, i, 2, 0, 2, 1, 100 + i, "k", 0);
+        }
+        final RoundPipeline pipeline = new RoundPipeline(inputs(2, n, 8), arena.allocate(4L * n), members, reducer,
+            wholeRounds, posted::add, outcome, 4, 2, 0, 256);
+        pipeline.begin(new CollectiveRequest(1, AgentProtocol.OP_SUM, AgentProtocol.DTYPE_FLOAT32, n, n));
+        pipeline.advance(n);
+        assertThat(wholeRounds.ranges()).containsExactly("0..200", "200..400", "400..600", "600..800", "800..1000");
+        for (int c = 0; c < 5; c++)
+        {
+            wholeRounds.land(c);
+            drain();
+        }
+        assertThat(outcome.done).containsExactly(200L, 400L, 600L, 800L);
+        assertThat(outcome.completed).containsExactly(AgentProtocol.OK);
+    }
+
+    @Test
     void shouldStageTheRoundWholeOnceSummedWithoutNetworkChunks()
     {
         final int n = 1000;
