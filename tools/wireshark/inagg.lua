@@ -130,7 +130,9 @@ local f = {
     bitmap_words = ProtoField.uint16("inagg.partial.bitmap_words", "Bitmap words", base.DEC, nil, nil,
         "PARTIAL: how many of the Element Count words are the worker bitmap (Worker Id)"),
     partial_lanes = ProtoField.uint16("inagg.partial.lanes", "Lanes", base.DEC, nil, nil,
-        "PARTIAL: Element Count less the bitmap words"),
+        "PARTIAL: Element Count less the bitmap words (and the Owner word)"),
+    partial_owner = ProtoField.uint32("inagg.partial.owner", "Owner", base.DEC, nil, nil,
+        "PARTIAL of a REDUCE_SCATTER or ALL_GATHER (Flags bits 3-4 not 0): its last word, the round's Owner"),
     lanes = ProtoField.none("inagg.lanes", "Lanes", "The int32 lanes"),
     lane = ProtoField.int32("inagg.lane", "Lane", base.DEC, nil, nil, "One int32 lane"),
     bitmap = ProtoField.none("inagg.partial.bitmap", "Worker bitmap", "PARTIAL: bit (w mod 32) of word (w / 32)"),
@@ -354,7 +356,9 @@ local function dissect(tvb, pinfo, tree)
         worker_item:add(f.bitmap_words, tvb(4, 2))
         status_item:add(f.esa_reason, tvb(17, 1))
         reserved_item:add(f.session, tvb(18, 2))
-        local lanes = count - worker
+        -- A REDUCE_SCATTER or ALL_GATHER PARTIAL (collective, Flags bits 3-4, not 0) ends with its Owner word.
+        local owner_words = (math.floor(flags / 8) % 4 ~= 0) and 1 or 0
+        local lanes = count - worker - owner_words
         if lanes < 0 then
             worker_item:add_proto_expert_info(e.bitmap, string.format(
                 "%d bitmap words but Element Count is %d", worker, count))
@@ -365,6 +369,10 @@ local function dissect(tvb, pinfo, tree)
             copy, sequence, lanes, name_of(ESA_REASONS, status))
         add_lanes(tvb, root, HEADER_LENGTH, lanes, "Lane sums")
         add_bitmap(tvb, root, HEADER_LENGTH + 4 * lanes, math.min(worker, count))
+        local owner_at = HEADER_LENGTH + 4 * (count - 1)
+        if owner_words == 1 and count > worker and owner_at + 4 <= tvb:len() then
+            root:add(f.partial_owner, tvb(owner_at, 4))
+        end
     else
         type_item:add_proto_expert_info(e.type, string.format(
             "Unknown inagg message type %d (known: 1 AGGREGATE, 2 JOIN, 3 JOIN_ACK, 4 REJECT, 5 PARTIAL)", mtype))

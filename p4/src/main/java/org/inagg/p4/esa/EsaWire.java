@@ -35,8 +35,17 @@ import org.inagg.wire.InaggHeader;
  *  |                 L lane sums (int32, big-endian)         ...   | 20
  *  +---------------------------------------------------------------+
  *  |     B bitmap words: bit (w mod 32) of word (w / 32) = worker w  | 20 + 4L
- *  +---------------------------------------------------------------+
+ *  +-------------------------------+-------------------------------+
+ *  |           0                   | Owner (not in ALL_REDUCE ones)| 20 + 4(L + B)
+ *  +-------------------------------+-------------------------------+
  * </pre>
+ * Flags carry, besides INT32, the collective and reduce op of the block's packets in the same bits as an AGGREGATE's
+ * (docs/wire-format.md, "Collectives and reduce ops"): the lanes are combined with that op (SUM, MIN, MAX), and an
+ * ALL_GATHER PARTIAL holds its Owner's lanes if its bitmap has the Owner, no lanes otherwise. A REDUCE_SCATTER or
+ * ALL_GATHER PARTIAL ends with one more word, its Owner (Priority and Status, where an AGGREGATE has it, hold the
+ * holder's priority and the reason here), also counted in Element Count: Element Count = L + B + 1. An ALL_REDUCE
+ * PARTIAL (collective bits 0) has no Owner word, so an ALL_REDUCE SUM PARTIAL, the only one the P4 programs send, is
+ * byte for byte what it was before the collectives.
  * B = ceil(W / 32) for the job's W workers, as the P4 programs' 32-bit bitmap words; it sits where an AGGREGATE has
  * its worker id (a PARTIAL speaks for several workers, which the server counts from the bitmap). Session is the
  * session of the block's job at the switch when it sent the PARTIAL: for an evicted block that is its holder's job,
@@ -87,10 +96,28 @@ public final class EsaWire
         return (workers + 31) >>> 5;
     }
 
-    /** Length of a PARTIAL carrying {@code lanes} lanes for a job of {@code workers} workers. */
+    /** Length of an ALL_REDUCE PARTIAL carrying {@code lanes} lanes for a job of {@code workers} workers. */
     public static int partialLength(final int lanes, final int workers)
     {
         return InaggHeader.messageLength(lanes + bitmapWords(workers));
+    }
+
+    /** Length of a PARTIAL of {@code collective} carrying {@code lanes} lanes for a job of {@code workers} workers. */
+    public static int partialLength(final int lanes, final int workers, final int collective)
+    {
+        return InaggHeader.messageLength(lanes + bitmapWords(workers) + ownerWords(collective));
+    }
+
+    /** The longest PARTIAL of a job of {@code workers} workers with {@code lanes} lanes per packet (an Owner word). */
+    public static int maxPartialLength(final int lanes, final int workers)
+    {
+        return InaggHeader.messageLength(lanes + bitmapWords(workers) + 1);
+    }
+
+    /** Words after the bitmap of a PARTIAL of {@code collective}: its Owner, unless ALL_REDUCE. */
+    private static int ownerWords(final int collective)
+    {
+        return collective == InaggHeader.COLLECTIVE_ALL_REDUCE ? 0 : 1;
     }
 
     /** Bitmap words of a PARTIAL (its Worker Id field). */
@@ -99,10 +126,26 @@ public final class EsaWire
         return InaggHeader.workerId(m, o);
     }
 
-    /** Lanes of a PARTIAL: Element Count less the bitmap words. */
+    /** Lanes of a PARTIAL: Element Count less the bitmap words and the Owner word (negative if malformed). */
     public static int partialLanes(final MemorySegment m, final long o)
     {
-        return InaggHeader.elementCount(m, o) - partialBitmapWords(m, o);
+        return InaggHeader.elementCount(m, o) - partialBitmapWords(m, o) - ownerWords(InaggHeader.collective(m, o));
+    }
+
+    /**
+     * The Owner of a REDUCE_SCATTER or ALL_GATHER PARTIAL: its last word, a worker id (so below 2^16; anything else is
+     * not a worker of the job).
+     */
+    public static int partialOwner(final MemorySegment m, final long o)
+    {
+        return m.get(I32, o + InaggHeader.PAYLOAD_OFFSET + (long)(InaggHeader.elementCount(m, o) - 1) * Integer.BYTES);
+    }
+
+    /** Writes the Owner word of a REDUCE_SCATTER or ALL_GATHER PARTIAL whose header is written. */
+    public static void setPartialOwner(final MemorySegment m, final long o, final int owner)
+    {
+        m.set(I32, o + InaggHeader.PAYLOAD_OFFSET + (long)(InaggHeader.elementCount(m, o) - 1) * Integer.BYTES,
+            owner);
     }
 
     public static void setPartialBitmapWords(final MemorySegment m, final long o, final int words)
@@ -111,9 +154,10 @@ public final class EsaWire
     }
 
     /**
-     * Writes a PARTIAL's header: Type {@link #TYPE_PARTIAL}, {@code flags} (a switch sends INT32 only), the block's
-     * job, session, slot field, sequence, exponents and priority, {@code reason} in Status, {@code lanes} lanes and
-     * {@code words} bitmap words counted in Element Count. The lanes and the bitmap words follow, written by the caller.
+     * Writes a PARTIAL's header: Type {@link #TYPE_PARTIAL}, {@code flags} (INT32, the collective and the reduce op),
+     * the block's job, session, slot field, sequence, exponents and priority, {@code reason} in Status, {@code lanes}
+     * lanes, {@code words} bitmap words and, unless the collective is ALL_REDUCE, the Owner word counted in Element
+     * Count. The lanes, the bitmap words and the Owner ({@link #setPartialOwner}) follow, written by the caller.
      */
     @SuppressWarnings("checkstyle:ParameterNumber")
     public static void writePartialHeader(final MemorySegment m, final long o, final int flags, final int jobId,
@@ -121,7 +165,8 @@ public final class EsaWire
         final int blockExponent, final int nextExponent, final int priority, final int reason)
     {
         InaggHeader.write(m, o, TYPE_PARTIAL, flags, jobId, words, slotField, slotField >>> 15, sequence,
-            lanes + words, blockExponent, nextExponent, priority);
+            lanes + words + ownerWords((flags & InaggHeader.COLLECTIVE_MASK) >>> InaggHeader.COLLECTIVE_SHIFT),
+            blockExponent, nextExponent, priority);
         InaggHeader.setStatus(m, o, reason);
         InaggHeader.setSession(m, o, session);
     }

@@ -2,13 +2,10 @@ package org.inagg.p4.esa;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.nio.ByteOrder;
-
-import jdk.incubator.vector.IntVector;
-import jdk.incubator.vector.VectorSpecies;
 
 import org.inagg.p4.pipeline.AggregationNode;
 import org.inagg.p4.pipeline.AggregationStrategy;
+import org.inagg.p4.pipeline.LaneOps;
 import org.inagg.p4.pipeline.NodeCounter;
 import org.inagg.p4.pipeline.NodeCounters;
 import org.inagg.transport.Transport;
@@ -18,6 +15,13 @@ import org.inagg.wire.MessageType;
 /**
  * The parameter server's aggregation, after the {@link AggregationNode}'s parse and job table: per block, a sum and
  * the bitmap of the workers in it, merged from raw fragments and PARTIALs as {@link ParameterServer} describes.
+ * <p>
+ * <b>Collectives.</b> Every collective and reduce op of docs/wire-format.md, with the software switch's semantics, so
+ * that a two-level job's results are bit for bit a one-level job's: lanes combine with the op (SUM, MIN, MAX; a
+ * PARTIAL's sum is combined with the same op, and SUM, MIN and MAX being associative and commutative, the order in
+ * which raw fragments and PARTIALs come does not matter); an ALL_GATHER block keeps its Owner's lanes (from the
+ * Owner's raw fragment or the PARTIAL whose bitmap has the Owner); a REDUCE_SCATTER result goes with its lanes to the
+ * Owner and header-only to the other workers, and a retransmission of a completed block is answered the same way.
  * <p>
  * <b>Sessions.</b> A job's run on the server follows the run its workers are in: a direct worker that rejoins as a new
  * process starts a new session here (the server answers its JOINs), and a packet a switch forwards with a newer
@@ -30,7 +34,8 @@ import org.inagg.wire.MessageType;
  */
 final class ServerAggregation implements AggregationStrategy<ServerJob>
 {
-    private static final VectorSpecies<Integer> INTS = IntVector.SPECIES_PREFERRED;
+    /** The lane count of an ALL_GATHER fragment for {@link #blockFor}: neither checked nor set by it. */
+    private static final int NO_LANE_COUNT = -1;
 
     private final AggregationNode<ServerJob> node;
     private final NodeCounters<ServerCounter> counters;
@@ -51,10 +56,15 @@ final class ServerAggregation implements AggregationStrategy<ServerJob>
     {
         if (type == MessageType.AGGREGATE && (InaggHeader.flags(m, o) & InaggHeader.FLAG_RESULT) == 0)
         {
-            // The server sums: ALL_REDUCE SUM only (docs/wire-format.md, "Collectives and reduce ops").
-            return InaggHeader.isAllReduceSum(m, o) ? null : NodeCounter.DROP_UNSUPPORTED;
+            // Every collective and op of docs/wire-format.md ("Collectives and reduce ops"); reserved ones are not.
+            return (InaggHeader.flags(m, o) & InaggHeader.FLAG_RESERVED) != 0
+                || InaggHeader.hasReservedCollectiveBits(m, o) ? NodeCounter.DROP_UNSUPPORTED : null;
         }
-        return type == EsaWire.TYPE_PARTIAL ? null : NodeCounter.DROP_MALFORMED;
+        if (type != EsaWire.TYPE_PARTIAL)
+        {
+            return NodeCounter.DROP_MALFORMED;
+        }
+        return InaggHeader.hasReservedCollectiveBits(m, o) ? NodeCounter.DROP_UNSUPPORTED : null;
     }
 
     @Override
@@ -153,7 +163,9 @@ final class ServerAggregation implements AggregationStrategy<ServerJob>
     {
         final int worker = InaggHeader.workerId(m, o);
         final int sequence = InaggHeader.sequence(m, o);
-        if (worker >= job.workers())
+        final int collective = InaggHeader.collective(m, o);
+        final int owner = collective == InaggHeader.COLLECTIVE_ALL_REDUCE ? worker : InaggHeader.owner(m, o);
+        if (worker >= job.workers() || owner >= job.workers())
         {
             counters.increment(NodeCounter.DROP_UNKNOWN_WORKER);
             return;
@@ -163,7 +175,14 @@ final class ServerAggregation implements AggregationStrategy<ServerJob>
             return;
         }
         final int lanes = InaggHeader.elementCount(m, o);
-        final ServerBlock block = blockFor(job, sequence, m, o, lanes);
+        final boolean gather = collective == InaggHeader.COLLECTIVE_ALL_GATHER;
+        if (gather && (lanes > 0) != (worker == owner))
+        {
+            // An ALL_GATHER round's lanes come from its Owner alone, and only from it (as the switch checks).
+            counters.increment(NodeCounter.DROP_BAD_SIZE);
+            return;
+        }
+        final ServerBlock block = blockFor(job, sequence, m, o, gather ? NO_LANE_COUNT : lanes, owner);
         if (block == null)
         {
             return;
@@ -172,7 +191,7 @@ final class ServerAggregation implements AggregationStrategy<ServerJob>
         {
             // The worker may have lost the result (it retransmits only then); answering costs one packet.
             counters.increment(ServerCounter.LATE);
-            if (sendResult(job, block, job.peers[worker], worker))
+            if (sendResult(job, block, job.peers[worker], worker, withLanes(block, worker)))
             {
                 counters.increment(ServerCounter.RETRANSMIT_REPLIES);
             }
@@ -185,9 +204,9 @@ final class ServerAggregation implements AggregationStrategy<ServerJob>
             counters.increment(NodeCounter.DUPLICATES);
             return;
         }
+        mergeLanes(block, m, o, lanes, gather);
         block.bits[word] |= bit;
         block.count++;
-        addLanes(block.lanes, m, o, lanes);
         block.nextExponent = Math.max(block.nextExponent, InaggHeader.nextExponent(m, o));
         counters.increment(ServerCounter.RAW_MERGED);
         if (block.count == job.config.workers())
@@ -209,11 +228,25 @@ final class ServerAggregation implements AggregationStrategy<ServerJob>
             counters.increment(NodeCounter.DROP_MALFORMED);
             return;
         }
+        final int collective = InaggHeader.collective(m, o);
+        final int owner = collective == InaggHeader.COLLECTIVE_ALL_REDUCE ? 0 : EsaWire.partialOwner(m, o);
+        if (owner < 0 || owner >= job.workers())
+        {
+            counters.increment(NodeCounter.DROP_UNKNOWN_WORKER);
+            return;
+        }
+        final boolean gather = collective == InaggHeader.COLLECTIVE_ALL_GATHER;
+        if (gather && (lanes > 0) != EsaWire.partialHasWorker(m, o, owner))
+        {
+            // An ALL_GATHER partial holds its Owner's lanes if it speaks for the Owner, and none otherwise.
+            counters.increment(NodeCounter.DROP_BAD_SIZE);
+            return;
+        }
         if (!partialSession(job, m, o, peer))
         {
             return;
         }
-        final ServerBlock block = blockFor(job, sequence, m, o, lanes);
+        final ServerBlock block = blockFor(job, sequence, m, o, gather ? NO_LANE_COUNT : lanes, owner);
         if (block == null)
         {
             return;
@@ -227,13 +260,13 @@ final class ServerAggregation implements AggregationStrategy<ServerJob>
         {
             // The switch's sum, already multicast in ESA; kept for retransmissions (and sent on in ATP).
             counters.increment(ServerCounter.RESULT_COPIES);
-            for (int k = 0; k < lanes; k++)
-            {
-                block.lanes[k] = InaggHeader.element(m, o, k);
-            }
+            block.ensureLanes(lanes);
+            LaneOps.store(block.lanes, 0, m, o + InaggHeader.PAYLOAD_OFFSET, lanes);
+            block.laneCount = lanes;
             block.nextExponent = InaggHeader.nextExponent(m, o);
             block.blockExponent = InaggHeader.blockExponent(m, o);
-            block.flags = InaggHeader.flags(m, o) & InaggHeader.FLAG_INT32;
+            block.flags = InaggHeader.flags(m, o) & ServerBlock.KEPT_FLAGS;
+            block.owner = owner;
             block.slotField = InaggHeader.slotField(m, o);
             block.state = ServerBlock.DONE;
             job.open--;
@@ -261,13 +294,13 @@ final class ServerAggregation implements AggregationStrategy<ServerJob>
             counters.increment(ServerCounter.OVERLAPS);
             return;
         }
+        mergeLanes(block, m, o, lanes, gather);
         for (int k = 0; k < words; k++)
         {
             final int incoming = EsaWire.partialBitmapWord(m, o, k);
             block.bits[k] |= incoming;
             block.count += Integer.bitCount(incoming);
         }
-        addLanes(block.lanes, m, o, lanes);
         block.nextExponent = Math.max(block.nextExponent, InaggHeader.nextExponent(m, o));
         counters.increment(ServerCounter.PARTIALS_MERGED);
         if (block.count == job.config.workers())
@@ -277,19 +310,55 @@ final class ServerAggregation implements AggregationStrategy<ServerJob>
     }
 
     /**
+     * Adds a fresh contribution's {@code n} lanes (a worker's or a PARTIAL's) to its open block, as the switch's
+     * register actions do: the first contribution is stored, later ones are combined with the packet's reduce op; an
+     * ALL_GATHER block stores its Owner's lanes, whenever they come, and nothing of the others'.
+     */
+    private static void mergeLanes(final ServerBlock block, final MemorySegment m, final long o, final int n,
+        final boolean gather)
+    {
+        final long lanesOffset = o + InaggHeader.PAYLOAD_OFFSET;
+        if (gather)
+        {
+            if (n > 0)
+            {
+                block.ensureLanes(n);
+                block.laneCount = n;
+                LaneOps.store(block.lanes, 0, m, lanesOffset, n);
+            }
+        }
+        else if (block.count == 0)
+        {
+            LaneOps.store(block.lanes, 0, m, lanesOffset, n);
+        }
+        else
+        {
+            LaneOps.combine(block.lanes, 0, InaggHeader.reduceOp(m, o), m, lanesOffset, n);
+        }
+    }
+
+    /** Whether a completed block's result to {@code worker} carries lanes: not a REDUCE_SCATTER's to a non-Owner. */
+    private static boolean withLanes(final ServerBlock block, final int worker)
+    {
+        return block.collective() != InaggHeader.COLLECTIVE_REDUCE_SCATTER || worker == block.owner;
+    }
+
+    /**
      * The table entry of {@code sequence}'s slot copy: open (or opened here) for it, or DONE with its result; null
-     * (counted) for a fragment older than the block its entry now holds, or whose lane count differs from its block's.
-     * A newer sequence takes the entry over, whatever the older block's state: a newer round of the same slot copy is
-     * sent only after every worker had the older round's result, so an open older block has no worker waiting for it
-     * (it was completed elsewhere, e.g. by the switch whose COMPLETE copy was lost); it is evicted and counted.
+     * (counted) for a fragment older than the block its entry now holds, or whose lane count differs from its block's
+     * ({@code lanes} {@link #NO_LANE_COUNT}: an ALL_GATHER fragment, whose lanes are its Owner's alone, is never
+     * checked). A newer sequence takes the entry over, whatever the older block's state: a newer round of the same
+     * slot copy is sent only after every worker had the older round's result, so an open older block has no worker
+     * waiting for it (it was completed elsewhere, e.g. by the switch whose COMPLETE copy was lost); it is evicted and
+     * counted.
      */
     private ServerBlock blockFor(final ServerJob job, final int sequence, final MemorySegment m, final long o,
-        final int lanes)
+        final int lanes, final int owner)
     {
-        final ServerBlock block = job.entry(InaggHeader.slotField(m, o), lanes);
+        final ServerBlock block = job.entry(InaggHeader.slotField(m, o), Math.max(0, lanes));
         if (block.state != ServerBlock.FREE && block.sequence == sequence)
         {
-            if (block.laneCount != lanes)
+            if (lanes != NO_LANE_COUNT && block.laneCount != lanes)
             {
                 counters.increment(NodeCounter.DROP_BAD_SIZE);
                 return null;
@@ -306,8 +375,8 @@ final class ServerAggregation implements AggregationStrategy<ServerJob>
             counters.increment(ServerCounter.EVICTED);
             job.open--;
         }
-        block.open(sequence, lanes, InaggHeader.flags(m, o), InaggHeader.slotField(m, o),
-            InaggHeader.blockExponent(m, o));
+        block.open(sequence, Math.max(0, lanes), InaggHeader.flags(m, o), InaggHeader.slotField(m, o),
+            InaggHeader.blockExponent(m, o), owner);
         job.open++;
         return block;
     }
@@ -322,72 +391,52 @@ final class ServerAggregation implements AggregationStrategy<ServerJob>
             sendToSwitch(job, block);
             return;
         }
-        node.multicast(job, staging, 0, writeResult(job, block, staging, 0), AggregationNode.ALL_WORKERS);
+        node.multicast(job, staging, 0, writeResult(job, block, staging, 0, true),
+            block.collective() == InaggHeader.COLLECTIVE_REDUCE_SCATTER ? block.owner : AggregationNode.ALL_WORKERS);
     }
 
     private void sendToSwitch(final ServerJob job, final ServerBlock block)
     {
-        if (sendResult(job, block, job.config.switchPeer(), 0))
+        if (sendResult(job, block, job.config.switchPeer(), 0, true))
         {
             counters.increment(NodeCounter.RESULTS_SENT);
         }
     }
 
-    /** The block's result to one peer, as worker {@code worker}'s copy. */
-    private boolean sendResult(final ServerJob job, final ServerBlock block, final int peer, final int worker)
+    /** The block's result to one peer, as worker {@code worker}'s copy, with its lanes or header-only. */
+    private boolean sendResult(final ServerJob job, final ServerBlock block, final int peer, final int worker,
+        final boolean withLanes)
     {
-        final long offset = transport.claim(peer, InaggHeader.messageLength(block.laneCount));
+        final long offset = transport.claim(peer,
+            withLanes ? InaggHeader.messageLength(block.laneCount) : InaggHeader.LENGTH);
         if (offset == Transport.CLAIM_FAILED)
         {
             counters.increment(NodeCounter.TX_FULL);
             return false;
         }
         final MemorySegment tx = transport.txMemory();
-        writeResult(job, block, tx, offset);
+        writeResult(job, block, tx, offset, withLanes);
         InaggHeader.setWorkerId(tx, offset, worker);
         transport.commit();
         return true;
     }
 
-    /** A completed block as the switch's RESULT (worker id 0); returns its length. */
-    private static int writeResult(final ServerJob job, final ServerBlock block, final MemorySegment m, final long o)
+    /**
+     * A completed block as the switch's RESULT (worker id 0, the block's collective, op and Owner), with its lanes or
+     * none; returns its length.
+     */
+    private static int writeResult(final ServerJob job, final ServerBlock block, final MemorySegment m, final long o,
+        final boolean withLanes)
     {
+        final int n = withLanes ? block.laneCount : 0;
         InaggHeader.write(m, o, MessageType.AGGREGATE, block.flags | InaggHeader.FLAG_RESULT, job.config.jobId(), 0,
-            block.slotField, block.slotField >>> 15, block.sequence, block.laneCount, block.blockExponent,
-            block.nextExponent, 0);
+            block.slotField, block.slotField >>> 15, block.sequence, n, block.blockExponent, block.nextExponent, 0);
+        if (block.collective() != InaggHeader.COLLECTIVE_ALL_REDUCE)
+        {
+            InaggHeader.setOwner(m, o, block.owner);
+        }
         InaggHeader.setSession(m, o, job.membership().session());
-        final int[] lanes = block.lanes;
-        final int n = block.laneCount;
-        final long payload = o + InaggHeader.PAYLOAD_OFFSET;
-        final int bound = INTS.loopBound(n);
-        int k = 0;
-        for (; k < bound; k += INTS.length())
-        {
-            IntVector.fromArray(INTS, lanes, k).intoMemorySegment(m, payload + (long)k * Integer.BYTES,
-                ByteOrder.BIG_ENDIAN);
-        }
-        for (; k < n; k++)
-        {
-            InaggHeader.setElement(m, o, k, lanes[k]);
-        }
+        LaneOps.write(block.lanes, 0, m, o + InaggHeader.PAYLOAD_OFFSET, n);
         return InaggHeader.messageLength(n);
-    }
-
-    /** {@code sum[k] += lane k} of the message's payload (big-endian int32, wrapping), for {@code n} lanes. */
-    private static void addLanes(final int[] sum, final MemorySegment m, final long o, final int n)
-    {
-        final long payload = o + InaggHeader.PAYLOAD_OFFSET;
-        final int bound = INTS.loopBound(n);
-        int k = 0;
-        for (; k < bound; k += INTS.length())
-        {
-            IntVector.fromMemorySegment(INTS, m, payload + (long)k * Integer.BYTES, ByteOrder.BIG_ENDIAN)
-                .add(IntVector.fromArray(INTS, sum, k))
-                .intoArray(sum, k);
-        }
-        for (; k < n; k++)
-        {
-            sum[k] += InaggHeader.element(m, o, k);
-        }
     }
 }

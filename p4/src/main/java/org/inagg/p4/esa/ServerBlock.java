@@ -15,17 +15,36 @@ final class ServerBlock
     static final int FREE = 0;
     static final int OPEN = 1;
     static final int DONE = 2;
+    /** The Flags bits a block keeps from its packets and puts in its result. */
+    static final int KEPT_FLAGS = InaggHeader.FLAG_INT32 | InaggHeader.COLLECTIVE_MASK | InaggHeader.OP_MASK;
 
     final int[] bits;
     int[] lanes;
     int sequence;
     int state = FREE;
     int laneCount;
+    /** INT32, the collective and the reduce op of the block's packets (an AGGREGATE's Flags bits). */
     int flags;
+    /** The Owner of a REDUCE_SCATTER or ALL_GATHER block (0 for ALL_REDUCE). */
+    int owner;
     int slotField;
     int blockExponent;
     int nextExponent;
     int count;
+
+    int collective()
+    {
+        return (flags & InaggHeader.COLLECTIVE_MASK) >>> InaggHeader.COLLECTIVE_SHIFT;
+    }
+
+    /** Room for {@code n} lanes: an ALL_GATHER block opened by a header-only packet learns its lane count late. */
+    void ensureLanes(final int n)
+    {
+        if (lanes.length < n)
+        {
+            lanes = Arrays.copyOf(lanes, n);
+        }
+    }
 
     ServerBlock(final int words, final int lanes)
     {
@@ -34,7 +53,7 @@ final class ServerBlock
     }
 
     void open(final int sequence, final int laneCount, final int flags, final int slotField,
-        final int blockExponent)
+        final int blockExponent, final int owner)
     {
         this.sequence = sequence;
         this.state = OPEN;
@@ -45,7 +64,8 @@ final class ServerBlock
         Arrays.fill(lanes, 0, laneCount, 0);
         Arrays.fill(bits, 0);
         this.laneCount = laneCount;
-        this.flags = flags & InaggHeader.FLAG_INT32;
+        this.flags = flags & KEPT_FLAGS;
+        this.owner = owner;
         this.slotField = slotField;
         this.blockExponent = blockExponent;
         this.nextExponent = InaggHeader.NO_EXPONENT;

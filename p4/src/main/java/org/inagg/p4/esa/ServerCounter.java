@@ -36,8 +36,11 @@ public enum ServerCounter implements CounterDescriptor
     DROP_STALE_SESSION(420, "dropped: fragment or partial of an older session than the job's"),
     /** A JOIN without the worker's credential, as {@code SwitchCounter.DROP_BAD_CREDENTIAL} (224). */
     DROP_BAD_CREDENTIAL(424, "dropped: JOIN without the worker's credential (unanswered)"),
-    /** An AGGREGATE that is not ALL_REDUCE SUM (the server sums only), as {@code SwitchCounter.DROP_UNSUPPORTED} (225). */
-    DROP_UNSUPPORTED(425, "dropped: collective or reduce op other than ALL_REDUCE SUM");
+    /**
+     * An AGGREGATE or PARTIAL naming a reserved collective or op (or an AGGREGATE with the reserved flag), as
+     * {@code SwitchCounter.DROP_UNSUPPORTED} (225).
+     */
+    DROP_UNSUPPORTED(425, "dropped: reserved collective or reduce op");
 
     private final int typeId;
     private final String label;

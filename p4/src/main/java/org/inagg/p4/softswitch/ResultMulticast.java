@@ -31,12 +31,6 @@ final class ResultMulticast implements RoundOutput
     }
 
     @Override
-    public boolean allReduceSumOnly()
-    {
-        return false;
-    }
-
-    @Override
     public void complete(final SlotJob job, final int copyIndex, final MemorySegment m, final long o,
         final int owner)
     {

@@ -14,7 +14,4 @@ interface RoundOutput
 
     /** A packet of a complete round (its sender lost the result, or a slower worker's copy). */
     void completedAgain(SlotJob job, int copyIndex, MemorySegment m, long o, int length, int worker, int owner);
-
-    /** Whether the job carries ALL_REDUCE SUM only (its parameter server only sums). */
-    boolean allReduceSumOnly();
 }

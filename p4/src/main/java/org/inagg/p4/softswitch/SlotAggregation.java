@@ -21,7 +21,8 @@ import org.inagg.wire.MessageType;
  * Collectives and reduce ops (docs/wire-format.md, "Collectives and reduce ops") are read from each packet's Flags:
  * the lanes combine with the op (SUM, MIN, MAX); an ALL_GATHER round stores the Owner's lanes and counts the others'
  * header-only contributions. A reserved collective, op or flag is dropped by the parser
- * ({@link SwitchCounter#DROP_UNSUPPORTED}); so is anything but ALL_REDUCE SUM of a two-level job.
+ * ({@link SwitchCounter#DROP_UNSUPPORTED}). A two-level job's round goes up as a PARTIAL that carries its collective,
+ * op and Owner ({@link UpstreamForwarding}).
  */
 final class SlotAggregation implements AggregationStrategy<SlotJob>
 {
@@ -57,12 +58,6 @@ final class SlotAggregation implements AggregationStrategy<SlotJob>
     @Override
     public void aggregate(final SlotJob job, final MemorySegment m, final long o, final int length, final int peer)
     {
-        if (job.output.allReduceSumOnly() && !InaggHeader.isAllReduceSum(m, o))
-        {
-            // The parameter server sums; a two-level job carries ALL_REDUCE SUM only.
-            counters.increment(NodeCounter.DROP_UNSUPPORTED);
-            return;
-        }
         final int worker = InaggHeader.workerId(m, o);
         final int collective = InaggHeader.collective(m, o);
         final int owner = collective == InaggHeader.COLLECTIVE_ALL_REDUCE ? worker : InaggHeader.owner(m, o);

@@ -1,10 +1,8 @@
 package org.inagg.p4.softswitch;
 
 import java.lang.foreign.MemorySegment;
-import java.nio.ByteOrder;
 
-import jdk.incubator.vector.IntVector;
-import jdk.incubator.vector.VectorSpecies;
+import org.inagg.p4.pipeline.LaneOps;
 import org.inagg.wire.InaggHeader;
 
 /**
@@ -36,8 +34,6 @@ final class SlotPool
     static final int ROUND_BAD_SIZE = 5;
     /** The lane count of a header-only ALL_GATHER contribution for {@link #roundAction}: it sets and checks nothing. */
     static final int NO_LANE_COUNT = -1;
-
-    private static final VectorSpecies<Integer> INTS = IntVector.SPECIES_PREFERRED;
 
     private final int contributors;
     private final int lanesPerPacket;
@@ -147,65 +143,11 @@ final class SlotPool
         final int base = copyIndex * lanesPerPacket;
         if (first)
         {
-            store(base, m, lanesOffset, n);
-            return;
-        }
-        final int bound = INTS.loopBound(n);
-        // One loop per op, each in a method of its own whose vectors never cross a call: a vector picked per lane among
-        // several results merges vector boxes, and a vector returned by a method that C2 does not inline (the switch's
-        // receive path is deep) is boxed, an allocation per vector, which cost the 4-rank loopback run a tenth of its
-        // speed and spurious retransmissions (bisected to the helper methods of 76e1eba).
-        if (op == InaggHeader.OP_MIN)
-        {
-            minLanes(sum, base, m, lanesOffset, bound);
-        }
-        else if (op == InaggHeader.OP_MAX)
-        {
-            maxLanes(sum, base, m, lanesOffset, bound);
+            LaneOps.store(sum, base, m, lanesOffset, n);
         }
         else
         {
-            addLanes(sum, base, m, lanesOffset, bound);
-        }
-        for (int i = bound; i < n; i++)
-        {
-            final int lane = InaggHeader.element(m, lanesOffset - InaggHeader.PAYLOAD_OFFSET, i);
-            final int held = sum[base + i];
-            sum[base + i] = op == InaggHeader.OP_MIN ? Math.min(held, lane)
-                : op == InaggHeader.OP_MAX ? Math.max(held, lane) : held + lane;
-        }
-    }
-
-    private static void addLanes(
-        final int[] sum, final int base, final MemorySegment m, final long lanesOffset, final int bound)
-    {
-        for (int i = 0; i < bound; i += INTS.length())
-        {
-            IntVector.fromArray(INTS, sum, base + i)
-                .add(IntVector.fromMemorySegment(INTS, m, lanesOffset + (long)i * Integer.BYTES, ByteOrder.BIG_ENDIAN))
-                .intoArray(sum, base + i);
-        }
-    }
-
-    private static void minLanes(
-        final int[] sum, final int base, final MemorySegment m, final long lanesOffset, final int bound)
-    {
-        for (int i = 0; i < bound; i += INTS.length())
-        {
-            IntVector.fromArray(INTS, sum, base + i)
-                .min(IntVector.fromMemorySegment(INTS, m, lanesOffset + (long)i * Integer.BYTES, ByteOrder.BIG_ENDIAN))
-                .intoArray(sum, base + i);
-        }
-    }
-
-    private static void maxLanes(
-        final int[] sum, final int base, final MemorySegment m, final long lanesOffset, final int bound)
-    {
-        for (int i = 0; i < bound; i += INTS.length())
-        {
-            IntVector.fromArray(INTS, sum, base + i)
-                .max(IntVector.fromMemorySegment(INTS, m, lanesOffset + (long)i * Integer.BYTES, ByteOrder.BIG_ENDIAN))
-                .intoArray(sum, base + i);
+            LaneOps.combine(sum, base, op, m, lanesOffset, n);
         }
     }
 
@@ -216,22 +158,7 @@ final class SlotPool
     void gatherAction(final int copyIndex, final MemorySegment m, final long lanesOffset, final int n)
     {
         lanes[copyIndex] = n;
-        store(copyIndex * lanesPerPacket, m, lanesOffset, n);
-    }
-
-    private void store(final int base, final MemorySegment m, final long lanesOffset, final int n)
-    {
-        final int bound = INTS.loopBound(n);
-        int i = 0;
-        for (; i < bound; i += INTS.length())
-        {
-            IntVector.fromMemorySegment(INTS, m, lanesOffset + (long)i * Integer.BYTES, ByteOrder.BIG_ENDIAN)
-                .intoArray(sum, base + i);
-        }
-        for (; i < n; i++)
-        {
-            sum[base + i] = InaggHeader.element(m, lanesOffset - InaggHeader.PAYLOAD_OFFSET, i);
-        }
+        LaneOps.store(sum, copyIndex * lanesPerPacket, m, lanesOffset, n);
     }
 
     /** Register action on the exponent: the first contributor writes, the others max-reduce. */
@@ -256,18 +183,6 @@ final class SlotPool
     /** Writes the copy's lane sums big-endian at {@code lanesOffset}. */
     void readLanes(final int copyIndex, final MemorySegment m, final long lanesOffset)
     {
-        final int base = copyIndex * lanesPerPacket;
-        final int n = lanes[copyIndex];
-        final int bound = INTS.loopBound(n);
-        int i = 0;
-        for (; i < bound; i += INTS.length())
-        {
-            IntVector.fromArray(INTS, sum, base + i)
-                .intoMemorySegment(m, lanesOffset + (long)i * Integer.BYTES, ByteOrder.BIG_ENDIAN);
-        }
-        for (; i < n; i++)
-        {
-            InaggHeader.setElement(m, lanesOffset - InaggHeader.PAYLOAD_OFFSET, i, sum[base + i]);
-        }
+        LaneOps.write(sum, copyIndex * lanesPerPacket, m, lanesOffset, lanes[copyIndex]);
     }
 }

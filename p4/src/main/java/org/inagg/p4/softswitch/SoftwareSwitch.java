@@ -33,8 +33,9 @@ import org.inagg.wire.InaggHeader;
  * the lanes combine with the op (SUM, MIN, MAX); a REDUCE_SCATTER round's result goes with its lanes to the packet's
  * Owner and header-only to every other worker; an ALL_GATHER round stores the Owner's lanes, counts the others'
  * header-only contributions, and sends the Owner's lanes to every worker. A reserved collective, op or flag is
- * dropped by the parser ({@link SwitchCounter#DROP_UNSUPPORTED}); so is anything but ALL_REDUCE SUM of a two-level job,
- * whose parameter server only sums; an Owner that is not a worker id of the job is dropped at the worker check.
+ * dropped by the parser ({@link SwitchCounter#DROP_UNSUPPORTED}); an Owner that is not a worker id of the job is dropped
+ * at the worker check. A two-level job carries every collective and op: its PARTIALs name them
+ * ({@link UpstreamForwarding}), and the parameter server finishes the round as this switch would.
  * <p>
  * Jobs are installed through {@link #addJob}, from any thread; the agent applies them between messages. Each job owns
  * its slots: jobs placed in the shared register pool ({@link SwitchJobConfig#slotBase()}) must not overlap, as the P4
@@ -97,10 +98,10 @@ public final class SoftwareSwitch implements Agent, MessageHandler
         if (upstream != null)
         {
             upstream.requireWithin(config.jobId(), config.workers());
-            if (EsaWire.partialLength(config.lanesPerPacket(), config.workers()) > transport.maxMessageLength())
+            if (EsaWire.maxPartialLength(config.lanesPerPacket(), config.workers()) > transport.maxMessageLength())
             {
                 throw new IllegalArgumentException("job " + config.jobId() + ": partials of "
-                    + EsaWire.partialLength(config.lanesPerPacket(), config.workers())
+                    + EsaWire.maxPartialLength(config.lanesPerPacket(), config.workers())
                     + " bytes exceed the switch transport's " + transport.maxMessageLength());
             }
         }

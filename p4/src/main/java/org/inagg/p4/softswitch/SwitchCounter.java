@@ -31,12 +31,12 @@ public enum SwitchCounter implements CounterDescriptor
      */
     DROP_BAD_CREDENTIAL(224, "dropped: JOIN without the worker's credential (unanswered)"),
     /**
-     * An AGGREGATE naming a reserved collective or op (the reserved flag set is malformed), or (a two-level job, whose
-     * parameter server sums only) any collective or op but ALL_REDUCE SUM (docs/wire-format.md, "Collectives and
-     * reduce ops"). Number 25 of every family (225 here, {@code EsaCounter} 325, {@code ServerCounter} 425) and index 25
+     * An AGGREGATE naming a reserved collective or op (the reserved flag set is malformed; docs/wire-format.md,
+     * "Collectives and reduce ops"). The P4 programs also count here any collective or op but ALL_REDUCE SUM of a
+     * two-level job, which the software switch sends up. Number 25 of every family (225 here, {@code EsaCounter} 325, {@code ServerCounter} 425) and index 25
      * of {@code inagg_counters} in both P4 programs.
      */
-    DROP_UNSUPPORTED(225, "dropped: collective or reduce op not supported (reserved, or not ALL_REDUCE SUM upstream)");
+    DROP_UNSUPPORTED(225, "dropped: collective or reduce op not supported (reserved; P4: not ALL_REDUCE SUM upstream)");
 
     private final int typeId;
     private final String label;

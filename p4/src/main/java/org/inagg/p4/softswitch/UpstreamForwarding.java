@@ -15,6 +15,11 @@ import org.inagg.wire.InaggHeader;
  * A forwarded packet carries the job's session, and so does a PARTIAL (its Session field), so that the server starts
  * a new run of the job when this switch did and never merges an older run's sum into it (docs/sessions.md). Lost like
  * any packet if the transport is full: the workers retransmit, and their retransmissions reach the server raw.
+ * <p>
+ * Every collective and reduce op goes up: the PARTIAL's Flags carry the round's collective and op, a REDUCE_SCATTER or
+ * ALL_GATHER PARTIAL its Owner ({@link EsaWire}); an ALL_GATHER PARTIAL holds the Owner's lanes if the Owner is a
+ * local worker and none otherwise. A forwarded REDUCE_SCATTER or ALL_GATHER packet keeps its Owner in Priority and
+ * Status, so it carries no reason code there (the server reads none from a raw fragment).
  */
 final class UpstreamForwarding implements RoundOutput
 {
@@ -38,32 +43,34 @@ final class UpstreamForwarding implements RoundOutput
     }
 
     @Override
-    public boolean allReduceSumOnly()
-    {
-        return true;
-    }
-
-    @Override
     public void complete(final SlotJob job, final int copyIndex, final MemorySegment m, final long o,
         final int owner)
     {
         final int lanes = job.pool.lanes(copyIndex);
         final int words = bitmap.length;
-        final long offset = transport.claim(parameterServerPeer, EsaWire.partialLength(lanes, job.workers()));
+        final int collective = InaggHeader.collective(m, o);
+        final boolean allReduce = collective == InaggHeader.COLLECTIVE_ALL_REDUCE;
+        final long offset = transport.claim(parameterServerPeer,
+            EsaWire.partialLength(lanes, job.workers(), collective));
         if (offset == Transport.CLAIM_FAILED)
         {
             counters.increment(NodeCounter.TX_FULL);
             return;
         }
         final MemorySegment tx = transport.txMemory();
-        EsaWire.writePartialHeader(tx, offset, InaggHeader.flags(m, o) & InaggHeader.FLAG_INT32, job.jobId(),
-            job.membership().session(), InaggHeader.slotField(m, o), InaggHeader.sequence(m, o), lanes, words,
-            InaggHeader.blockExponent(m, o), job.pool.exponent(copyIndex), InaggHeader.priority(m, o),
-            EsaWire.REASON_SUBTREE);
+        EsaWire.writePartialHeader(tx, offset,
+            InaggHeader.flags(m, o) & (InaggHeader.FLAG_INT32 | InaggHeader.COLLECTIVE_MASK | InaggHeader.OP_MASK),
+            job.jobId(), job.membership().session(), InaggHeader.slotField(m, o), InaggHeader.sequence(m, o), lanes,
+            words, InaggHeader.blockExponent(m, o), job.pool.exponent(copyIndex),
+            allReduce ? InaggHeader.priority(m, o) : 0, EsaWire.REASON_SUBTREE);
         job.pool.readLanes(copyIndex, tx, offset + InaggHeader.PAYLOAD_OFFSET);
         for (int k = 0; k < words; k++)
         {
             EsaWire.setPartialBitmapWord(tx, offset, lanes, k, bitmap[k]);
+        }
+        if (!allReduce)
+        {
+            EsaWire.setPartialOwner(tx, offset, owner);
         }
         transport.commit();
         counters.increment(SwitchCounter.UPSTREAM_PARTIALS);
@@ -81,7 +88,10 @@ final class UpstreamForwarding implements RoundOutput
         }
         final MemorySegment tx = transport.txMemory();
         MemorySegment.copy(m, o, tx, offset, length);
-        InaggHeader.setStatus(tx, offset, EsaWire.REASON_RETRANSMIT);
+        if (InaggHeader.collective(m, o) == InaggHeader.COLLECTIVE_ALL_REDUCE)
+        {
+            InaggHeader.setStatus(tx, offset, EsaWire.REASON_RETRANSMIT);
+        }
         transport.commit();
         counters.increment(SwitchCounter.UPSTREAM_FORWARDS);
     }

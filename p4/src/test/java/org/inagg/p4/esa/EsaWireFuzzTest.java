@@ -58,7 +58,8 @@ class EsaWireFuzzTest
                 assertThat(set).as("bit of worker %d of a %d-worker job", w, workers).isFalse();
             }
         }
-        final byte[] copy = new byte[EsaWire.partialLength(lanes, workers)];
+        final int collective = InaggHeader.collective(m, 0);
+        final byte[] copy = new byte[EsaWire.partialLength(lanes, workers, collective)];
         assertThat(copy.length).isEqualTo(bytes.length);
         final MemorySegment c = MemorySegment.ofArray(copy);
         EsaWire.writePartialHeader(c, 0, InaggHeader.flags(m, 0), InaggHeader.jobId(m, 0), InaggHeader.session(m, 0),
@@ -71,6 +72,10 @@ class EsaWireFuzzTest
         for (int k = 0; k < words; k++)
         {
             EsaWire.setPartialBitmapWord(c, 0, lanes, k, bitmap[k]);
+        }
+        if (collective != InaggHeader.COLLECTIVE_ALL_REDUCE)
+        {
+            EsaWire.setPartialOwner(c, 0, EsaWire.partialOwner(m, 0));
         }
         assertThat(copy).as("decode then encode gives the same bytes").isEqualTo(bytes);
     }

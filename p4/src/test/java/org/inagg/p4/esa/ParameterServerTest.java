@@ -12,9 +12,17 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.inagg.p4.testing.CaptureTransport.aggregate;
 import static org.inagg.p4.testing.CaptureTransport.aggregateOfSession;
+import static org.inagg.p4.testing.CaptureTransport.collectiveAggregate;
+import static org.inagg.p4.testing.CaptureTransport.collectivePartial;
 import static org.inagg.p4.testing.CaptureTransport.deliver;
 import static org.inagg.p4.testing.CaptureTransport.partial;
 import static org.inagg.p4.testing.CaptureTransport.partialOfSession;
+import static org.inagg.wire.InaggHeader.COLLECTIVE_ALL_GATHER;
+import static org.inagg.wire.InaggHeader.COLLECTIVE_ALL_REDUCE;
+import static org.inagg.wire.InaggHeader.COLLECTIVE_REDUCE_SCATTER;
+import static org.inagg.wire.InaggHeader.OP_MAX;
+import static org.inagg.wire.InaggHeader.OP_MIN;
+import static org.inagg.wire.InaggHeader.OP_SUM;
 
 /** The parameter server's merge: job 1, three workers at peers 100..102, the switch at peer 0. */
 class ParameterServerTest
@@ -145,13 +153,74 @@ class ParameterServerTest
     }
 
     @Test
-    void shouldDropEveryCollectiveAndOpButAllReduceSumAsUnsupported()
+    void shouldCombineMinimaFromRawFragmentsAndPartialsWithTheirOp()
     {
         start(false);
-        deliver(server, aggregate(JOB, 0, 22, 0,
-            InaggHeader.collectiveFlags(InaggHeader.COLLECTIVE_ALL_GATHER, InaggHeader.OP_SUM), 1, 1, 1, 1), SWITCH);
-        deliver(server, aggregate(JOB, 1, 22, 0,
-            InaggHeader.collectiveFlags(InaggHeader.COLLECTIVE_ALL_REDUCE, InaggHeader.OP_MIN), 1, 1, 1, 1), SWITCH);
+        deliver(server, collectiveAggregate(JOB, 0, 20, COLLECTIVE_ALL_REDUCE, OP_MIN, 0, 5, -1, 7, 0), SWITCH);
+        deliver(server, collectivePartial(JOB, 3, 20, COLLECTIVE_ALL_REDUCE, OP_MIN, 0, 0b110, 3, 2, 9, -4), SWITCH);
+
+        final List<CaptureTransport.Sent> out = transport.drain();
+        assertThat(out).extracting(CaptureTransport.Sent::peer).containsExactly(100, 101, 102);
+        for (final CaptureTransport.Sent sent : out)
+        {
+            assertThat(sent.lanes()).containsExactly(3, -1, 7, -4);
+            assertThat(InaggHeader.reduceOp(sent.segment(), 0)).isEqualTo(OP_MIN);
+        }
+    }
+
+    @Test
+    void shouldSendAReduceScattersLanesToItsOwnerAloneAndAnswerRetransmissionsTheSameWay()
+    {
+        start(false);
+        deliver(server, collectivePartial(JOB, 3, 21, COLLECTIVE_REDUCE_SCATTER, OP_MAX, 1, 0b011, 1, 20), SWITCH);
+        deliver(server, collectiveAggregate(JOB, 2, 21, COLLECTIVE_REDUCE_SCATTER, OP_MAX, 1, 10, 2), 102);
+
+        final List<CaptureTransport.Sent> out = transport.drain();
+        assertThat(out).extracting(CaptureTransport.Sent::peer).containsExactly(100, 101, 102);
+        assertThat(out).extracting(sent -> InaggHeader.elementCount(sent.segment(), 0)).containsExactly(0, 2, 0);
+        assertThat(out.get(1).lanes()).containsExactly(10, 20);
+        for (final CaptureTransport.Sent sent : out)
+        {
+            assertThat(InaggHeader.collective(sent.segment(), 0)).isEqualTo(COLLECTIVE_REDUCE_SCATTER);
+            assertThat(InaggHeader.owner(sent.segment(), 0)).isEqualTo(1);
+        }
+
+        deliver(server, collectiveAggregate(JOB, 0, 21, COLLECTIVE_REDUCE_SCATTER, OP_MAX, 1, 1, 2), SWITCH);
+        deliver(server, collectiveAggregate(JOB, 1, 21, COLLECTIVE_REDUCE_SCATTER, OP_MAX, 1, 1, 2), SWITCH);
+        final List<CaptureTransport.Sent> answers = transport.drain();
+        assertThat(answers).extracting(CaptureTransport.Sent::peer).containsExactly(100, 101);
+        assertThat(answers).extracting(sent -> InaggHeader.elementCount(sent.segment(), 0)).containsExactly(0, 2);
+        assertThat(answers.get(1).lanes()).containsExactly(10, 20);
+        assertThat(server.counter(ServerCounter.RETRANSMIT_REPLIES)).isEqualTo(2);
+    }
+
+    @Test
+    void shouldGatherTheOwnersLanesWhicheverWayTheyCome()
+    {
+        start(false);
+        deliver(server, collectiveAggregate(JOB, 0, 22, COLLECTIVE_ALL_GATHER, OP_SUM, 1), SWITCH);
+        deliver(server, collectivePartial(JOB, 3, 22, COLLECTIVE_ALL_GATHER, OP_SUM, 1, 0b110, 7, 8, 9), SWITCH);
+        final List<CaptureTransport.Sent> out = transport.drain();
+        assertThat(out).extracting(CaptureTransport.Sent::peer).containsExactly(100, 101, 102);
+        for (final CaptureTransport.Sent sent : out)
+        {
+            assertThat(sent.lanes()).containsExactly(7, 8, 9);
+        }
+
+        // Lanes from a partial without the Owner, and none from the Owner, are dropped as the switch drops them.
+        deliver(server, collectivePartial(JOB, 3, 23, COLLECTIVE_ALL_GATHER, OP_SUM, 0, 0b110, 7, 8, 9), SWITCH);
+        deliver(server, collectiveAggregate(JOB, 0, 23, COLLECTIVE_ALL_GATHER, OP_SUM, 0), SWITCH);
+        assertThat(server.counter(ServerCounter.DROP_BAD_SIZE)).isEqualTo(2);
+        assertThat(server.openBlocks(JOB)).isZero();
+        assertThat(transport.sent).isEmpty();
+    }
+
+    @Test
+    void shouldDropReservedCollectivesAndOpsAsUnsupported()
+    {
+        start(false);
+        deliver(server, aggregate(JOB, 0, 22, 0, 3 << InaggHeader.COLLECTIVE_SHIFT, 1, 1, 1, 1), SWITCH);
+        deliver(server, aggregate(JOB, 1, 22, 0, 3 << InaggHeader.OP_SHIFT, 1, 1, 1, 1), SWITCH);
         assertThat(server.counter(ServerCounter.DROP_UNSUPPORTED)).isEqualTo(2);
         assertThat(server.openBlocks(JOB)).isZero();
         assertThat(transport.sent).isEmpty();

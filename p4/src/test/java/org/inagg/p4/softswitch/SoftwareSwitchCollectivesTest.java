@@ -5,6 +5,7 @@ import java.lang.foreign.MemorySegment;
 import java.util.List;
 
 import org.inagg.agent.CounterRegistry;
+import org.inagg.p4.esa.EsaWire;
 import org.inagg.p4.testing.CaptureTransport;
 import org.inagg.wire.InaggHeader;
 import org.inagg.wire.MessageType;
@@ -253,22 +254,42 @@ class SoftwareSwitchCollectivesTest
     }
 
     @Test
-    void shouldDropEverythingButAllReduceSumOfATwoLevelJob()
+    void shouldSendEveryCollectiveOfATwoLevelJobUpAsAPartialNamingItsCollectiveOpAndOwner()
     {
         final CaptureTransport upstream = new CaptureTransport();
         final SoftwareSwitch two = new SoftwareSwitch(upstream, new CounterRegistry(64), 16);
         two.addJob(new SwitchJobConfig(JOB, WORKERS, 2, LANES, SwitchJobConfig.NO_SLOT_BASE,
             SwitchJobConfig.NO_MULTICAST_GROUP, new int[] {100, 101, 102}), new UpstreamAggregation(50, new int[] {0}));
         two.doWork();
-        final MemorySegment rs = packet(0, COLLECTIVE_REDUCE_SCATTER, OP_SUM, 0, 0, 2, INPUTS[0]);
-        final MemorySegment max = packet(0, COLLECTIVE_ALL_REDUCE, OP_MAX, 0, 0, 2, INPUTS[0]);
+        final MemorySegment rs = packet(0, COLLECTIVE_REDUCE_SCATTER, OP_MAX, 2, 0, 2, INPUTS[0]);
+        final MemorySegment gather = packet(0, COLLECTIVE_ALL_GATHER, OP_SUM, 1, 1, 3);
+        final MemorySegment min = packet(0, COLLECTIVE_ALL_REDUCE, OP_MIN, 0, 0, 4, INPUTS[0]);
         two.onMessage(rs, 0, (int)rs.byteSize(), 100);
-        two.onMessage(max, 0, (int)max.byteSize(), 100);
-        assertThat(two.counter(SwitchCounter.DROP_UNSUPPORTED)).isEqualTo(2);
-        assertThat(upstream.sent).isEmpty();
-        final MemorySegment sum = packet(0, COLLECTIVE_ALL_REDUCE, OP_SUM, 0, 0, 2, INPUTS[0]);
-        two.onMessage(sum, 0, (int)sum.byteSize(), 100);
-        assertThat(upstream.sent).extracting(CaptureTransport.Sent::peer).containsExactly(50);
+        two.onMessage(gather, 0, (int)gather.byteSize(), 100);
+        two.onMessage(min, 0, (int)min.byteSize(), 100);
+        assertThat(two.counter(SwitchCounter.DROP_UNSUPPORTED)).isZero();
+        assertThat(upstream.sent).extracting(CaptureTransport.Sent::peer).containsExactly(50, 50, 50);
+        final MemorySegment rsUp = upstream.sent.get(0).segment();
+        assertThat(InaggHeader.collective(rsUp, 0)).isEqualTo(COLLECTIVE_REDUCE_SCATTER);
+        assertThat(InaggHeader.reduceOp(rsUp, 0)).isEqualTo(OP_MAX);
+        assertThat(EsaWire.partialOwner(rsUp, 0)).isEqualTo(2);
+        assertThat(CaptureTransport.partialLanes(upstream.sent.get(0))).containsExactly(INPUTS[0]);
+        assertThat(EsaWire.partialBitmapWord(rsUp, 0, 0)).isEqualTo(0b1);
+        final MemorySegment gatherUp = upstream.sent.get(1).segment();
+        assertThat(EsaWire.partialLanes(gatherUp, 0)).as("the Owner, worker 1, is not local").isZero();
+        assertThat(EsaWire.partialOwner(gatherUp, 0)).isEqualTo(1);
+        final MemorySegment minUp = upstream.sent.get(2).segment();
+        assertThat(InaggHeader.reduceOp(minUp, 0)).isEqualTo(OP_MIN);
+        assertThat(minUp.byteSize()).as("no Owner word in an ALL_REDUCE PARTIAL")
+            .isEqualTo(EsaWire.partialLength(INPUTS[0].length, WORKERS));
+
+        // A retransmission of the complete ALL_GATHER round (copy 1's latest) goes up raw with its Owner intact.
+        upstream.sent.clear();
+        two.onMessage(gather, 0, (int)gather.byteSize(), 100);
+        assertThat(upstream.sent).hasSize(1);
+        assertThat(upstream.sent.getFirst().type()).isEqualTo(MessageType.AGGREGATE);
+        assertThat(InaggHeader.owner(upstream.sent.getFirst().segment(), 0)).isEqualTo(1);
+        assertThat(two.counter(SwitchCounter.UPSTREAM_FORWARDS)).isEqualTo(1);
     }
 
     // -------------------------------------------------------------------------------------------------------------

@@ -85,6 +85,39 @@ public final class CaptureTransport extends RecordingTransport
         return bytes;
     }
 
+    /**
+     * A PARTIAL of {@code collective} and {@code op} (session 0, slot and copy as {@link #partialOfSession}), with its
+     * Owner word unless the collective is ALL_REDUCE.
+     */
+    public static byte[] collectivePartial(final int job, final int workers, final int sequence, final int collective,
+        final int op, final int owner, final int bitmap, final int... lanes)
+    {
+        final byte[] bytes = new byte[EsaWire.partialLength(lanes.length, workers, collective)];
+        final MemorySegment m = MemorySegment.ofArray(bytes);
+        EsaWire.writePartialHeader(m, 0, InaggHeader.FLAG_INT32 | InaggHeader.collectiveFlags(collective, op), job, 0,
+            (sequence & 1) << 15 | sequence % 7, sequence, lanes.length, EsaWire.bitmapWords(workers), 0,
+            InaggHeader.NO_EXPONENT, 0, EsaWire.REASON_SUBTREE);
+        for (int k = 0; k < lanes.length; k++)
+        {
+            InaggHeader.setElement(m, 0, k, lanes[k]);
+        }
+        EsaWire.setPartialBitmapWord(m, 0, lanes.length, 0, bitmap);
+        if (collective != InaggHeader.COLLECTIVE_ALL_REDUCE)
+        {
+            EsaWire.setPartialOwner(m, 0, owner);
+        }
+        return bytes;
+    }
+
+    /** An AGGREGATE of {@code collective} and {@code op} with its Owner (as {@link #aggregate}, session 0). */
+    public static byte[] collectiveAggregate(final int job, final int worker, final int sequence, final int collective,
+        final int op, final int owner, final int... lanes)
+    {
+        final byte[] bytes = aggregate(job, worker, sequence, 0, InaggHeader.collectiveFlags(collective, op), lanes);
+        InaggHeader.setOwner(MemorySegment.ofArray(bytes), 0, owner);
+        return bytes;
+    }
+
     /** The lanes of a PARTIAL: its Element Count words less the workers' bitmap words behind them. */
     public static int[] partialLanes(final Sent partial)
     {

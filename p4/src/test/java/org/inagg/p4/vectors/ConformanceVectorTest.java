@@ -25,6 +25,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * Runs every conformance vector of p4/src/test/vectors against the software switch its setup describes (slot-protocol
@@ -48,6 +49,13 @@ class ConformanceVectorTest
      * switch still disagrees. Empty this set when it carries them; a vector here that passes is reported as passing.
      */
     static final Set<String> AWAITING_SOFTWARE_SWITCH = Set.of();
+    /**
+     * Vectors of what the P4 programs still drop and the software switch now carries: a two-level job's collectives
+     * and reduce ops other than ALL_REDUCE SUM go up to the parameter server as PARTIALs naming them (docs/p4.md). They
+     * pin the P4 programs down on bmv2 (p4/scripts/run-vectors-bmv2.sh); here the software switch must disagree with
+     * them, so that a vector the software switch came to pass again (a regression) fails.
+     */
+    static final Set<String> P4_ONLY = Set.of("upstream_collective_unsupported");
     private static final HexFormat HEX = HexFormat.of().withUpperCase();
 
     static List<Path> vectorFiles() throws IOException
@@ -84,6 +92,12 @@ class ConformanceVectorTest
 
     private static void runOrAwait(final ConformanceVector vector)
     {
+        if (P4_ONLY.contains(vector.name()))
+        {
+            assertThatThrownBy(() -> run(vector)).as("%s: the software switch carries what the P4 programs drop",
+                vector.name()).isInstanceOf(AssertionError.class);
+            return;
+        }
         try
         {
             run(vector);
