@@ -51,12 +51,14 @@ local REJECT_REASONS = {
     [2] = "WORKER_ID_OUT_OF_RANGE",
     [3] = "WORKER_COUNT_MISMATCH",
     [4] = "STALE_SESSION",
+    [5] = "UNSUPPORTED_COLLECTIVE",
 }
 local REJECT_MEANINGS = {
     [1] = "the switch has no such job",
     [2] = "the worker id is not below the job's worker count",
     [3] = "the worker count differs from the job's on the switch",
     [4] = "the job is in another session (it was restarted)",
+    [5] = "the node does not carry this collective or reduce op",
 }
 -- Status of an AGGREGATE forwarded raw to the parameter server, or of a PARTIAL (org.inagg.p4.esa.EsaWire.REASON_*)
 local ESA_REASONS = {

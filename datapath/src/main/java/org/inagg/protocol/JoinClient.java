@@ -247,9 +247,20 @@ final class JoinClient
         joined.completeExceptionally(cause);
     }
 
-    /** An answer to a liveness probe, or a REJECT of a packet: the switch is alive; another session ends the run. */
+    /**
+     * An answer to a liveness probe, or a REJECT of a packet: the switch is alive; another session ends the run, and so
+     * does a collective the node does not carry.
+     */
     private void onAnswerWhileJoined(final MemorySegment m, final long o, final int type, final long nowNs)
     {
+        if (type == MessageType.REJECT && InaggHeader.status(m, o) == RejectReason.UNSUPPORTED_COLLECTIVE)
+        {
+            agent.fail(new JobRejectedException("job " + settings.jobId() + " worker " + settings.workerId() + ": "
+                + RejectReason.describeCollective(InaggHeader.flags(m, o)) + " is not supported by the node at "
+                + transport.describePeer(settings.switchPeer()) + agent.progress() + " (docs/wire-format.md,"
+                + " \"Where they run\": send it through a node that carries it)"));
+            return;
+        }
         final boolean staleReject = type == MessageType.REJECT
             && InaggHeader.status(m, o) == RejectReason.STALE_SESSION;
         final int current = type == MessageType.JOIN_ACK ? InaggHeader.joinAckSession(m, o) : InaggHeader.session(m, o);

@@ -69,8 +69,10 @@ final class EsaAggregation implements AggregationStrategy<EsaJob>
         {
             return NodeCounter.DROP_MALFORMED;
         }
-        // ESA's aggregators and the server's sums carry ALL_REDUCE SUM only (docs/wire-format.md).
-        return InaggHeader.isAllReduceSum(m, o) ? null : NodeCounter.DROP_UNSUPPORTED;
+        // Reserved values are dropped here, as the P4 programs do; a collective or op that ESA does not carry is
+        // rejected to its worker once admitted (fromWorker).
+        return (InaggHeader.flags(m, o) & InaggHeader.FLAG_RESERVED) != 0 || InaggHeader.hasReservedCollectiveBits(m, o)
+            ? NodeCounter.DROP_UNSUPPORTED : null;
     }
 
     @Override
@@ -78,6 +80,11 @@ final class EsaAggregation implements AggregationStrategy<EsaJob>
     {
         if ((InaggHeader.flags(m, o) & InaggHeader.FLAG_RESULT) != 0)
         {
+            if (!InaggHeader.isAllReduceSum(m, o))
+            {
+                counters.increment(NodeCounter.DROP_UNSUPPORTED);
+                return;
+            }
             fromServer(job, m, o, length, peer);
         }
         else
@@ -126,6 +133,14 @@ final class EsaAggregation implements AggregationStrategy<EsaJob>
         final int worker = InaggHeader.workerId(m, o);
         if (!node.admit(esaJob, m, o, worker, peer))
         {
+            return;
+        }
+        if (!InaggHeader.isAllReduceSum(m, o))
+        {
+            // ESA's aggregators carry ALL_REDUCE SUM only: the worker fails at once with the reason, not at its peer
+            // timeout (the P4 programs drop it silently, esa_collective_unsupported.stf).
+            counters.increment(NodeCounter.DROP_UNSUPPORTED);
+            node.rejectUnsupported(esaJob, m, o, worker, peer);
             return;
         }
         final int laneCount = InaggHeader.elementCount(m, o);

@@ -7,6 +7,7 @@ import org.inagg.agent.CounterRegistry;
 import org.inagg.p4.testing.CaptureTransport;
 import org.inagg.wire.InaggHeader;
 import org.inagg.wire.MessageType;
+import org.inagg.wire.RejectReason;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -329,7 +330,7 @@ class EsaSwitchRulesTest
     }
 
     @Test
-    void shouldDropEveryCollectiveAndOpButAllReduceSumAsUnsupported()
+    void shouldRejectEveryCollectiveAndOpButAllReduceSumAndDropReservedOnesSilently()
     {
         start(AllocationMode.PREEMPTIVE);
         send(B, 0, 5, 1, InaggHeader.collectiveFlags(InaggHeader.COLLECTIVE_REDUCE_SCATTER, InaggHeader.OP_SUM), 1, 2);
@@ -337,6 +338,13 @@ class EsaSwitchRulesTest
         send(B, 0, 5, 1, InaggHeader.FLAG_RESERVED, 1, 2);
         assertThat(sw.counter(EsaCounter.DROP_UNSUPPORTED)).isEqualTo(3);
         assertThat(sw.counter(EsaCounter.ALLOCATIONS)).isZero();
-        assertThat(transport.sent).isEmpty();
+        final List<CaptureTransport.Sent> rejects = transport.drain();
+        assertThat(rejects).extracting(CaptureTransport.Sent::peer).containsExactly(200, 200);
+        assertThat(rejects).extracting(CaptureTransport.Sent::type).containsOnly(MessageType.REJECT);
+        assertThat(rejects).extracting(CaptureTransport.Sent::status).containsOnly(RejectReason.UNSUPPORTED_COLLECTIVE);
+        assertThat(RejectReason.describeCollective(InaggHeader.flags(rejects.get(0).segment(), 0)))
+            .isEqualTo("collective REDUCE_SCATTER (op SUM)");
+        assertThat(RejectReason.describeCollective(InaggHeader.flags(rejects.get(1).segment(), 0)))
+            .isEqualTo("collective ALL_REDUCE (op MAX)");
     }
 }
