@@ -15,8 +15,10 @@ public final class RejectReason
     /**
      * The node the worker sends to does not carry the collective or reduce op of the worker's AGGREGATE
      * (docs/wire-format.md, "Collectives and reduce ops", "Where they run"): the REJECT names them in its Flags bits
-     * 3-6, where the AGGREGATE had them, and the job's current session. Answers an AGGREGATE that passed the node's worker, source and session
-     * checks, so the worker fails at once instead of at its peer timeout.
+     * 3-6, where the AGGREGATE had them, and the job's current session, so that the worker fails at once instead of at
+     * its peer timeout. For a node that does not carry some collective, answering an AGGREGATE that passed its worker,
+     * source and session checks. The software nodes carry every collective and op, so none of them sends it today; the
+     * P4 programs drop the ones they do not carry silently (docs/wire-format.md, "Where they run").
      */
     public static final int UNSUPPORTED_COLLECTIVE = 5;
 

@@ -1,10 +1,8 @@
 package org.inagg.p4.esa;
 
 import java.lang.foreign.MemorySegment;
-import java.nio.ByteOrder;
 
-import jdk.incubator.vector.IntVector;
-import jdk.incubator.vector.VectorSpecies;
+import org.inagg.p4.pipeline.LaneOps;
 import org.inagg.wire.InaggHeader;
 
 /**
@@ -21,18 +19,22 @@ import org.inagg.wire.InaggHeader;
  *   acked[i]      : bit    ATP only: complete, waiting for the server's result    (P4: state bit in count_reg)
  *   exp[i]        : byte   max Next Exponent                                      (P4: exp_reg)
  *   hdr[i]        : lanes, slot field, INT32 flag, block exponent of the block   (P4: meta_reg, 48 bits)
- *   sum[i][k]     : int32  lane sums                                              (P4: lane_k registers)
+ *   coll[i]       : collective, reduce op (Flags bits 3-6) and Owner of the block  (software switch only)
+ *   sum[i][k]     : int32  lanes combined with the block's op                     (P4: lane_k registers)
  *   tomb[i]       : (job, seq) last block evicted from or diverted at i          (P4: tomb_reg, 48 bits)
  * </pre>
  * The index is {@code (sequence + job * 0x9E3779B1) mod N}: a hash of (job, sequence) that is linear in the sequence,
  * so a job's consecutive blocks take consecutive aggregators and collide with themselves only when more than N of them
  * are in flight, while the golden-ratio multiplier scatters the jobs' starting points over the pool. The full key is
  * stored and compared, so two blocks hashing to one aggregator are never confused.
+ * <p>
+ * Lanes combine with the packet's reduce op as the slot switch's do (docs/wire-format.md, "Collectives and reduce
+ * ops"); an ALL_GATHER block holds its Owner's lanes as they came, and its header-only contributions neither set nor
+ * check its lane count ({@link #lanesMatch}).
  */
 final class AggregatorPool
 {
     static final int FREE = -1;
-    private static final VectorSpecies<Integer> INTS = IntVector.SPECIES_PREFERRED;
     private static final int JOB_MULTIPLIER = 0x9E3779B1;
 
     private final int size;
@@ -48,6 +50,7 @@ final class AggregatorPool
     private final int[] lanes;
     private final int[] slotField;
     private final int[] flags;
+    private final int[] owner;
     private final byte[] blockExponent;
     private final int[] sum;
     private final int[] tombJob;
@@ -68,6 +71,7 @@ final class AggregatorPool
         lanes = new int[size];
         slotField = new int[size];
         flags = new int[size];
+        owner = new int[size];
         blockExponent = new byte[size];
         sum = new int[size * lanesPerAggregator];
         tombJob = new int[size];
@@ -156,6 +160,26 @@ final class AggregatorPool
         return flags[i];
     }
 
+    /** The Owner of a REDUCE_SCATTER or ALL_GATHER block (0 for ALL_REDUCE). */
+    int owner(final int i)
+    {
+        return owner[i];
+    }
+
+    int collective(final int i)
+    {
+        return (flags[i] & InaggHeader.COLLECTIVE_MASK) >>> InaggHeader.COLLECTIVE_SHIFT;
+    }
+
+    /**
+     * Whether a packet of {@code laneCount} lanes fits aggregator i's block: the same lane count, or an ALL_GATHER
+     * block, whose lanes are its Owner's alone (the packet's own lane rule is checked before).
+     */
+    boolean lanesMatch(final int i, final int laneCount)
+    {
+        return collective(i) == InaggHeader.COLLECTIVE_ALL_GATHER || lanes[i] == laneCount;
+    }
+
     int blockExponent(final int i)
     {
         return blockExponent[i];
@@ -179,10 +203,12 @@ final class AggregatorPool
         final int n = InaggHeader.elementCount(m, o);
         lanes[i] = n;
         slotField[i] = InaggHeader.slotField(m, o);
-        flags[i] = InaggHeader.flags(m, o) & InaggHeader.FLAG_INT32;
+        flags[i] = InaggHeader.flags(m, o)
+            & (InaggHeader.FLAG_INT32 | InaggHeader.COLLECTIVE_MASK | InaggHeader.OP_MASK);
+        owner[i] = InaggHeader.collective(m, o) == InaggHeader.COLLECTIVE_ALL_REDUCE ? 0 : InaggHeader.owner(m, o);
         blockExponent[i] = (byte)InaggHeader.blockExponent(m, o);
         exponent[i] = (byte)InaggHeader.nextExponent(m, o);
-        lanesAction(i, true, m, o + InaggHeader.PAYLOAD_OFFSET, n);
+        LaneOps.store(sum, i * lanesPerAggregator, m, o + InaggHeader.PAYLOAD_OFFSET, n);
     }
 
     /** Sets worker w's bit; returns its old value (true: a duplicate, nothing else changes). */
@@ -198,7 +224,17 @@ final class AggregatorPool
     /** Adds a fresh contribution (its seen bit already set); returns the new count. */
     int contribute(final int i, final MemorySegment m, final long o)
     {
-        lanesAction(i, false, m, o + InaggHeader.PAYLOAD_OFFSET, lanes[i]);
+        final long lanesOffset = o + InaggHeader.PAYLOAD_OFFSET;
+        if (collective(i) != InaggHeader.COLLECTIVE_ALL_GATHER)
+        {
+            LaneOps.combine(sum, i * lanesPerAggregator, InaggHeader.reduceOp(m, o), m, lanesOffset, lanes[i]);
+        }
+        else if (InaggHeader.elementCount(m, o) > 0)
+        {
+            // The Owner's lanes, whenever they come (the block may have been allocated by a header-only packet).
+            lanes[i] = InaggHeader.elementCount(m, o);
+            LaneOps.store(sum, i * lanesPerAggregator, m, lanesOffset, lanes[i]);
+        }
         final int next = InaggHeader.nextExponent(m, o);
         if (next > exponent[i])
         {
@@ -248,54 +284,9 @@ final class AggregatorPool
         return (int)(seen[i * words + (k >>> 1)] >>> ((k & 1) << 5));
     }
 
-    private void lanesAction(final int i, final boolean first, final MemorySegment m, final long lanesOffset,
-        final int n)
-    {
-        final int base = i * lanesPerAggregator;
-        final int bound = INTS.loopBound(n);
-        int k = 0;
-        if (first)
-        {
-            for (; k < bound; k += INTS.length())
-            {
-                IntVector.fromMemorySegment(INTS, m, lanesOffset + (long)k * Integer.BYTES, ByteOrder.BIG_ENDIAN)
-                    .intoArray(sum, base + k);
-            }
-            for (; k < n; k++)
-            {
-                sum[base + k] = InaggHeader.element(m, lanesOffset - InaggHeader.PAYLOAD_OFFSET, k);
-            }
-        }
-        else
-        {
-            for (; k < bound; k += INTS.length())
-            {
-                IntVector.fromMemorySegment(INTS, m, lanesOffset + (long)k * Integer.BYTES, ByteOrder.BIG_ENDIAN)
-                    .add(IntVector.fromArray(INTS, sum, base + k))
-                    .intoArray(sum, base + k);
-            }
-            for (; k < n; k++)
-            {
-                sum[base + k] += InaggHeader.element(m, lanesOffset - InaggHeader.PAYLOAD_OFFSET, k);
-            }
-        }
-    }
-
     /** Writes aggregator i's lane sums big-endian at {@code lanesOffset}. */
     void readLanes(final int i, final MemorySegment m, final long lanesOffset)
     {
-        final int base = i * lanesPerAggregator;
-        final int n = lanes[i];
-        final int bound = INTS.loopBound(n);
-        int k = 0;
-        for (; k < bound; k += INTS.length())
-        {
-            IntVector.fromArray(INTS, sum, base + k)
-                .intoMemorySegment(m, lanesOffset + (long)k * Integer.BYTES, ByteOrder.BIG_ENDIAN);
-        }
-        for (; k < n; k++)
-        {
-            InaggHeader.setElement(m, lanesOffset - InaggHeader.PAYLOAD_OFFSET, k, sum[base + k]);
-        }
+        LaneOps.write(sum, i * lanesPerAggregator, m, lanesOffset, lanes[i]);
     }
 }

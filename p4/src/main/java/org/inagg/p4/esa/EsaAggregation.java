@@ -18,6 +18,11 @@ import org.inagg.wire.MessageType;
  * a result from the job's server must come from it and be of the job's current session. A new session of a job (a
  * worker rejoined as a new process) releases its aggregators and tombstones: the old run's partial sums never reach
  * the new run.
+ * <p>
+ * Every collective and reduce op of docs/wire-format.md is carried as the slot switch carries it: the aggregators
+ * combine with the op and hold an ALL_GATHER Owner's lanes, a REDUCE_SCATTER result's lanes go to the Owner alone, a
+ * PARTIAL names the block's collective, op and Owner ({@link EsaWire}), and the parameter server finishes a block the
+ * switch could not with the same semantics. The P4 programs' ESA jobs still carry ALL_REDUCE SUM only.
  */
 final class EsaAggregation implements AggregationStrategy<EsaJob>
 {
@@ -69,8 +74,7 @@ final class EsaAggregation implements AggregationStrategy<EsaJob>
         {
             return NodeCounter.DROP_MALFORMED;
         }
-        // Reserved values are dropped here, as the P4 programs do; a collective or op that ESA does not carry is
-        // rejected to its worker once admitted (fromWorker).
+        // Reserved values are dropped here, as the P4 programs do; every other collective and op is carried.
         return (InaggHeader.flags(m, o) & InaggHeader.FLAG_RESERVED) != 0 || InaggHeader.hasReservedCollectiveBits(m, o)
             ? NodeCounter.DROP_UNSUPPORTED : null;
     }
@@ -80,11 +84,6 @@ final class EsaAggregation implements AggregationStrategy<EsaJob>
     {
         if ((InaggHeader.flags(m, o) & InaggHeader.FLAG_RESULT) != 0)
         {
-            if (!InaggHeader.isAllReduceSum(m, o))
-            {
-                counters.increment(NodeCounter.DROP_UNSUPPORTED);
-                return;
-            }
             fromServer(job, m, o, length, peer);
         }
         else
@@ -131,20 +130,21 @@ final class EsaAggregation implements AggregationStrategy<EsaJob>
         final EsaJobConfig job = esaJob.config;
         final int jobId = job.jobId();
         final int worker = InaggHeader.workerId(m, o);
+        final int collective = InaggHeader.collective(m, o);
+        final int owner = collective == InaggHeader.COLLECTIVE_ALL_REDUCE ? worker : InaggHeader.owner(m, o);
+        if (owner >= job.workers())
+        {
+            counters.increment(NodeCounter.DROP_UNKNOWN_WORKER);
+            return;
+        }
         if (!node.admit(esaJob, m, o, worker, peer))
         {
             return;
         }
-        if (!InaggHeader.isAllReduceSum(m, o))
-        {
-            // ESA's aggregators carry ALL_REDUCE SUM only: the worker fails at once with the reason, not at its peer
-            // timeout (the P4 programs drop it silently, esa_collective_unsupported.stf).
-            counters.increment(NodeCounter.DROP_UNSUPPORTED);
-            node.rejectUnsupported(esaJob, m, o, worker, peer);
-            return;
-        }
         final int laneCount = InaggHeader.elementCount(m, o);
-        if (laneCount > job.lanesPerPacket())
+        // An ALL_GATHER round's lanes come from its Owner alone, and only from it (as the slot switch checks).
+        if (laneCount > job.lanesPerPacket()
+            || (collective == InaggHeader.COLLECTIVE_ALL_GATHER && (laneCount > 0) != (worker == owner)))
         {
             counters.increment(NodeCounter.DROP_BAD_SIZE);
             return;
@@ -167,7 +167,7 @@ final class EsaAggregation implements AggregationStrategy<EsaJob>
                 counters.increment(NodeCounter.DUPLICATES);
                 return;
             }
-            if (pool.lanes(i) != laneCount)
+            if (!pool.lanesMatch(i, laneCount))
             {
                 counters.increment(NodeCounter.DROP_BAD_SIZE);
                 return;
@@ -223,9 +223,14 @@ final class EsaAggregation implements AggregationStrategy<EsaJob>
     }
 
 
+    /**
+     * The packet's priority under {@link PriorityPolicy#HEADER}, else the job table's; a REDUCE_SCATTER or ALL_GATHER
+     * packet has its Owner where the Priority byte is, so it takes the table's (the job's configured priority).
+     */
     private int effectivePriority(final EsaJobConfig job, final MemorySegment m, final long o)
     {
-        return settings.policy() == PriorityPolicy.HEADER ? InaggHeader.priority(m, o) : tablePriority[job.jobId()];
+        return settings.policy() == PriorityPolicy.HEADER && InaggHeader.collective(m, o)
+            == InaggHeader.COLLECTIVE_ALL_REDUCE ? InaggHeader.priority(m, o) : tablePriority[job.jobId()];
     }
 
     private void refreshPriority(final int jobId)
@@ -286,10 +291,15 @@ final class EsaAggregation implements AggregationStrategy<EsaJob>
             blockDone(job.jobId(), InaggHeader.elementCount(m, o));
         }
         counters.increment(EsaCounter.ACKS);
-        node.multicast(esaJob, m, o, length, AggregationNode.ALL_WORKERS);
+        node.multicast(esaJob, m, o, length,
+            InaggHeader.collective(m, o) == InaggHeader.COLLECTIVE_REDUCE_SCATTER ? InaggHeader.owner(m, o)
+            : AggregationNode.ALL_WORKERS);
     }
 
-    /** Sends the complete sum to every worker: the request's header (job, slot, copy, sequence) with the sums. */
+    /**
+     * Sends the complete result to every worker: the request's header (job, slot, copy, sequence, collective, op,
+     * Owner) with the block's lanes; a REDUCE_SCATTER's lanes to its Owner alone, header-only to the others.
+     */
     private void multicastFromPool(final int i, final EsaJobConfig job, final MemorySegment m, final long o)
     {
         final int length = InaggHeader.messageLength(pool.lanes(i));
@@ -300,7 +310,8 @@ final class EsaAggregation implements AggregationStrategy<EsaJob>
         InaggHeader.setElementCount(staging, 0, pool.lanes(i));
         InaggHeader.setNextExponent(staging, 0, pool.exponent(i));
         pool.readLanes(i, staging, InaggHeader.PAYLOAD_OFFSET);
-        node.multicast(jobs[job.jobId()], staging, 0, length, AggregationNode.ALL_WORKERS);
+        node.multicast(jobs[job.jobId()], staging, 0, length,
+            pool.collective(i) == InaggHeader.COLLECTIVE_REDUCE_SCATTER ? pool.owner(i) : AggregationNode.ALL_WORKERS);
     }
 
     /** The holder's partial sum and bitmap go to its server; the aggregator is freed with a tombstone. */
@@ -319,7 +330,8 @@ final class EsaAggregation implements AggregationStrategy<EsaJob>
         final EsaJobConfig holder = holderJob.config;
         final int lanes = pool.lanes(i);
         final int words = EsaWire.bitmapWords(holder.workers());
-        final int length = EsaWire.partialLength(lanes, holder.workers());
+        final int collective = pool.collective(i);
+        final int length = EsaWire.partialLength(lanes, holder.workers(), collective);
         final long offset = transport.claim(holder.parameterServerPeer(), length);
         if (offset == Transport.CLAIM_FAILED)
         {
@@ -337,6 +349,10 @@ final class EsaAggregation implements AggregationStrategy<EsaJob>
         {
             tx.set(EsaWire.I32, bitmapOffset + (long)k * Integer.BYTES, pool.bitmapWord(i, k));
         }
+        if (collective != InaggHeader.COLLECTIVE_ALL_REDUCE)
+        {
+            EsaWire.setPartialOwner(tx, offset, pool.owner(i));
+        }
         transport.commit();
         if (reason == EsaWire.REASON_COMPLETE)
         {
@@ -349,7 +365,10 @@ final class EsaAggregation implements AggregationStrategy<EsaJob>
         }
     }
 
-    /** The packet goes to its job's server as it came, with the reason in Status. */
+    /**
+     * The packet goes to its job's server as it came, with the reason in Status; a REDUCE_SCATTER or ALL_GATHER packet
+     * keeps its Owner there instead (the server reads no reason from a raw fragment).
+     */
     private void forward(final EsaJobConfig job, final MemorySegment m, final long o, final int length,
         final int reason, final EsaCounter counter)
     {
@@ -362,7 +381,10 @@ final class EsaAggregation implements AggregationStrategy<EsaJob>
         }
         final MemorySegment tx = transport.txMemory();
         MemorySegment.copy(m, o, tx, offset, length);
-        InaggHeader.setStatus(tx, offset, reason);
+        if (InaggHeader.collective(m, o) == InaggHeader.COLLECTIVE_ALL_REDUCE)
+        {
+            InaggHeader.setStatus(tx, offset, reason);
+        }
         transport.commit();
         counters.add(EsaCounter.FALLBACK_BYTES, length);
     }

@@ -33,8 +33,12 @@ public enum EsaCounter implements CounterDescriptor
     REJECTS(323, "joins rejected"),
     /** A JOIN without the worker's credential, as {@code SwitchCounter.DROP_BAD_CREDENTIAL} (224). */
     DROP_BAD_CREDENTIAL(324, "dropped: JOIN without the worker's credential (unanswered)"),
-    /** An AGGREGATE that is not ALL_REDUCE SUM (ESA sums only), as {@code SwitchCounter.DROP_UNSUPPORTED} (225). */
-    DROP_UNSUPPORTED(325, "dropped: collective or reduce op other than ALL_REDUCE SUM"),
+    /**
+     * An AGGREGATE naming a reserved collective or op, or with the reserved flag, as
+     * {@code SwitchCounter.DROP_UNSUPPORTED} (225); the P4 programs' ESA jobs also count here any AGGREGATE but
+     * ALL_REDUCE SUM, which the software ESA switch carries.
+     */
+    DROP_UNSUPPORTED(325, "dropped: reserved collective or reduce op (P4: not ALL_REDUCE SUM)"),
     /**
      * A JOIN or AGGREGATE from another source than the worker's registered one, or a result from another peer than the
      * job's server: dropped unanswered, as {@code SwitchCounter.DROP_SOURCE_MISMATCH} (209).

@@ -99,10 +99,10 @@ public final class EsaSwitch implements Agent, MessageHandler
                 + config.lanesPerPacket() + " lanes do not fit aggregators of " + settings.lanesPerAggregator()
                 + " lanes and " + settings.maxWorkers() + " workers");
         }
-        if (EsaWire.partialLength(config.lanesPerPacket(), config.workers()) > transport.maxMessageLength())
+        if (EsaWire.maxPartialLength(config.lanesPerPacket(), config.workers()) > transport.maxMessageLength())
         {
             throw new IllegalArgumentException("job " + config.jobId() + ": partials of "
-                + EsaWire.partialLength(config.lanesPerPacket(), config.workers())
+                + EsaWire.maxPartialLength(config.lanesPerPacket(), config.workers())
                 + " bytes do not fit the switch transport (" + transport.maxMessageLength() + ")");
         }
         node.install(new EsaJob(config));

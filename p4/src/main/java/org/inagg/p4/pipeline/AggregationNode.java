@@ -293,28 +293,6 @@ public final class AggregationNode<J extends NodeJob> implements Agent, MessageH
     }
 
     /**
-     * Answers a worker's AGGREGATE whose collective or reduce op this node does not carry: REJECT
-     * ({@link RejectReason#UNSUPPORTED_COLLECTIVE}) naming them in its Flags, so that the worker fails at once rather
-     * than at its peer timeout. Only after {@link #admit}: the REJECT goes to the worker's own source.
-     */
-    public void rejectUnsupported(final NodeJob job, final MemorySegment m, final long o, final int worker,
-        final int peer)
-    {
-        final long offset = transport.claim(peer, InaggHeader.LENGTH);
-        if (offset == Transport.CLAIM_FAILED)
-        {
-            counters.increment(NodeCounter.TX_FULL);
-            return;
-        }
-        final MemorySegment tx = transport.txMemory();
-        InaggHeader.writeReject(tx, offset, InaggHeader.jobId(m, o), worker, RejectReason.UNSUPPORTED_COLLECTIVE,
-            job.membership().session(), 0);
-        InaggHeader.setFlags(tx, offset, InaggHeader.FLAG_RESULT
-            | InaggHeader.flags(m, o) & (InaggHeader.COLLECTIVE_MASK | InaggHeader.OP_MASK));
-        transport.commit();
-    }
-
-    /**
      * Starts session {@code session} of {@code job} by another node's word (a switch in front of a parameter server
      * whose workers rejoined it): the job's state is reset as for a rejoin here.
      */

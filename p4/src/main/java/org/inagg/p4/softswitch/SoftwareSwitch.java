@@ -33,8 +33,8 @@ import org.inagg.wire.InaggHeader;
  * the lanes combine with the op (SUM, MIN, MAX); a REDUCE_SCATTER round's result goes with its lanes to the packet's
  * Owner and header-only to every other worker; an ALL_GATHER round stores the Owner's lanes, counts the others'
  * header-only contributions, and sends the Owner's lanes to every worker. A reserved collective, op or flag is
- * dropped by the parser ({@link SwitchCounter#DROP_UNSUPPORTED}); an Owner that is not a worker id of the job is dropped
- * at the worker check. A two-level job carries every collective and op: its PARTIALs name them
+ * dropped by the parser ({@link SwitchCounter#DROP_UNSUPPORTED}); an Owner that is not a worker id of the job is
+ * dropped at the worker check. A two-level job carries every collective and op: its PARTIALs name them
  * ({@link UpstreamForwarding}), and the parameter server finishes the round as this switch would.
  * <p>
  * Jobs are installed through {@link #addJob}, from any thread; the agent applies them between messages. Each job owns

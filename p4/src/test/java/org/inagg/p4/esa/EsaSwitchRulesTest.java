@@ -7,7 +7,6 @@ import org.inagg.agent.CounterRegistry;
 import org.inagg.p4.testing.CaptureTransport;
 import org.inagg.wire.InaggHeader;
 import org.inagg.wire.MessageType;
-import org.inagg.wire.RejectReason;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -330,21 +329,37 @@ class EsaSwitchRulesTest
     }
 
     @Test
-    void shouldRejectEveryCollectiveAndOpButAllReduceSumAndDropReservedOnesSilently()
+    void shouldCarryAReduceScatterMaximumWithItsLanesToTheOwnerAloneAndItsCopyNamingIt()
     {
         start(AllocationMode.PREEMPTIVE);
-        send(B, 0, 5, 1, InaggHeader.collectiveFlags(InaggHeader.COLLECTIVE_REDUCE_SCATTER, InaggHeader.OP_SUM), 1, 2);
-        send(B, 0, 5, 1, InaggHeader.collectiveFlags(InaggHeader.COLLECTIVE_ALL_REDUCE, InaggHeader.OP_MAX), 1, 2);
+        final int rsMax = InaggHeader.collectiveFlags(InaggHeader.COLLECTIVE_REDUCE_SCATTER, InaggHeader.OP_MAX);
+        send(B, 0, 5, 0, rsMax, 1, 20, -3, 4);                      // Priority 0, Status 0: Owner 0
+        send(B, 1, 5, 0, rsMax, 10, 2, -30, 4);
+
+        final List<CaptureTransport.Sent> out = transport.drain();
+        assertThat(out).extracting(CaptureTransport.Sent::peer).containsExactly(200, 201, SERVER_B);
+        assertThat(out.get(0).lanes()).containsExactly(10, 20, -3, 4);
+        assertThat(InaggHeader.elementCount(out.get(1).segment(), 0)).as("header-only to the non-Owner").isZero();
+        assertThat(InaggHeader.collective(out.get(1).segment(), 0)).isEqualTo(InaggHeader.COLLECTIVE_REDUCE_SCATTER);
+        final MemorySegment copy = out.get(2).segment();
+        assertThat(out.get(2).type()).isEqualTo(EsaWire.TYPE_PARTIAL);
+        assertThat(out.get(2).status()).isEqualTo(EsaWire.REASON_COMPLETE);
+        assertThat(InaggHeader.reduceOp(copy, 0)).isEqualTo(InaggHeader.OP_MAX);
+        assertThat(EsaWire.partialOwner(copy, 0)).isZero();
+        assertThat(CaptureTransport.partialLanes(out.get(2))).containsExactly(10, 20, -3, 4);
+        assertThat(EsaWire.partialBitmapWord(copy, 0, 0)).isEqualTo(0b11);
+        assertThat(sw.counter(EsaCounter.DROP_UNSUPPORTED)).isZero();
+    }
+
+    @Test
+    void shouldDropReservedCollectivesOpsAndFlagsAsUnsupported()
+    {
+        start(AllocationMode.PREEMPTIVE);
+        send(B, 0, 5, 1, 3 << InaggHeader.COLLECTIVE_SHIFT, 1, 2);
+        send(B, 0, 5, 1, 3 << InaggHeader.OP_SHIFT, 1, 2);
         send(B, 0, 5, 1, InaggHeader.FLAG_RESERVED, 1, 2);
         assertThat(sw.counter(EsaCounter.DROP_UNSUPPORTED)).isEqualTo(3);
         assertThat(sw.counter(EsaCounter.ALLOCATIONS)).isZero();
-        final List<CaptureTransport.Sent> rejects = transport.drain();
-        assertThat(rejects).extracting(CaptureTransport.Sent::peer).containsExactly(200, 200);
-        assertThat(rejects).extracting(CaptureTransport.Sent::type).containsOnly(MessageType.REJECT);
-        assertThat(rejects).extracting(CaptureTransport.Sent::status).containsOnly(RejectReason.UNSUPPORTED_COLLECTIVE);
-        assertThat(RejectReason.describeCollective(InaggHeader.flags(rejects.get(0).segment(), 0)))
-            .isEqualTo("collective REDUCE_SCATTER (op SUM)");
-        assertThat(RejectReason.describeCollective(InaggHeader.flags(rejects.get(1).segment(), 0)))
-            .isEqualTo("collective ALL_REDUCE (op MAX)");
+        assertThat(transport.sent).isEmpty();
     }
 }

@@ -50,9 +50,9 @@ class ConformanceVectorTest
      */
     static final Set<String> AWAITING_SOFTWARE_SWITCH = Set.of();
     /**
-     * Vectors of what the P4 programs still drop silently and the software switches now handle otherwise: a two-level
-     * job's collectives and reduce ops other than ALL_REDUCE SUM go up to the parameter server as PARTIALs naming them,
-     * and the ESA switch answers those it does not carry with a REJECT (docs/wire-format.md, "Where they run"). They
+     * Vectors of what the P4 programs still drop and the software switches now carry: a two-level or ESA job's
+     * collectives and reduce ops other than ALL_REDUCE SUM, which the software switches aggregate and send to the
+     * parameter server as PARTIALs naming them (docs/wire-format.md, "Where they run"). They
      * pin the P4 programs down on bmv2 (p4/scripts/run-vectors-bmv2.sh); here the software switch must disagree with
      * them, so that a vector the software switch came to pass again (a regression) fails.
      */

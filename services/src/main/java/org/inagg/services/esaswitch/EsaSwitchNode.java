@@ -55,7 +55,7 @@ public final class EsaSwitchNode implements AutoCloseable
         final int maxLanes = context.jobs().stream().mapToInt(JobSpec::lanes).max().orElseThrow();
         final int maxWorkers = context.jobs().stream().mapToInt(JobSpec::workers).max().orElseThrow();
         final UdpTransport udp = UdpTransport.open(context.bind(), List.of(), context.maxPeers(),
-            EsaWire.partialLength(maxLanes, maxWorkers), 64);
+            EsaWire.maxPartialLength(maxLanes, maxWorkers), 64);
         boolean countersOpen = false;
         // What the node runs on (the decorator's, e.g. a pcap capture, which closes the transport it wraps): a launch
         // that fails closes that, so a capture is flushed and closed too.

@@ -57,7 +57,8 @@ public final class ParameterServerNode implements AutoCloseable
             known.add(context.resultsVia()); // peer W: the switch
         }
         final UdpTransport udp = UdpTransport.open(context.bind(), known,
-            Math.max(context.maxPeers(), workers.size() + 2), EsaWire.maxPartialLength(job.lanesPerPacket(), job.workers()),
+            Math.max(context.maxPeers(), workers.size() + 2),
+            EsaWire.maxPartialLength(job.lanesPerPacket(), job.workers()),
             64);
         boolean countersOpen = false;
         // What the node runs on (the decorator's, e.g. a pcap capture, which closes the transport it wraps): a launch

@@ -204,7 +204,8 @@ public final class SwitchContext
     int maxMessageLength()
     {
         final int maxWorkers = jobs.stream().mapToInt(SwitchJobConfig::workers).max().orElse(1);
-        return upstream == null ? InaggHeader.messageLength(maxLanes()) : EsaWire.maxPartialLength(maxLanes(), maxWorkers);
+        return upstream == null ? InaggHeader.messageLength(maxLanes())
+            : EsaWire.maxPartialLength(maxLanes(), maxWorkers);
     }
 
     /**
