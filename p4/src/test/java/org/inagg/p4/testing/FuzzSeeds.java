@@ -250,6 +250,11 @@ public final class FuzzSeeds
         write(dir, "partial-3-workers", concat(2, partial(1, 3, 1, 0, 9, EsaWire.REASON_PREEMPTED, 0b101, 4)));
         write(dir, "partial-40-workers", concat(39, partial(1, 40, 1, 0, 9, EsaWire.REASON_SUBTREE, 0b1111, 8)));
         write(dir, "partial-no-lanes", concat(0, partial(1, 1, 0, 0, 0, EsaWire.REASON_COMPLETE, 1, 0)));
+        // PARTIALs of the collectives (Flags bits 3-6, an Owner word after the bitmap).
+        write(dir, "partial-reduce-scatter-max", concat(3, CaptureTransport.collectivePartial(1, 4, 9,
+            InaggHeader.COLLECTIVE_REDUCE_SCATTER, InaggHeader.OP_MAX, 2, 0b0011, 1, -2, 3, 4)));
+        write(dir, "partial-all-gather-without-owner", concat(3, CaptureTransport.collectivePartial(1, 4, 10,
+            InaggHeader.COLLECTIVE_ALL_GATHER, InaggHeader.OP_SUM, 3, 0b0101)));
     }
 
     private static void worker(final Path dir)
