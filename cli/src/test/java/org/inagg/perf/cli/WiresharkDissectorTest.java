@@ -57,6 +57,7 @@ class WiresharkDissectorTest
         "inagg.seq", "inagg.count", "inagg.block_exponent", "inagg.next_exponent", "inagg.priority", "inagg.status",
         "inagg.reserved", "inagg.lane", "inagg.join.workers", "inagg.ack.workers", "inagg.ack.slots",
         "inagg.ack.lanes", "inagg.reject.reason", "inagg.esa.reason", "inagg.partial.bitmap_words", "inagg.partial.lanes", "inagg.partial.bitmap_word", "inagg.partial.worker",
+        "inagg.partial.owner",
         "inagg.session", "inagg.join.incarnation", "inagg.reject.rejoined_worker", "inagg.join.credential",
         "_ws.expert.message", "_ws.expert.group");
 
@@ -246,6 +247,8 @@ class WiresharkDissectorTest
                 }
                 fields.put("inagg.partial.bitmap_word", String.join(",", words));
                 fields.put("inagg.partial.worker", String.join(",", workers));
+                fields.put("inagg.partial.owner", InaggHeader.collective(m, at) == InaggHeader.COLLECTIVE_ALL_REDUCE ? ""
+                    : Integer.toString(EsaWire.partialOwner(m, at)));
             }
             default ->
             {
@@ -451,7 +454,7 @@ class WiresharkDissectorTest
         InaggHeader.writeJoinAck(MemorySegment.ofArray(ack), 0, 3, 2, 128, 4, 363, 517);
         cases.add(new Case("join ack", ack, null));
         for (final int reason : new int[] {RejectReason.UNKNOWN_JOB, RejectReason.WORKER_ID_OUT_OF_RANGE,
-            RejectReason.WORKER_COUNT_MISMATCH})
+            RejectReason.WORKER_COUNT_MISMATCH, RejectReason.UNSUPPORTED_COLLECTIVE})
         {
             final byte[] reject = new byte[InaggHeader.LENGTH];
             InaggHeader.writeReject(MemorySegment.ofArray(reject), 0, 3, 9, reason);
@@ -470,6 +473,16 @@ class WiresharkDissectorTest
         EsaWire.setPartialBitmapWord(p, 0, lanes, 0, 0b1011);
         EsaWire.setPartialBitmapWord(p, 0, lanes, 1, 0x80);
         cases.add(new Case("partial", partial, null));
+        final byte[] scatter = new byte[EsaWire.partialLength(2, 3, InaggHeader.COLLECTIVE_REDUCE_SCATTER)];
+        final MemorySegment rs = MemorySegment.ofArray(scatter);
+        EsaWire.writePartialHeader(rs, 0, InaggHeader.FLAG_INT32
+            | InaggHeader.collectiveFlags(InaggHeader.COLLECTIVE_REDUCE_SCATTER, InaggHeader.OP_MAX), 4, 517, 3, 78, 2,
+            1, 0, InaggHeader.NO_EXPONENT, 0, EsaWire.REASON_SUBTREE);
+        InaggHeader.setElement(rs, 0, 0, -7);
+        InaggHeader.setElement(rs, 0, 1, 9);
+        EsaWire.setPartialBitmapWord(rs, 0, 2, 0, 0b011);
+        EsaWire.setPartialOwner(rs, 0, 2);
+        cases.add(new Case("reduce-scatter partial", scatter, null));
 
         cases.add(new Case("truncated header", java.util.Arrays.copyOf(header(MessageType.AGGREGATE, 0, 0, 0), 13),
             "Truncated inagg header: 13 bytes"));
@@ -561,9 +574,12 @@ class WiresharkDissectorTest
         assertThat(aggregate.get("inagg.copy")).isEqualTo("1");
         assertThat(aggregate.get("_ws.expert.message")).contains("Retransmission of job 513 slot 32767");
         assertThat(rows.get(7).get("_ws.expert.message")).contains("rejected: WORKER_COUNT_MISMATCH");
-        assertThat(rows.get(8).get("inagg.partial.worker")).isEqualTo("0,1,3,39");
+        assertThat(rows.get(8).get("_ws.expert.message")).contains("rejected: UNSUPPORTED_COLLECTIVE");
+        assertThat(rows.get(9).get("inagg.partial.worker")).isEqualTo("0,1,3,39");
+        assertThat(rows.get(10).get("inagg.partial.owner")).isEqualTo("2");
+        assertThat(rows.get(10).get("inagg.partial.lanes")).isEqualTo("2");
         // The count past the frame is also a length mismatch.
-        assertThat(rows.get(12).get("_ws.expert.message")).contains("UDP payload is 32 bytes but");
+        assertThat(rows.get(14).get("_ws.expert.message")).contains("UDP payload is 32 bytes but");
     }
 
     @Test
