@@ -224,12 +224,6 @@ public final class InaggHeader
         return (flags & COLLECTIVE_MASK) == COLLECTIVE_MASK || (flags & OP_MASK) == OP_MASK;
     }
 
-    /** Whether an AGGREGATE is an ALL_REDUCE SUM with the reserved bit clear: all that ESA and a parameter server carry. */
-    public static boolean isAllReduceSum(final MemorySegment m, final long o)
-    {
-        return (flags(m, o) & (COLLECTIVE_MASK | OP_MASK | FLAG_RESERVED)) == 0;
-    }
-
     /** Flags bits of a collective and an op, to OR into the other flags. */
     public static int collectiveFlags(final int collective, final int op)
     {

@@ -32,6 +32,12 @@ final class ServerBlock
     int nextExponent;
     int count;
 
+    ServerBlock(final int words, final int lanes)
+    {
+        this.bits = new int[words];
+        this.lanes = new int[lanes];
+    }
+
     int collective()
     {
         return (flags & InaggHeader.COLLECTIVE_MASK) >>> InaggHeader.COLLECTIVE_SHIFT;
@@ -44,12 +50,6 @@ final class ServerBlock
         {
             lanes = Arrays.copyOf(lanes, n);
         }
-    }
-
-    ServerBlock(final int words, final int lanes)
-    {
-        this.bits = new int[words];
-        this.lanes = new int[lanes];
     }
 
     void open(final int sequence, final int laneCount, final int flags, final int slotField,
