@@ -96,6 +96,11 @@ public final class AgentCommand implements Callable<Integer>
         description = "Exit after this long without a job; 0 never (default ${DEFAULT-VALUE}).")
     private long idleExitMs;
 
+    @Option(names = "--max-lanes", defaultValue = "" + org.inagg.services.worker.WorkerContext.MAX_LANES_DEFAULT,
+        description = "Largest lanes per packet a multi-host job's switch may ask for, as inagg worker's (default "
+            + "${DEFAULT-VALUE}: 1500-byte MTU packets; 2048 for a switch job that fills a 9000-byte MTU).")
+    private int maxLanes;
+
     @Option(names = "--peer-timeout-ms", defaultValue = "" + HostAgentContext.PEER_TIMEOUT_DEFAULT_MS,
         description = "How long a round through the switch may go without progress (default ${DEFAULT-VALUE}).")
     private long peerTimeoutMs;
@@ -136,6 +141,7 @@ public final class AgentCommand implements Callable<Integer>
         {
             context.controller(controller);
         }
+        context.maxLanes(maxLanes);
         if (retransmitUs < 0)
         {
             throw new IllegalArgumentException("--retransmit-us must not be negative, not " + retransmitUs);

@@ -64,6 +64,7 @@ public final class HostAgentContext
     private Duration idleExit;
     private Duration peerTimeout;
     private Duration retransmitTimeout;
+    private int maxLanes = org.inagg.services.worker.WorkerContext.MAX_LANES_DEFAULT;
     private Duration collectiveTimeout;
     private String controller;
     private Duration controllerWait;
@@ -192,6 +193,29 @@ public final class HostAgentContext
     public Duration retransmitTimeout()
     {
         return retransmitTimeout;
+    }
+
+    /**
+     * The largest lanes per packet a multi-host job's switch may ask for (as {@code inagg worker --max-lanes}): the
+     * default, 363, carries the switch's default packets within a 1500-byte MTU; on jumbo-frame links a switch job of
+     * larger packets needs more (2,048 lanes fill a 9000-byte MTU). A job asking for more is refused at its JOIN,
+     * naming both.
+     */
+    public HostAgentContext maxLanes(final int maxLanes)
+    {
+        if (maxLanes < 1 || maxLanes > org.inagg.services.worker.WorkerContext.MAX_LANES_LIMIT)
+        {
+            throw new IllegalArgumentException("max lanes " + maxLanes + " must be in 1.."
+                + org.inagg.services.worker.WorkerContext.MAX_LANES_LIMIT + " (a UDP datagram's payload)");
+        }
+        this.maxLanes = maxLanes;
+        return this;
+    }
+
+    /** The largest lanes per packet a multi-host job's switch may ask for. */
+    public int maxLanes()
+    {
+        return maxLanes;
     }
 
     /** How long the switch stage waits without progress before the round fails. */

@@ -33,8 +33,6 @@ import org.inagg.wire.InaggHeader;
 final class NetworkStage implements RoundPipeline.SwitchStage, AutoCloseable
 {
     private static final System.Logger LOG = System.getLogger(NetworkStage.class.getName());
-    /** Largest lanes per packet accepted from the switch (as {@code inagg worker --max-lanes}). */
-    private static final int MAX_LANES = 363;
     /** What the controller accepts as a job name. */
     private static final int MAX_NAME = 128;
 
@@ -62,7 +60,7 @@ final class NetworkStage implements RoundPipeline.SwitchStage, AutoCloseable
         if (context.controller() == null)
         {
             return AllReduceJob.open(job.jobId(hello.switchJob()).workerId(hello.hostIndex())
-                .transport(udp(context.bindAddress(), context.switchAddress())));
+                .transport(udp(context.bindAddress(), context.switchAddress(), context.maxLanes())));
         }
         // The job's secret comes from its key, which rank 0 drew at random and shared through torch's store: every host
         // of the job derives the same one, and the controller's job name (a hash of the key) does not reveal it.
@@ -73,7 +71,7 @@ final class NetworkStage implements RoundPipeline.SwitchStage, AutoCloseable
         try
         {
             final InetSocketAddress switchAddress = client.switchAddress();
-            transport = udp(context.bindAddress(), switchAddress);
+            transport = udp(context.bindAddress(), switchAddress, context.maxLanes());
             // The socket is bound first: its address is the source the switch will admit for this host.
             final Assignment assignment = client.register(jobName(hello.jobKey()), hello.hostIndex(), hello.hosts(),
                 "float32", context.slotBytes() / 4, new InetSocketAddress(ControllerClient.sourceToward(
@@ -101,10 +99,12 @@ final class NetworkStage implements RoundPipeline.SwitchStage, AutoCloseable
         }
     }
 
-    private static UdpTransport udp(final InetSocketAddress bind, final InetSocketAddress switchAddress)
+    /** The host's socket toward the switch, its datagrams up to {@code maxLanes} lanes (a larger job is refused). */
+    private static UdpTransport udp(final InetSocketAddress bind, final InetSocketAddress switchAddress,
+        final int maxLanes)
     {
         return UdpTransport.open(bind, List.of(switchAddress), 1,
-            InaggHeader.messageLength(MAX_LANES), 64);
+            InaggHeader.messageLength(maxLanes), 64);
     }
 
     /**

@@ -19,6 +19,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class NetworkStageTest
 {
@@ -146,6 +147,50 @@ class NetworkStageTest
         }
     }
 
+    /**
+     * On jumbo-frame links the switch job's packets fill the MTU (2,048 lanes at 9000 bytes): an agent refuses such a
+     * job at its JOIN, naming both sizes, unless its --max-lanes allows them; then the round goes through.
+     */
+    @Test
+    @Timeout(60)
+    void shouldJoinAJumboFrameJobOnlyWithMaxLanesThatCarryIt() throws Exception
+    {
+        try (SwitchOnThread sw = SwitchOnThread.start(2048);
+             Arena arena = Arena.ofShared())
+        {
+            try (NetworkStage refused = stage(sw.address(), 0, new HostAgentContext()))
+            {
+                assertThat(refused.joined()).failsWithin(30, TimeUnit.SECONDS)
+                    .withThrowableThat().withMessageContaining("2048 lanes");
+            }
+            final int n = 5000;
+            try (NetworkStage a = stage(sw.address(), 0, new HostAgentContext().maxLanes(2048));
+                 NetworkStage b = stage(sw.address(), 1, new HostAgentContext().maxLanes(2048)))
+            {
+                final MemorySegment[] data = {arena.allocate(4L * n), arena.allocate(4L * n)};
+                for (int i = 0; i < n; i++)
+                {
+                    data[0].setAtIndex(INT, i, i);
+                    data[1].setAtIndex(INT, i, 7);
+                }
+                run(a, b, data, new CollectiveRequest(1, AgentProtocol.OP_SUM, AgentProtocol.DTYPE_INT32, n, n));
+                assertThat(a.lanes()).isEqualTo(2048);
+                for (int i = 0; i < n; i++)
+                {
+                    assertThat(data[0].getAtIndex(INT, i)).isEqualTo(i + 7);
+                    assertThat(data[1].getAtIndex(INT, i)).isEqualTo(i + 7);
+                }
+            }
+        }
+    }
+
+    @Test
+    void shouldRefuseMaxLanesOutsideADatagram()
+    {
+        assertThatThrownBy(() -> new HostAgentContext().maxLanes(0)).hasMessageContaining("max lanes 0");
+        assertThatThrownBy(() -> new HostAgentContext().maxLanes(20_000)).hasMessageContaining("max lanes 20000");
+    }
+
     private static MemorySegment[] copies(final Arena arena, final MemorySegment[] inputs)
     {
         final MemorySegment[] copies = new MemorySegment[inputs.length];
@@ -161,10 +206,16 @@ class NetworkStageTest
     {
         static SwitchOnThread start()
         {
+            return start(64);
+        }
+
+        /** Job 7 of 2 workers, 16 slots of {@code lanes} lanes. */
+        static SwitchOnThread start(final int lanes)
+        {
             final UdpTransport udp = UdpTransport.open(new InetSocketAddress("127.0.0.1", 0), List.of(), 16, 16,
-                InaggHeader.messageLength(256), 64);
+                InaggHeader.messageLength(Math.max(256, lanes)), 64);
             final SoftwareSwitch sw = new SoftwareSwitch(udp, new CounterRegistry(64), 64);
-            sw.addJob(new SwitchJobConfig(7, 2, 16, 64));
+            sw.addJob(new SwitchJobConfig(7, 2, 16, lanes));
             final AgentRunner runner = new AgentRunner(new SleepingMillisIdleStrategy(0), Throwable::printStackTrace,
                 null, sw);
             AgentRunner.startOnThread(runner);
@@ -185,7 +236,13 @@ class NetworkStageTest
 
     private static NetworkStage stage(final InetSocketAddress switchAddress, final int host)
     {
-        return new NetworkStage(new HostAgentContext().switchAddress(switchAddress)
+        return stage(switchAddress, host, new HostAgentContext());
+    }
+
+    private static NetworkStage stage(final InetSocketAddress switchAddress, final int host,
+        final HostAgentContext context)
+    {
+        return new NetworkStage(context.switchAddress(switchAddress)
             .bindAddress(new InetSocketAddress("127.0.0.1", 0)),
             new Hello(AgentProtocol.VERSION, 2 * host, 4, 0, 2, host, 2, 7, 1, "k", 0));
     }
