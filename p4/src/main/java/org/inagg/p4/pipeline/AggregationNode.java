@@ -255,9 +255,24 @@ public final class AggregationNode<J extends NodeJob> implements Agent, MessageH
     public void multicast(final NodeJob job, final MemorySegment source, final long offset, final int length,
         final int lanesTo)
     {
+        multicast(job, source, offset, length, lanesTo, null);
+    }
+
+    /**
+     * {@link #multicast(NodeJob, MemorySegment, long, int, int)} to the workers whose bit is clear in {@code skip}
+     * (bit {@code w % 32} of word {@code w / 32}, as a PARTIAL's bitmap; null: every worker): a first-level switch's
+     * local workers, or a server's workers whose result goes down through their switch.
+     */
+    public void multicast(final NodeJob job, final MemorySegment source, final long offset, final int length,
+        final int lanesTo, final int[] skip)
+    {
         final JobMembership membership = job.membership();
         for (int worker = 0; worker < job.workers(); worker++)
         {
+            if (skip != null && (skip[worker >>> 5] & (1 << (worker & 31))) != 0)
+            {
+                continue;
+            }
             final boolean withLanes = lanesTo == ALL_WORKERS || worker == lanesTo;
             final int copyLength = withLanes ? length : InaggHeader.LENGTH;
             final long at = transport.claim(membership.peer(worker), copyLength);
