@@ -136,18 +136,12 @@ final class UpstreamForwarding implements RoundOutput
             counters.increment(NodeCounter.DROP_MALFORMED);
             return;
         }
-        if (peer != parameterServerPeer)
+        if (!node.admitResult(job, m, o, peer, parameterServerPeer))
         {
-            counters.increment(NodeCounter.DROP_SOURCE_MISMATCH);
             return;
         }
-        if (!job.membership().isCurrent(InaggHeader.session(m, o)))
-        {
-            counters.increment(NodeCounter.DROP_STALE_SESSION);
-            return;
-        }
-        final int collective = InaggHeader.collective(m, o);
-        if (collective != InaggHeader.COLLECTIVE_ALL_REDUCE && InaggHeader.owner(m, o) >= job.workers())
+        if (InaggHeader.collective(m, o) != InaggHeader.COLLECTIVE_ALL_REDUCE
+            && InaggHeader.owner(m, o) >= job.workers())
         {
             counters.increment(NodeCounter.DROP_UNKNOWN_WORKER);
             return;
@@ -158,8 +152,6 @@ final class UpstreamForwarding implements RoundOutput
             return;
         }
         counters.increment(SwitchCounter.RESULTS_RELAYED);
-        node.multicast(job, m, o, length,
-            collective == InaggHeader.COLLECTIVE_REDUCE_SCATTER ? InaggHeader.owner(m, o) : AggregationNode.ALL_WORKERS,
-            remote);
+        node.multicast(job, m, o, length, AggregationNode.lanesTo(m, o), remote);
     }
 }
