@@ -1,6 +1,8 @@
 package org.inagg.p4.softswitch;
 
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -12,6 +14,9 @@ import org.inagg.p4.esa.ParameterServer;
 import org.inagg.p4.esa.ServerCounter;
 import org.inagg.p4.esa.ServerJobConfig;
 import org.inagg.p4.testing.CaptureTransport;
+import org.inagg.transport.InProcessNetwork;
+import org.inagg.transport.MessageHandler;
+import org.inagg.transport.Transport;
 import org.inagg.wire.InaggHeader;
 import org.inagg.wire.MessageType;
 import org.junit.jupiter.api.Test;
@@ -42,6 +47,8 @@ class TwoLevelResultsDownTest
     private static final int FIRST_WORKER_PEER = 10;
     private static final int SEQUENCE = 12;
     private static final int[] LANES = {5, -3, 7, 11};
+    /** Rounds per window of the allocation test. */
+    private static final int ROUNDS = 500;
 
     private final CaptureTransport s1Transport = new CaptureTransport();
     private final CaptureTransport s2Transport = new CaptureTransport();
@@ -260,5 +267,88 @@ class TwoLevelResultsDownTest
         assertThat(s1Transport.drain()).isEmpty();
         assertThat(s1.counter(SwitchCounter.DROP_MALFORMED)).isEqualTo(1);
         assertThat(s1.counter(SwitchCounter.DROP_UNKNOWN_JOB)).isZero();
+    }
+
+    /**
+     * The server's sends to the switches and the switches' relays to their workers allocate nothing per round once
+     * warm: rounds of flagged PARTIALs (built in place) go into a server over in-process endpoints, its RESULTs into
+     * S1 and S2, their copies into the workers' endpoints, all on this thread, in windows of {@code ROUNDS} rounds. A
+     * per-packet allocation is in every window; the JIT's own (a window with a compilation) is in some, so three clean
+     * windows in a row must come within 60.
+     */
+    @Test
+    void shouldAllocateNothingPerRoundToSendResultsDownAndRelayThem()
+    {
+        final InProcessNetwork network = new InProcessNetwork(FIRST_WORKER_PEER + WORKERS, 1 << 20, 2048);
+        final CounterRegistry registry = new CounterRegistry(256);
+        final SwitchJobConfig config = new SwitchJobConfig(JOB, WORKERS, 8, LANES.length,
+            SwitchJobConfig.NO_SLOT_BASE, SwitchJobConfig.NO_MULTICAST_GROUP, workerPeers());
+        final Transport s1End = network.endpoint(S1);
+        final Transport s2End = network.endpoint(S2);
+        final Transport psEnd = network.endpoint(PS);
+        final Transport[] workerEnds = new Transport[WORKERS];
+        for (int w = 0; w < WORKERS; w++)
+        {
+            workerEnds[w] = network.endpoint(FIRST_WORKER_PEER + w);
+        }
+        final SoftwareSwitch relay1 = new SoftwareSwitch(s1End, registry, 16);
+        final SoftwareSwitch relay2 = new SoftwareSwitch(s2End, registry, 16);
+        relay1.addJob(config, new UpstreamAggregation(PS, new int[] {0, 1, 2}, true));
+        relay2.addJob(config, new UpstreamAggregation(PS, new int[] {3, 4, 5}, true));
+        relay1.doWork();
+        relay2.doWork();
+        final ParameterServer ps = new ParameterServer(psEnd, registry, 16, 16);
+        ps.addJob(new ServerJobConfig(JOB, WORKERS, workerPeers(), S1, false, 8, LANES.length));
+        ps.applyControl();
+        final MemorySegment partial = Arena.ofAuto().allocate(EsaWire.partialLength(LANES.length, WORKERS));
+        final int length = (int)partial.byteSize();
+        final long[] received = new long[1];
+        final MessageHandler worker = (m, o, n, peer) -> received[0]++;
+        final int[] sequence = {0};
+        final Runnable rounds = () ->
+        {
+            for (int r = 0; r < ROUNDS; r++)
+            {
+                final int seq = sequence[0]++;
+                for (int sw = S1; sw <= S2; sw++)
+                {
+                    EsaWire.writePartialHeader(partial, 0, InaggHeader.FLAG_INT32 | EsaWire.FLAG_RESULTS_DOWN, JOB, 0,
+                        ((seq >>> 3) & 1) << 15 | (seq & 7), seq, LANES.length, 1, 0, InaggHeader.NO_EXPONENT, 0,
+                        EsaWire.REASON_SUBTREE);
+                    for (int k = 0; k < LANES.length; k++)
+                    {
+                        InaggHeader.setElement(partial, 0, k, LANES[k] + seq);
+                    }
+                    EsaWire.setPartialBitmapWord(partial, 0, LANES.length, 0, sw == S1 ? 0b000111 : 0b111000);
+                    ps.onMessage(partial, 0, length, sw);
+                }
+                s1End.poll(relay1, 16);
+                s2End.poll(relay2, 16);
+                for (final Transport end : workerEnds)
+                {
+                    end.poll(worker, 16);
+                }
+            }
+        };
+        final com.sun.management.ThreadMXBean threads =
+            (com.sun.management.ThreadMXBean)ManagementFactory.getThreadMXBean();
+        final long self = Thread.currentThread().threadId();
+        for (int i = 0; i < 20; i++)
+        {
+            rounds.run();
+        }
+        final List<Long> windows = new ArrayList<>();
+        while (windows.size() < 60 && !(windows.size() >= 3
+            && windows.subList(windows.size() - 3, windows.size()).stream().allMatch(bytes -> bytes == 0)))
+        {
+            final long before = threads.getThreadAllocatedBytes(self);
+            rounds.run();
+            windows.add(threads.getThreadAllocatedBytes(self) - before);
+        }
+        assertThat(windows.subList(windows.size() - 3, windows.size()))
+            .as("bytes allocated per window of %d rounds (all windows: %s)", ROUNDS, windows).containsOnly(0L);
+        assertThat(received[0]).as("every worker got every round's result").isEqualTo((long)WORKERS * sequence[0]);
+        assertThat(ps.counter(ServerCounter.RESULTS_TO_SUBTREES)).isEqualTo(2L * sequence[0]);
+        assertThat(relay1.counter(SwitchCounter.RESULTS_RELAYED)).isEqualTo(sequence[0]);
     }
 }
