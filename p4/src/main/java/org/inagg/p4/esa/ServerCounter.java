@@ -43,8 +43,7 @@ public enum ServerCounter implements CounterDescriptor
     DROP_UNSUPPORTED(425, "dropped: reserved collective or reduce op"),
     /**
      * Results sent once to a first-level switch for the workers of its PARTIAL, which asked for it
-     * ({@link EsaWire#FLAG_RESULTS_DOWN}) and multicasts it to them; {@link #RESULTS_SENT} counts the copies sent to
-     * workers directly.
+     * ({@link EsaWire#FLAG_RESULTS_DOWN}) and multicasts it to them; not counted again in {@link #RESULTS_SENT}.
      */
     RESULTS_TO_SUBTREES(426, "results sent once per first-level switch (results down the tree)");
 
