@@ -72,6 +72,12 @@ public final class SwitchCommand implements Callable<Integer>
         description = "With --upstream: the worker ids this switch serves, e.g. 0,1,2; others are refused.")
     private int[] localWorkers;
 
+    @Option(names = "--results-down", negatable = true, defaultValue = "true", fallbackValue = "true",
+        description = "With --upstream: the parameter server sends each round's result once to this switch, which "
+            + "multicasts it to its local workers; --no-results-down: the server answers every worker itself "
+            + "(default ${DEFAULT-VALUE}).")
+    private boolean resultsDown;
+
     @Mixin
     private ServiceOptions service;
 
@@ -101,7 +107,7 @@ public final class SwitchCommand implements Callable<Integer>
         final boolean dpdk = DpdkOptions.isDpdk(transportName);
         // Checked (conclude) before DPDK starts: EAL takes ports and hugepages that an error after it would leave held.
         final SwitchContext context = new SwitchContext().jobs(parsed).sources(parseSources(sources, parsed))
-            .open(open).localWorkers(localWorkers)
+            .open(open).localWorkers(localWorkers).resultsDown(resultsDown)
             .upstream(upstream == null ? null : Addresses.parse("--upstream", upstream))
             .control(control == null ? null : Addresses.parse("--control", control))
             .maxPeers(service.maxPeers).idle(service.idle)

@@ -29,7 +29,8 @@ import java.util.TreeMap;
  *   split {PS_j: s_j}                 ->   one job per PS (id 1 + j), a {@link org.inagg.api.ShardedAllReduce}
  *                                          shard of fraction s_j on every worker
  *   switchJobTables[S][row]           ->   S: SwitchJobConfig(job of row.ps, W workers) + UpstreamAggregation(PS,
- *                                          row.contributors); rows of one PS at one switch are merged
+ *                                          row.contributors, results down the tree); rows of one PS at one switch
+ *                                          are merged
  *   workers[w].shares[j].aggregateAt  ->   worker w's job j sends to that switch, or straight to PS_j
  *   PS_j                              ->   ParameterServer job (W workers; answers the JOINs of direct workers)
  * </pre>
@@ -219,7 +220,7 @@ public final class PlanDeployment {
                     new SwitchJobConfig(shards.get(j).jobId(), w, settings.slots(), settings.lanesPerPacket(),
                         SwitchJobConfig.NO_SLOT_BASE, SwitchJobConfig.NO_MULTICAST_GROUP, endpoints(j)),
                     new UpstreamAggregation(serverPeers.get(shards.get(j).ps()),
-                        row.getValue().stream().mapToInt(Integer::intValue).toArray())));
+                        row.getValue().stream().mapToInt(Integer::intValue).toArray(), true)));
             }
             switchRows.put(table.getKey(), List.copyOf(rows));
         }

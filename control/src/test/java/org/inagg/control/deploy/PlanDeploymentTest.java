@@ -76,9 +76,12 @@ class PlanDeploymentTest {
             cluster.allReduce(planned);
             for (String sw : cluster.switchIds()) {
                 assertThat(cluster.switchCounter(sw, SwitchCounter.UPSTREAM_PARTIALS)).as(sw).isPositive();
-                assertThat(cluster.switchCounter(sw, SwitchCounter.RESULTS_SENT)).as(sw).isZero();
+                // results down the tree: the PS's result of each round comes once to the switch, which relays it
+                assertThat(cluster.switchCounter(sw, SwitchCounter.RESULTS_RELAYED)).as(sw).isPositive();
+                assertThat(cluster.switchCounter(sw, SwitchCounter.RESULTS_SENT)).as(sw).isPositive();
             }
             assertThat(cluster.serverCounter("PS", ServerCounter.PARTIALS_MERGED)).isPositive();
+            assertThat(cluster.serverCounter("PS", ServerCounter.RESULTS_TO_SUBTREES)).isPositive();
         }
         for (int w = 0; w < 8; w++) {
             assertThat(planned[w]).as("worker %d", w).containsExactly(expected[w]);

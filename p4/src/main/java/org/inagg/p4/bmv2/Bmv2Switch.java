@@ -286,7 +286,8 @@ public final class Bmv2Switch
 
     /**
      * The switch's counters, as {@link org.inagg.p4.softswitch.SoftwareSwitch} counts them, packets: every
-     * {@link SwitchCounter} the program keeps (a {@code C_} constant; not the software-only {@code TX_FULL}), read
+     * {@link SwitchCounter} the program keeps (a {@code C_} constant; not the software-only {@code TX_FULL} and
+     * {@code RESULTS_RELAYED}), read
      * at index type id - 200 of its counter arrays ({@code inagg_counters}, and {@code egress_counters} for what is
      * counted per replica) and summed.
      */

@@ -269,15 +269,9 @@ final class EsaAggregation implements AggregationStrategy<EsaJob>
         final int peer)
     {
         final EsaJobConfig job = esaJob.config;
-        if (peer != job.parameterServerPeer())
+        // A result of an earlier run of the job is dropped: its blocks were released when the session started.
+        if (!node.admitResult(esaJob, m, o, peer, job.parameterServerPeer()))
         {
-            counters.increment(NodeCounter.DROP_SOURCE_MISMATCH);
-            return;
-        }
-        if (!esaJob.membership().isCurrent(InaggHeader.session(m, o)))
-        {
-            // A result of an earlier run of the job: its blocks were released when the session started.
-            counters.increment(NodeCounter.DROP_STALE_SESSION);
             return;
         }
         final int sequence = InaggHeader.sequence(m, o);
@@ -291,9 +285,7 @@ final class EsaAggregation implements AggregationStrategy<EsaJob>
             blockDone(job.jobId(), InaggHeader.elementCount(m, o));
         }
         counters.increment(EsaCounter.ACKS);
-        node.multicast(esaJob, m, o, length,
-            InaggHeader.collective(m, o) == InaggHeader.COLLECTIVE_REDUCE_SCATTER ? InaggHeader.owner(m, o)
-            : AggregationNode.ALL_WORKERS);
+        node.multicast(esaJob, m, o, length, AggregationNode.lanesTo(m, o));
     }
 
     /**

@@ -40,7 +40,8 @@ import org.inagg.wire.InaggHeader;
  *  +-------------------------------+-------------------------------+
  * </pre>
  * Flags carry, besides INT32, the collective and reduce op of the block's packets in the same bits as an AGGREGATE's
- * (docs/wire-format.md, "Collectives and reduce ops"): the lanes are combined with that op (SUM, MIN, MAX), and an
+ * (docs/wire-format.md, "Collectives and reduce ops"), and {@link #FLAG_RESULTS_DOWN} (0x80) where the switch asks
+ * for its workers' result once: the lanes are combined with that op (SUM, MIN, MAX), and an
  * ALL_GATHER PARTIAL holds its Owner's lanes if its bitmap has the Owner, no lanes otherwise. A REDUCE_SCATTER or
  * ALL_GATHER PARTIAL ends with one more word, its Owner (Priority and Status, where an AGGREGATE has it, hold the
  * holder's priority and the reason here), also counted in Element Count: Element Count = L + B + 1. An ALL_REDUCE
@@ -63,6 +64,15 @@ public final class EsaWire
 {
     /** Header Type of a partial aggregate with its worker bitmap. */
     public static final int TYPE_PARTIAL = 5;
+    /**
+     * Flags bit of a PARTIAL (the bit an AGGREGATE reserves, so no switch ever copies it from a worker's packet, and
+     * the P4 programs, whose PARTIALs carry INT32 alone, never set it): "send the result of my workers to me, once".
+     * A software first-level switch sets it on its SUBTREE PARTIALs when it relays results down the tree
+     * ({@code UpstreamAggregation#resultsDown()}); the server then sends the round's RESULT (worker id 0) once to that
+     * switch instead of once to each worker of the PARTIAL's bitmap, and the switch multicasts it to them. A PARTIAL
+     * with the bit clear is answered as before: the server sends the result to every worker itself.
+     */
+    public static final int FLAG_RESULTS_DOWN = 0x80;
 
     /** Status of a RAW: the aggregator was held by another block that this packet could not preempt. */
     public static final int REASON_COLLISION = 1;

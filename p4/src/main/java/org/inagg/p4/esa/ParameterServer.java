@@ -33,7 +33,10 @@ import org.inagg.wire.InaggHeader;
  * <p>
  * The same server finishes two-level aggregation ({@code org.inagg.p4.softswitch.UpstreamAggregation}): switches send
  * the sums of their own workers as PARTIALs (reason {@link EsaWire#REASON_SUBTREE}), workers with no switch in front of
- * them send to the server directly and join here ({@link ServerJobConfig#answersJoins()}).
+ * them send to the server directly and join here ({@link ServerJobConfig#answersJoins()}). A switch's PARTIAL with
+ * {@link EsaWire#FLAG_RESULTS_DOWN} asks for its workers' result once: the block's result goes to that switch, which
+ * multicasts it to them (results down the tree), and to every other worker directly; a retransmission of a complete
+ * block is always answered directly, to its worker.
  * <p>
  * The server is an {@link AggregationNode} (drain, parse, job table, JOINs) with the block-merging strategy
  * ({@link ServerAggregation}); it follows its jobs' sessions as that class describes, so a job whose workers are

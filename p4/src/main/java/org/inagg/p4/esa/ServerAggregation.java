@@ -303,6 +303,10 @@ final class ServerAggregation implements AggregationStrategy<ServerJob>
         }
         block.nextExponent = Math.max(block.nextExponent, InaggHeader.nextExponent(m, o));
         counters.increment(ServerCounter.PARTIALS_MERGED);
+        if ((InaggHeader.flags(m, o) & EsaWire.FLAG_RESULTS_DOWN) != 0 && !job.config.resultsViaSwitch())
+        {
+            block.sendDownTo(peer, m, o);
+        }
         if (block.count == job.config.workers())
         {
             finish(job, block);
@@ -381,6 +385,12 @@ final class ServerAggregation implements AggregationStrategy<ServerJob>
         return block;
     }
 
+    /**
+     * A complete block's result: to the switch (ATP), or to every worker, directly or, for the workers of a PARTIAL
+     * that asked for it ({@link EsaWire#FLAG_RESULTS_DOWN}), once to that PARTIAL's switch, which relays it to them
+     * (with the lanes if it is not a REDUCE_SCATTER, or its workers hold the Owner). Retransmissions of the block are
+     * answered directly, whoever summed them.
+     */
     private void finish(final ServerJob job, final ServerBlock block)
     {
         counters.increment(ServerCounter.COMPLETED);
@@ -391,8 +401,17 @@ final class ServerAggregation implements AggregationStrategy<ServerJob>
             sendToSwitch(job, block);
             return;
         }
+        final boolean scatter = block.collective() == InaggHeader.COLLECTIVE_REDUCE_SCATTER;
         node.multicast(job, staging, 0, writeResult(job, block, staging, 0, true),
-            block.collective() == InaggHeader.COLLECTIVE_REDUCE_SCATTER ? block.owner : AggregationNode.ALL_WORKERS);
+            scatter ? block.owner : AggregationNode.ALL_WORKERS, block.subtreeCount == 0 ? null : block.down);
+        for (int i = 0; i < block.subtreeCount; i++)
+        {
+            final int peer = block.subtrees[i];
+            if (sendResult(job, block, peer, 0, !scatter || peer == block.ownerSubtree))
+            {
+                counters.increment(ServerCounter.RESULTS_TO_SUBTREES);
+            }
+        }
     }
 
     private void sendToSwitch(final ServerJob job, final ServerBlock block)

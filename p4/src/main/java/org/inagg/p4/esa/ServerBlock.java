@@ -1,5 +1,6 @@
 package org.inagg.p4.esa;
 
+import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
 
 import org.inagg.wire.InaggHeader;
@@ -17,6 +18,13 @@ final class ServerBlock
     static final int DONE = 2;
     /** The Flags bits a block keeps from its packets and puts in its result. */
     static final int KEPT_FLAGS = InaggHeader.FLAG_INT32 | InaggHeader.COLLECTIVE_MASK | InaggHeader.OP_MASK;
+    /**
+     * First-level switches a block's result goes down through, at most: the workers of a PARTIAL past them get it from
+     * the server directly, as from a switch that does not ask ({@link EsaWire#FLAG_RESULTS_DOWN}).
+     */
+    static final int MAX_SUBTREES = 64;
+    /** {@link #ownerSubtree} when no subtree holds the Owner. */
+    static final int NO_PEER = -1;
 
     final int[] bits;
     int[] lanes;
@@ -31,10 +39,18 @@ final class ServerBlock
     int blockExponent;
     int nextExponent;
     int count;
+    /** Workers whose result goes down through a first-level switch (in {@link #subtrees}), not from the server. */
+    final int[] down;
+    /** Peers of the switches that asked for their workers' result once, allocated on the first that asks. */
+    int[] subtrees;
+    int subtreeCount;
+    /** The subtree whose PARTIAL holds a REDUCE_SCATTER block's Owner (its result carries the lanes), or NO_PEER. */
+    int ownerSubtree;
 
     ServerBlock(final int words, final int lanes)
     {
         this.bits = new int[words];
+        this.down = new int[words];
         this.lanes = new int[lanes];
     }
 
@@ -70,6 +86,42 @@ final class ServerBlock
         this.blockExponent = blockExponent;
         this.nextExponent = InaggHeader.NO_EXPONENT;
         this.count = 0;
+        Arrays.fill(down, 0);
+        this.subtreeCount = 0;
+        this.ownerSubtree = NO_PEER;
+    }
+
+    /**
+     * Notes that the result of a merged PARTIAL's workers goes once to its sender, {@code peer}, which relays it to
+     * them; past {@link #MAX_SUBTREES} switches (allocated once, on first use) they get it from the server instead.
+     */
+    void sendDownTo(final int peer, final MemorySegment partial, final long o)
+    {
+        if (subtrees == null)
+        {
+            subtrees = new int[MAX_SUBTREES];
+        }
+        boolean known = false;
+        for (int i = 0; i < subtreeCount; i++)
+        {
+            known |= subtrees[i] == peer;
+        }
+        if (!known)
+        {
+            if (subtreeCount == subtrees.length)
+            {
+                return;
+            }
+            subtrees[subtreeCount++] = peer;
+        }
+        for (int k = 0; k < down.length; k++)
+        {
+            down[k] |= EsaWire.partialBitmapWord(partial, o, k);
+        }
+        if (collective() == InaggHeader.COLLECTIVE_REDUCE_SCATTER && EsaWire.partialHasWorker(partial, o, owner))
+        {
+            ownerSubtree = peer;
+        }
     }
 }
 

@@ -40,7 +40,12 @@ public enum ServerCounter implements CounterDescriptor
      * An AGGREGATE or PARTIAL naming a reserved collective or op (or an AGGREGATE with the reserved flag), as
      * {@code SwitchCounter.DROP_UNSUPPORTED} (225).
      */
-    DROP_UNSUPPORTED(425, "dropped: reserved collective or reduce op");
+    DROP_UNSUPPORTED(425, "dropped: reserved collective or reduce op"),
+    /**
+     * Results sent once to a first-level switch for the workers of its PARTIAL, which asked for it
+     * ({@link EsaWire#FLAG_RESULTS_DOWN}) and multicasts it to them; not counted again in {@link #RESULTS_SENT}.
+     */
+    RESULTS_TO_SUBTREES(426, "results sent once per first-level switch (results down the tree)");
 
     private final int typeId;
     private final String label;

@@ -241,6 +241,36 @@ public final class AggregationNode<J extends NodeJob> implements Agent, MessageH
         return true;
     }
 
+    /**
+     * The checks of a RESULT a node takes from its job's server (the ATP switch, a two-level switch that relays its
+     * workers' results), each counted: from {@code serverPeer} ({@link NodeCounter#DROP_SOURCE_MISMATCH}), of the job's
+     * current session ({@link NodeCounter#DROP_STALE_SESSION}; unanswered: a server is no worker to REJECT).
+     *
+     * @return whether the result goes on to the strategy.
+     */
+    public boolean admitResult(final NodeJob job, final MemorySegment m, final long o, final int peer,
+        final int serverPeer)
+    {
+        if (peer != serverPeer)
+        {
+            counters.increment(NodeCounter.DROP_SOURCE_MISMATCH);
+            return false;
+        }
+        if (!job.membership().isCurrent(InaggHeader.session(m, o)))
+        {
+            counters.increment(NodeCounter.DROP_STALE_SESSION);
+            return false;
+        }
+        return true;
+    }
+
+    /** The {@code lanesTo} of {@link #multicast} for a RESULT: its Owner if a REDUCE_SCATTER, else every worker. */
+    public static int lanesTo(final MemorySegment result, final long o)
+    {
+        return InaggHeader.collective(result, o) == InaggHeader.COLLECTIVE_REDUCE_SCATTER
+            ? InaggHeader.owner(result, o) : ALL_WORKERS;
+    }
+
     /** {@link #multicast}: every worker's copy carries the lanes. */
     public static final int ALL_WORKERS = -1;
 
@@ -255,9 +285,24 @@ public final class AggregationNode<J extends NodeJob> implements Agent, MessageH
     public void multicast(final NodeJob job, final MemorySegment source, final long offset, final int length,
         final int lanesTo)
     {
+        multicast(job, source, offset, length, lanesTo, null);
+    }
+
+    /**
+     * {@link #multicast(NodeJob, MemorySegment, long, int, int)} to the workers whose bit is clear in {@code skip}
+     * (bit {@code w % 32} of word {@code w / 32}, as a PARTIAL's bitmap; null: every worker): a first-level switch's
+     * local workers, or a server's workers whose result goes down through their switch.
+     */
+    public void multicast(final NodeJob job, final MemorySegment source, final long offset, final int length,
+        final int lanesTo, final int[] skip)
+    {
         final JobMembership membership = job.membership();
         for (int worker = 0; worker < job.workers(); worker++)
         {
+            if (skip != null && (skip[worker >>> 5] & (1 << (worker & 31))) != 0)
+            {
+                continue;
+            }
             final boolean withLanes = lanesTo == ALL_WORKERS || worker == lanesTo;
             final int copyLength = withLanes ? length : InaggHeader.LENGTH;
             final long at = transport.claim(membership.peer(worker), copyLength);

@@ -59,6 +59,19 @@ final class ResultMulticast implements RoundOutput
         counters.increment(SwitchCounter.RETRANSMIT_REPLIES);
     }
 
+    @Override
+    public boolean relaysResults()
+    {
+        return false;
+    }
+
+    /** A one-level job takes no RESULT: malformed, as any RESULT sent to a switch. */
+    @Override
+    public void fromServer(final SlotJob job, final MemorySegment m, final long o, final int length, final int peer)
+    {
+        counters.increment(NodeCounter.DROP_MALFORMED);
+    }
+
     /**
      * The result reuses the request's header (job, slot, copy, sequence, block exponent, collective, op, Owner,
      * session) with the round's lanes, or none ({@code withLanes} false).

@@ -4,7 +4,7 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * Where a slot job's complete round goes: to its workers ({@link ResultMulticast}), or up to the job's parameter
- * server ({@link UpstreamForwarding}, two-level aggregation). The {@link SlotAggregation} pipeline is the same either
+ * server ({@link UpstreamForwarding}, two-level aggregation, which may relay the server's result back down). The {@link SlotAggregation} pipeline is the same either
  * way; the output decorates its decision. Agent thread only, no allocation.
  */
 interface RoundOutput
@@ -14,4 +14,10 @@ interface RoundOutput
 
     /** A packet of a complete round (its sender lost the result, or a slower worker's copy). */
     void completedAgain(SlotJob job, int copyIndex, MemorySegment m, long o, int length, int worker, int owner);
+
+    /** Whether the job takes RESULTs from its parameter server, to relay to its workers ({@link #fromServer}). */
+    boolean relaysResults();
+
+    /** A RESULT of the job (an AGGREGATE with FLAG_RESULT) from {@code peer}: relayed down, or dropped and counted. */
+    void fromServer(SlotJob job, MemorySegment m, long o, int length, int peer);
 }

@@ -32,6 +32,8 @@ final class SlotAggregation implements AggregationStrategy<SlotJob>
     private final AtomicCounter slotsGauge;
     private final AtomicCounter sessionsStarted;
     private int installedJobs;
+    /** Installed jobs whose output relays their server's results ({@link RoundOutput#relaysResults}). */
+    private int relayingJobs;
     private long installedSlots;
 
     SlotAggregation(final AggregationNode<SlotJob> node, final NodeCounters<SwitchCounter> counters,
@@ -44,10 +46,15 @@ final class SlotAggregation implements AggregationStrategy<SlotJob>
         this.sessionsStarted = sessionsStarted;
     }
 
+    /**
+     * A RESULT (to a switch: malformed) goes on to the job table only while some job relays its server's results
+     * ({@link RoundOutput#relaysResults}); a switch without one counts it exactly as before.
+     */
     @Override
     public NodeCounter parse(final MemorySegment m, final long o, final int type)
     {
-        if (type != MessageType.AGGREGATE || (InaggHeader.flags(m, o) & InaggHeader.FLAG_RESULT) != 0
+        if (type != MessageType.AGGREGATE
+            || ((InaggHeader.flags(m, o) & InaggHeader.FLAG_RESULT) != 0 && relayingJobs == 0)
             || (InaggHeader.flags(m, o) & InaggHeader.FLAG_RESERVED) != 0)
         {
             return NodeCounter.DROP_MALFORMED;
@@ -58,6 +65,11 @@ final class SlotAggregation implements AggregationStrategy<SlotJob>
     @Override
     public void aggregate(final SlotJob job, final MemorySegment m, final long o, final int length, final int peer)
     {
+        if ((InaggHeader.flags(m, o) & InaggHeader.FLAG_RESULT) != 0)
+        {
+            job.output.fromServer(job, m, o, length, peer);
+            return;
+        }
         final int worker = InaggHeader.workerId(m, o);
         final int collective = InaggHeader.collective(m, o);
         final int owner = collective == InaggHeader.COLLECTIVE_ALL_REDUCE ? worker : InaggHeader.owner(m, o);
@@ -144,6 +156,14 @@ final class SlotAggregation implements AggregationStrategy<SlotJob>
         }
         installedSlots += job.config.slots();
         slotsGauge.setRelease(installedSlots);
+        if (previous != null && previous.output.relaysResults())
+        {
+            relayingJobs--;
+        }
+        if (job.output.relaysResults())
+        {
+            relayingJobs++;
+        }
     }
 
     @Override
@@ -152,6 +172,10 @@ final class SlotAggregation implements AggregationStrategy<SlotJob>
         jobsGauge.setRelease(--installedJobs);
         installedSlots -= job.config.slots();
         slotsGauge.setRelease(installedSlots);
+        if (job.output.relaysResults())
+        {
+            relayingJobs--;
+        }
     }
 
     @Override

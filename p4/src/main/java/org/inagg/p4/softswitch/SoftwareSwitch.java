@@ -117,10 +117,11 @@ public final class SoftwareSwitch implements Agent, MessageHandler
             + (config.credentialsRequired() ? ", JOIN credentials required" : "")
             + (upstream == null ? ""
             : ", summing workers " + Arrays.toString(upstream.localWorkers()) + " up to peer "
-            + transport.describePeer(upstream.parameterServerPeer()));
+            + transport.describePeer(upstream.parameterServerPeer())
+            + (upstream.resultsDown() ? ", relaying its results down" : ""));
         final SlotJob job = upstream == null ? new SlotJob(config, null, multicast, description)
             : new SlotJob(config, upstream.localWorkers(),
-            new UpstreamForwarding(transport, counters, upstream, config.workers()), description);
+            new UpstreamForwarding(node, counters, upstream, config.workers()), description);
         synchronized (requestedJobs)
         {
             for (final SwitchJobConfig other : requestedJobs.values())

@@ -36,7 +36,13 @@ public enum SwitchCounter implements CounterDescriptor
      * two-level job, which the software switch sends up. Number 25 of every family (225 here, {@code EsaCounter} 325,
      * {@code ServerCounter} 425) and index 25 of {@code inagg_counters} in both P4 programs.
      */
-    DROP_UNSUPPORTED(225, "dropped: collective or reduce op not supported (reserved; P4: not ALL_REDUCE SUM upstream)");
+    DROP_UNSUPPORTED(225, "dropped: collective or reduce op not supported (reserved; P4: not ALL_REDUCE SUM upstream)"),
+    /**
+     * Two-level, results down the tree ({@code UpstreamAggregation#resultsDown}): RESULTs of the parameter server
+     * relayed to the local workers, one per round (the copies count {@link #RESULTS_SENT}). Software only: the P4
+     * programs never ask for it.
+     */
+    RESULTS_RELAYED(226, "two-level: results from the parameter server relayed down to the local workers");
 
     private final int typeId;
     private final String label;

@@ -20,13 +20,29 @@ import java.util.Arrays;
  * already complete (so the PARTIAL, or the server's result, was lost) goes to the server raw; the server adds it if
  * that worker's bit is clear, answers it from its retained results if the block is complete, and never adds a worker
  * twice (bitmaps), so the sum is exact whatever was lost, duplicated or reordered.
+ * <p>
+ * <b>Results down the tree</b> ({@code resultsDown}): the switch marks its PARTIALs with
+ * {@link org.inagg.p4.esa.EsaWire#FLAG_RESULTS_DOWN}, and the server sends the round's result once to it rather than
+ * once to each of its workers; the switch takes a RESULT of the job only from {@code parameterServerPeer} and of the
+ * job's session, and multicasts it to its local workers as a one-level switch multicasts its own (a REDUCE_SCATTER
+ * round's lanes to the Owner only). It keeps nothing of it: if it is lost, the workers retransmit, their
+ * retransmissions of the round (complete here) go up raw, and the server answers each of them directly. With it off
+ * (the P4 programs' way, byte for byte) the server answers every worker itself.
  *
  * @param parameterServerPeer the job's parameter server, in the switch's transport.
  * @param localWorkers        worker ids (in {@code 0..workers-1} of the job) this switch serves; the switch drops
  *                            the others' packets and refuses their JOINs.
+ * @param resultsDown         whether the server sends the round's result once to this switch, which multicasts it
+ *                            to its local workers.
  */
-public record UpstreamAggregation(int parameterServerPeer, int[] localWorkers)
+public record UpstreamAggregation(int parameterServerPeer, int[] localWorkers, boolean resultsDown)
 {
+    /** Results straight from the server to every worker, as the P4 programs' PARTIALs ask for. */
+    public UpstreamAggregation(final int parameterServerPeer, final int[] localWorkers)
+    {
+        this(parameterServerPeer, localWorkers, false);
+    }
+
     public UpstreamAggregation
     {
         if (parameterServerPeer < 0)
@@ -70,19 +86,19 @@ public record UpstreamAggregation(int parameterServerPeer, int[] localWorkers)
     public boolean equals(final Object o)
     {
         return o instanceof UpstreamAggregation u && parameterServerPeer == u.parameterServerPeer
-            && Arrays.equals(localWorkers, u.localWorkers);
+            && Arrays.equals(localWorkers, u.localWorkers) && resultsDown == u.resultsDown;
     }
 
     @Override
     public int hashCode()
     {
-        return 31 * parameterServerPeer + Arrays.hashCode(localWorkers);
+        return 31 * (31 * parameterServerPeer + Arrays.hashCode(localWorkers)) + Boolean.hashCode(resultsDown);
     }
 
     @Override
     public String toString()
     {
         return "UpstreamAggregation[parameterServerPeer=" + parameterServerPeer + ", localWorkers="
-            + Arrays.toString(localWorkers) + "]";
+            + Arrays.toString(localWorkers) + ", resultsDown=" + resultsDown + "]";
     }
 }

@@ -19,7 +19,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Fuzzes the software switch's ingress (docs/fuzzing.md): arbitrary messages from arbitrary peers, interleaved with a
  * job's joins and one exact round, for two jobs: job A learns its workers' peers from their JOINs and multicasts its
  * sums; job B has registered sources and JOIN credentials, and sends its local workers' sum up to a parameter server
- * (two-level).
+ * (two-level), whose results it relays down (a RESULT of B's session from the server is withheld: it is genuine).
  * <p>
  * Invariants: nothing thrown; every message is counted once ({@code received} goes up by one and so does exactly one
  * outcome counter); junk that is not a legitimate contribution to the round under test changes nothing in it: the
@@ -57,7 +57,7 @@ class SoftwareSwitchFuzzTest
         SwitchCounter.DROP_BAD_SLOT, SwitchCounter.DROP_BAD_SIZE, SwitchCounter.DROP_STALE,
         SwitchCounter.DROP_VIOLATION, SwitchCounter.JOINS, SwitchCounter.REJECTS, SwitchCounter.RETRANSMIT_REPLIES,
         SwitchCounter.UPSTREAM_FORWARDS, SwitchCounter.DROP_STALE_SESSION, SwitchCounter.DROP_BAD_CREDENTIAL,
-        SwitchCounter.DROP_UNSUPPORTED};
+        SwitchCounter.DROP_UNSUPPORTED, SwitchCounter.RESULTS_RELAYED};
 
     /** One switch for every run: installing a job again resets it (its slots and learned peers). */
     private static final CaptureTransport TRANSPORT = new CaptureTransport();
@@ -143,7 +143,7 @@ class SoftwareSwitchFuzzTest
             SWITCH.addJob(new SwitchJobConfig(JOB_A, WORKERS_A, SLOTS_A, LANES_A));
             SWITCH.addJob(new SwitchJobConfig(JOB_B, WORKERS_B, SLOTS_B, LANES_B, SwitchJobConfig.NO_SLOT_BASE,
                 SwitchJobConfig.NO_MULTICAST_GROUP, PEERS_B, 0, CREDENTIALS_B),
-                new UpstreamAggregation(SERVER, LOCAL_B));
+                new UpstreamAggregation(SERVER, LOCAL_B, true));
             SWITCH.doWork();
             TRANSPORT.sent.clear();
             for (final Junk junk : input.records())
@@ -212,6 +212,11 @@ class SoftwareSwitchFuzzTest
                     || job == JOB_B && (worker == LOCAL_B[0] || worker == LOCAL_B[1]) && peer == PEERS_B[worker]
                     && InaggHeader.sequence(m, 0) == WORKERS_B
                     && InaggHeader.joinCredential(m, 0) == CREDENTIALS_B[worker];
+            }
+            if (type == MessageType.AGGREGATE && (InaggHeader.flags(m, 0) & InaggHeader.FLAG_RESULT) != 0)
+            {
+                // B's results come down through the switch: a RESULT of B's session from its server is relayed.
+                return job == JOB_B && peer == SERVER && InaggHeader.session(m, 0) == 0;
             }
             // a contribution of the jobs' session (0); one of another session is junk: dropped as stale
             final boolean contribution = type == MessageType.AGGREGATE

@@ -28,7 +28,7 @@ import org.inagg.wire.RejectReason;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.CsvSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -155,10 +155,10 @@ class TwoLevelAggregationTest
         assertThat(server.counter(ServerCounter.JOINS)).isEqualTo(1);
     }
 
-    @ParameterizedTest(name = "faults {0}")
-    @ValueSource(doubles = {0.0, 0.05})
+    @ParameterizedTest(name = "faults {0}, results down the tree {1}")
+    @CsvSource({"0.0, false", "0.05, false", "0.0, true", "0.05, true"})
     @Timeout(120)
-    void shouldAllReduceExactlyAcrossTwoSwitchesAndTheServer(final double faults)
+    void shouldAllReduceExactlyAcrossTwoSwitchesAndTheServer(final double faults, final boolean resultsDown)
     {
         final int floats = 5_000;
         final int ints = 3_001;
@@ -170,8 +170,8 @@ class TwoLevelAggregationTest
         final ParameterServer server = new ParameterServer(endpoint(network, PS, faults), registry, 64, 1 << 12);
         final SwitchJobConfig config = new SwitchJobConfig(JOB, WORKERS, 8, LANES, SwitchJobConfig.NO_SLOT_BASE,
             SwitchJobConfig.NO_MULTICAST_GROUP, workerPeers());
-        s1.addJob(config, new UpstreamAggregation(PS, S1_WORKERS));
-        s2.addJob(config, new UpstreamAggregation(PS, S2_WORKERS));
+        s1.addJob(config, new UpstreamAggregation(PS, S1_WORKERS, resultsDown));
+        s2.addJob(config, new UpstreamAggregation(PS, S2_WORKERS, resultsDown));
         server.addJob(new ServerJobConfig(JOB, WORKERS, workerPeers(), S1, false, 8, LANES));
         agents.add(s1);
         agents.add(s2);
@@ -248,7 +248,9 @@ class TwoLevelAggregationTest
         }
         assertThat(s1.counter(SwitchCounter.UPSTREAM_PARTIALS)).isPositive();
         assertThat(s2.counter(SwitchCounter.UPSTREAM_PARTIALS)).isPositive();
-        assertThat(s1.counter(SwitchCounter.RESULTS_SENT)).as("results come from the server").isZero();
+        assertThat(s1.counter(SwitchCounter.RESULTS_SENT)).as("results from the server, or relayed by S1")
+            .isEqualTo(resultsDown ? 4 * s1.counter(SwitchCounter.RESULTS_RELAYED) : 0);
+        assertThat(server.counter(ServerCounter.RESULTS_TO_SUBTREES) > 0).isEqualTo(resultsDown);
         assertThat(server.counter(ServerCounter.PARTIALS_MERGED)).isPositive();
         assertThat(server.counter(ServerCounter.RAW_MERGED)).as("workers 6 and 7 send raw").isPositive();
         assertThat(server.counter(ServerCounter.JOINS)).isGreaterThanOrEqualTo(2);

@@ -22,8 +22,9 @@ import org.inagg.perf.peers.WorkerLogs;
  * {@link TopologyFabric} as processes: {@code inagg ps} on the PS's node, an {@code inagg switch --upstream} in the
  * aggregation unit of every switch the plan has sum workers (its local workers the plan's contributors), an
  * {@code inagg worker} on every worker's node sending to where the plan sums it; every flow pinned to the plan's path
- * (worker to its switch or PS, switch to PS), and every result (the PS answers each worker) back along the worker's
- * path reversed. Worker r is the plan's r-th.
+ * (worker to its switch or PS, switch to PS), the PS's results to a switch (results down the tree: the switch
+ * multicasts them to its workers) back along the switch's path reversed, and the PS's answers to each worker (direct
+ * workers, retransmissions) back along the worker's path reversed. Worker r is the plan's r-th.
  */
 public final class PlanOnFabric
 {
@@ -79,6 +80,9 @@ public final class PlanOnFabric
                 }
                 // Rows of one PS at one switch are one job there, one partial stream: the first row's path.
                 fabric.route(fabric.aggregatorAddress(sw), psAddress, table.getValue().getFirst().upstreamPath());
+                // Results down the tree: the PS's result of the switch's workers comes back along that path reversed.
+                fabric.route(psAddress, fabric.aggregatorAddress(sw),
+                    table.getValue().getFirst().upstreamPath().reversed());
                 children.start(Placement.prefixed(fabric.aggregatorExec(sw), InaggJvm.command(jvmOptions,
                     List.of("switch", "--bind", fabric.aggregatorAddress(sw) + ":" + SWITCH_PORT, "--open", "--job",
                         job, "--upstream", psAddress + ":" + PS_PORT, "--local-workers", local.toString(),

@@ -59,6 +59,7 @@ public final class SwitchContext
     private ApiToken token = ApiToken.NONE;
     private InetSocketAddress upstream;
     private int[] localWorkers;
+    private boolean resultsDown = true;
     private int maxPeers = MAX_PEERS_DEFAULT;
     private String idle = IdleStrategies.SERVICE_DEFAULT;
     private TransportOpener transportOpener;
@@ -120,6 +121,17 @@ public final class SwitchContext
     public SwitchContext localWorkers(final int[] localWorkers)
     {
         this.localWorkers = localWorkers == null ? null : localWorkers.clone();
+        return this;
+    }
+
+    /**
+     * With {@link #upstream}: whether the parameter server sends each round's result once to this switch, which
+     * multicasts it to its local workers (the default), rather than to every worker itself
+     * ({@link org.inagg.p4.softswitch.UpstreamAggregation#resultsDown()}).
+     */
+    public SwitchContext resultsDown(final boolean resultsDown)
+    {
+        this.resultsDown = resultsDown;
         return this;
     }
 
@@ -255,6 +267,11 @@ public final class SwitchContext
     public int[] localWorkers()
     {
         return localWorkers == null ? null : localWorkers.clone();
+    }
+
+    public boolean resultsDown()
+    {
+        return resultsDown;
     }
 
     public int maxPeers()

@@ -87,7 +87,7 @@ public final class SwitchNode implements AutoCloseable
             for (final SwitchJobConfig job : jobs)
             {
                 softwareSwitch.addJob(job, context.upstream() == null ? null
-                    : new UpstreamAggregation(0, context.localWorkers()));
+                    : new UpstreamAggregation(0, context.localWorkers(), context.resultsDown()));
             }
             if (context.control() != null)
             {
