@@ -205,7 +205,8 @@ final class JoinClient
         {
             agent.fail(new JobRejectedException("job " + settings.jobId() + ": the switch asks for " + poolSlots
                 + " slots of " + poolLanes + " lanes, which this transport (max message "
-                + transport.maxMessageLength() + " bytes) cannot carry"));
+                + transport.maxMessageLength() + " bytes) cannot carry: give the worker or agent --max-lanes "
+                + poolLanes));
             return;
         }
         slots = poolSlots;
@@ -253,7 +254,8 @@ final class JoinClient
      */
     private void onAnswerWhileJoined(final MemorySegment m, final long o, final int type, final long nowNs)
     {
-        if (type == MessageType.REJECT && InaggHeader.status(m, o) == RejectReason.UNSUPPORTED_COLLECTIVE)
+        if (type == MessageType.REJECT && InaggHeader.status(m, o) == RejectReason.UNSUPPORTED_COLLECTIVE
+            && InaggHeader.session(m, o) == session)
         {
             agent.fail(new JobRejectedException("job " + settings.jobId() + " worker " + settings.workerId() + ": "
                 + RejectReason.describeCollective(InaggHeader.flags(m, o)) + " is not supported by the node at "

@@ -98,7 +98,7 @@ public final class AgentCommand implements Callable<Integer>
 
     @Option(names = "--max-lanes", defaultValue = "" + org.inagg.services.worker.WorkerContext.MAX_LANES_DEFAULT,
         description = "Largest lanes per packet a multi-host job's switch may ask for, as inagg worker's (default "
-            + "${DEFAULT-VALUE}: 1500-byte MTU packets; 2048 for a switch job that fills a 9000-byte MTU).")
+            + "${DEFAULT-VALUE}: 1500-byte MTU packets; 2048 for a switch job of packets that fit a 9000-byte MTU).")
     private int maxLanes;
 
     @Option(names = "--peer-timeout-ms", defaultValue = "" + HostAgentContext.PEER_TIMEOUT_DEFAULT_MS,

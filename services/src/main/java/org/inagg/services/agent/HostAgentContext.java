@@ -198,7 +198,7 @@ public final class HostAgentContext
     /**
      * The largest lanes per packet a multi-host job's switch may ask for (as {@code inagg worker --max-lanes}): the
      * default, 363, carries the switch's default packets within a 1500-byte MTU; on jumbo-frame links a switch job of
-     * larger packets needs more (2,048 lanes fill a 9000-byte MTU). A job asking for more is refused at its JOIN,
+     * larger packets needs more (2,048 lanes fit within a 9000-byte MTU). A job asking for more is refused at its JOIN,
      * naming both.
      */
     public HostAgentContext maxLanes(final int maxLanes)

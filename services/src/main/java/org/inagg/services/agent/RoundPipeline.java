@@ -26,7 +26,7 @@ import java.util.function.Consumer;
  * in (the ranks' order is fixed).
  * <p>
  * The NaN promise stays: a NaN or infinity in any rank's tensor leaves every rank's tensor untouched and fails the
- * round on every rank. Nothing of the result is published for copying out ({@link Outcome#done}) before the whole
+ * round on every rank; on one host the job stays usable, across hosts the job fails ({@link #finishIfQuiet}). Nothing of the result is published for copying out ({@link Outcome#done}) before the whole
  * in-host sum is known to be finite; across hosts that costs nothing, since the sum is done long before the first
  * chunk comes back from the switch. On one host the ranks copy out after the whole sum (the overlap there is the copy
  * in with the sum). A chunk already on the network when a later chunk's NaN is found still completes (the other hosts
@@ -402,7 +402,18 @@ final class RoundPipeline
             return;
         }
         round = null;
-        outcome.complete(AgentProtocol.ERROR_NON_FINITE, nonFiniteMessage != null ? nonFiniteMessage : nonFinite(r));
+        final String message = nonFiniteMessage != null ? nonFiniteMessage : nonFinite(r);
+        if (network != null)
+        {
+            // Across hosts the others sent this round through the switch (they do not know of the NaN), and this
+            // host did not, or not all of it: its next round would take this one's slots and sequences there and be
+            // summed with the others' this round, silently. So the job fails here, and on the other hosts when their
+            // round finds no contribution from this one (the peer timeout).
+            outcome.failJob(AgentProtocol.ERROR_NETWORK, message + "; across hosts this ends the job (the other hosts"
+                + " sent this round through the switch, which this host cannot match): create a new process group");
+            return;
+        }
+        outcome.complete(AgentProtocol.ERROR_NON_FINITE, message);
     }
 
     private String nonFinite(final CollectiveRequest round)
