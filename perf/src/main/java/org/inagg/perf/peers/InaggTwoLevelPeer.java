@@ -56,12 +56,15 @@ public final class InaggTwoLevelPeer implements Peer
         return LinkBounds.inaSeconds(bytes, SwitchJobConfig.DEFAULT_LANES, bitsPerSecond);
     }
 
-    /** Host links carry S each way; an uplink one sum up and the results of every worker under its leaf down. */
+    /**
+     * Host links carry S each way; an uplink one sum up and one result down, which the leaf switch multicasts to its
+     * hosts (the parameter server sends each round's result once per leaf: docs/esa.md, "Results down the tree").
+     */
     @Override
     public double boundSeconds(final int ranks, final long bytes, final FabricPlacement fabric)
     {
         return LinkBounds.inaSeconds(bytes, SwitchJobConfig.DEFAULT_LANES, Math.min(fabric.hostBitsPerSecond(),
-            fabric.uplinkBitsPerSecond() / fabric.mostHostsPerLeaf(ranks)));
+            fabric.uplinkBitsPerSecond()));
     }
 
     @Override
