@@ -89,6 +89,9 @@ def main() -> None:
         print(f"[{args.backend}] final test accuracy {history['accuracy'][-1]:.2f}% after {args.epochs} epochs, "
               f"{sum(history['seconds']):.2f} s training on {world} ranks", flush=True)
         plot(args.out)
+    # Every rank leaves together: a rank that tears its process group down while rank 0 still writes and plots
+    # aborted at exit under gloo now and then ("terminate called without an active exception").
+    dist.barrier()
     dist.destroy_process_group()
 
 

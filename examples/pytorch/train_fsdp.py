@@ -102,6 +102,9 @@ def main() -> None:
               f"{sum(history['seconds']):.2f} s training on {world} ranks", flush=True)
         plot(args.out, prefix, f"{'HSDP (2-D mesh)' if prefix == 'hsdp' else 'FSDP2'} on sklearn digits: inagg vs gloo",
              f"{prefix}-curves.png")
+    # Every rank leaves together: a rank that tears its process group down while rank 0 still writes and plots
+    # aborted at exit under gloo now and then ("terminate called without an active exception").
+    dist.barrier()
     dist.destroy_process_group()
 
 
