@@ -58,6 +58,11 @@ public final class BenchPsSplitCommand implements Callable<Integer>
         description = "Each parameter server's link (default: --link-rate).")
     private String psRate;
 
+    @Option(names = "--results-down", negatable = true, defaultValue = "true", fallbackValue = "true",
+        description = "Each server sends a result once to the switch, which multicasts it to its workers (the "
+            + "default of inagg switch --upstream); --no-results-down: the server answers every worker itself.")
+    private boolean resultsDown;
+
     @Mixin
     private SeedBenchOptions bench;
 
@@ -75,7 +80,7 @@ public final class BenchPsSplitCommand implements Callable<Integer>
         final LinkRate serverRate = psRate == null ? hostRate : LinkRate.parse(psRate);
         final Path work = bench.workFolder("inagg-bench-ps-split-");
         new ParameterServerSplitBench.Settings(org.inagg.perf.peers.Placement.LOOPBACK, workers, elements, iterations,
-            warmup, work, bench.timeoutS, bench.jvmOptions); // validates before any namespace
+            warmup, work, bench.timeoutS, bench.jvmOptions, resultsDown); // validates before any namespace
         final Map<Integer, LinkRate> perHost = new LinkedHashMap<>();
         for (int k = 1; k <= most; k++)
         {
@@ -88,8 +93,9 @@ public final class BenchPsSplitCommand implements Callable<Integer>
         try
         {
             final long bytes = 4L * elements;
-            // a server sends every worker its results: W x its share down its link; a host link carries S each way
-            final double oneServer = iterations * workers * LinkBounds.inaSeconds(bytes, 256,
+            // a server's link carries its share up once (the switch's partial) and down once with results down the
+            // tree, W times without (it answers every worker itself); a host link carries S each way
+            final double oneServer = iterations * (resultsDown ? 1 : workers) * LinkBounds.inaSeconds(bytes, 256,
                 serverRate.bitsPerSecond());
             final double host = iterations * LinkBounds.inaSeconds(bytes, 256, hostRate.bitsPerSecond());
             out.printf(Locale.ROOT, "bench-ps-split: %s (workers on hosts 1-%d, parameter server k on host %d+k, links "
@@ -99,7 +105,7 @@ public final class BenchPsSplitCommand implements Callable<Integer>
             out.flush();
             final List<ParameterServerSplitBench.Result> results = new ParameterServerSplitBench(
                 new ParameterServerSplitBench.Settings(cluster.placement(), workers, elements, iterations, warmup,
-                    work, bench.timeoutS, bench.jvmOptions)).run(servers, bench.rounds);
+                    work, bench.timeoutS, bench.jvmOptions, resultsDown)).run(servers, bench.rounds);
             out.printf(Locale.ROOT, "load average after: %s%n", SeedBenchOptions.loadAverage());
             out.print(ParameterServerSplitBench.table(results, oneServer, host));
             out.flush();

@@ -12,12 +12,14 @@ import java.util.Map;
  * The rate a plan's routes allow each worker, in Gb/s of the topology, counted stream by stream from the plan file: in
  * the planners' direction (gradients up: each worker's path to where it is summed, each switch's one partial to its
  * PS, a switch's aggregation capacity and a PS's ingress shared by what reaches them), and in the results' direction
- * as the datapath sends them (the PS answers every worker itself, back along the worker's path, so a link carries one
- * result per worker behind it). The planners model only the first; the second is what a fabric without multicast of
- * results adds.
+ * as the datapath sends them. With results down the tree (the default of {@code inagg switch --upstream}) the PS
+ * sends each result once to every switch that summed for it, back along that switch's upstream path, and the switch
+ * multicasts it to its workers along their paths; a worker summed at the PS itself gets its result from the PS. With
+ * {@code --no-results-down} the PS answers every worker itself, back along the worker's whole path, so a link carries
+ * one result per worker behind it. The planners model only the first direction.
  *
  * @param upGbps   the most each worker can send (the planner's rate for the same routes).
- * @param downGbps the most each worker can receive, results unicast by its PS.
+ * @param downGbps the most each worker can receive, results sent as the datapath sends them.
  * @param upLimit  what limits the first: a link direction, a switch or a PS.
  * @param downLimit what limits the second.
  */
@@ -34,6 +36,15 @@ public record PlanLoad(double upGbps, double downGbps, String upLimit, String do
      * @throws IllegalArgumentException naming a node of the plan that the topology lacks or a path's hop no link joins.
      */
     public static PlanLoad of(Topology topology, InaPlan plan) {
+        return of(topology, plan, true);
+    }
+
+    /**
+     * Counts the plan's streams on {@code topology}, results down the tree or not ({@code resultsDown}).
+     *
+     * @throws IllegalArgumentException naming a node of the plan that the topology lacks or a path's hop no link joins.
+     */
+    public static PlanLoad of(Topology topology, InaPlan plan, boolean resultsDown) {
         double[] up = new double[topology.arcCount()];
         double[] down = new double[topology.arcCount()];
         double[] node = new double[topology.nodeCount()];
@@ -42,7 +53,7 @@ public record PlanLoad(double upGbps, double downGbps, String upLimit, String do
                 List<String> full = new ArrayList<>(share.path());
                 add(topology, share.path(), up, share.share(), false);
                 node[index(topology, share.aggregateAt())] += share.share();
-                if (!share.aggregateAt().equals(share.ps())) {
+                if (!resultsDown && !share.aggregateAt().equals(share.ps())) {
                     List<String> upstream = upstreamOf(plan, share);
                     full.addAll(upstream.subList(1, upstream.size()));
                 }
@@ -53,6 +64,9 @@ public record PlanLoad(double upGbps, double downGbps, String upLimit, String do
             for (InaPlan.SwitchJobEntry row : table.getValue()) {
                 double share = plan.split().getOrDefault(row.ps(), 0.0);
                 add(topology, row.upstreamPath(), up, share, false);
+                if (resultsDown) {
+                    add(topology, row.upstreamPath(), down, share, true);
+                }
                 node[index(topology, row.ps())] += share;
             }
         }

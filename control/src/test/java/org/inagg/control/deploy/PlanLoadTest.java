@@ -41,15 +41,31 @@ class PlanLoadTest {
     }
 
     @Test
-    void shouldCountOneResultPerWorkerBehindALinkInTheResultsDirection() {
+    void shouldCountOneResultPerWorkerBehindALinkWhenThePsAnswersEveryWorker() {
         // GRID: W2-W4 behind S3->S1, W1 and W5-W6 behind S3->S2; both links 3 Gb/s.
-        PlanLoad grid = PlanLoad.of(GRID, plan(RoutingScheme.ROUTE_SELECTION));
+        PlanLoad grid = PlanLoad.of(GRID, plan(RoutingScheme.ROUTE_SELECTION), false);
         assertThat(grid.downGbps()).isCloseTo(1.0, within(1e-9));
         assertThat(grid.rateGbps()).isCloseTo(1.0, within(1e-9));
         // ATP's nearest switch: all of W1-W4 behind S3->S1.
-        PlanLoad atp = PlanLoad.of(GRID, plan(RoutingScheme.ATP));
+        PlanLoad atp = PlanLoad.of(GRID, plan(RoutingScheme.ATP), false);
         assertThat(atp.downGbps()).isCloseTo(0.75, within(1e-9));
         assertThat(atp.downLimit()).isEqualTo("link S3->S1");
+    }
+
+    @Test
+    void shouldCountOneResultPerSummingSwitchOnItsUpstreamPathWithResultsDownTheTree() {
+        // GRID: one result each from the PS to S1, S2 and S3, then one per worker on its own path: no link direction
+        // carries more than one result, so the results' direction allows the links' 3 Gb/s and the plan runs at its
+        // planned 3 Gb/s both ways.
+        PlanLoad grid = PlanLoad.of(GRID, plan(RoutingScheme.ROUTE_SELECTION));
+        assertThat(grid.downGbps()).isCloseTo(3.0, within(1e-9));
+        assertThat(grid.rateGbps()).isCloseTo(3.0, within(1e-9));
+        PlanLoad atp = PlanLoad.of(GRID, plan(RoutingScheme.ATP));
+        assertThat(atp.downGbps()).isCloseTo(3.0, within(1e-9));
+        assertThat(atp.rateGbps()).isCloseTo(atp.upGbps(), within(1e-9));
+        // Without INA the PS still answers every worker: W1-W4's four results share S3->S1.
+        PlanLoad none = PlanLoad.of(GRID, plan(RoutingScheme.NO_INA));
+        assertThat(none.downGbps()).isEqualTo(PlanLoad.of(GRID, plan(RoutingScheme.NO_INA), false).downGbps());
     }
 
     @Test

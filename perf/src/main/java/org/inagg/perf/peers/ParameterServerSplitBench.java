@@ -14,8 +14,10 @@ import java.util.concurrent.TimeUnit;
  * Server k gets its own job: a share of the tensor's elements (split_k, InArt's phase 1), its own first-level
  * {@code inagg switch --upstream} (the switch process here serves one parameter server; K of them in the switch's
  * namespace stand for one switch whose slots are divided among the servers), and on every host one {@code inagg
- * worker} for that share. A parameter server answers every worker itself (docs/esa.md), so its link carries W results
- * of its share down: with one server that link is the bottleneck, with K each carries 1/K of it.
+ * worker} for that share. With results down the tree (the switches' default) a server sends each result once, to the
+ * switch, so its link carries its share once each way; with {@code resultsDown} off it answers every worker itself
+ * and its link carries W results of its share down. Either way, where that link is the bottleneck (slower than the
+ * hosts', or W results on it), K servers each carry 1/K of it.
  * <p>
  * Placement (an emulated cluster of W + K hosts): worker w on rank w, parameter server k on rank W + k; the switches
  * in the switch's namespace at ports 9000 + k; a host's worker for share k binds port 9101 + k, server k 9100 + 100 k.
@@ -33,9 +35,11 @@ public final class ParameterServerSplitBench
      * @param workDir    logs.
      * @param timeoutS   one run's limit.
      * @param jvmOptions extra options of every child JVM.
+     * @param resultsDown whether the switches relay the servers' results to their workers (one result per switch
+     *                    on a server's link) or the servers answer every worker.
      */
     public record Settings(Placement placement, int workers, int elements, int iterations, int warmup, Path workDir,
-                           long timeoutS, List<String> jvmOptions)
+                           long timeoutS, List<String> jvmOptions, boolean resultsDown)
     {
         public Settings
         {
@@ -132,6 +136,7 @@ public final class ParameterServerSplitBench
                 children.start(Placement.prefixed(placement.switchExec(), InaggJvm.command(settings.jvmOptions(),
                     List.of("switch", "--bind", placement.switchAddress() + ":" + (9000 + s), "--job", jobSpec,
                         "--source", sources.toString(), "--upstream", psAt, "--local-workers", local.toString(),
+                        settings.resultsDown() ? "--results-down" : "--no-results-down",
                         "--stats-interval", "0", "--duration", Long.toString(settings.timeoutS())))), Map.of(),
                     switchLog);
             }
