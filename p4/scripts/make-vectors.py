@@ -20,6 +20,7 @@ AGGREGATE, JOIN, JOIN_ACK, REJECT = 1, 2, 3, 4
 FLAG_RESULT, FLAG_RETRANSMIT, FLAG_INT32 = 0x01, 0x02, 0x04
 NO_EXPONENT = -128
 UNKNOWN_JOB, WORKER_ID_OUT_OF_RANGE, WORKER_COUNT_MISMATCH, STALE_SESSION = 1, 2, 3, 4
+UNSUPPORTED_COLLECTIVE = 5
 SESSION_CAUSE_CONTROL_PLANE = -1   # Sequence (0xFFFFFFFF) of a STALE_SESSION REJECT the data plane sends
 
 OUT_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src", "test", "vectors")
@@ -1477,40 +1478,71 @@ Priority and Status are not an owner (Priority 0xFF is no fault).""")
     return v
 
 
+def unsupported(job, worker, collective, op=OP_SUM):
+    """The REJECT UNSUPPORTED_COLLECTIVE a P4 program answers an admitted AGGREGATE with (InaggHeader.writeReject):
+    Flags = RESULT and the AGGREGATE's collective and op (not its INT32 flag), no lanes, the job's session."""
+    return inagg(REJECT, FLAG_RESULT | collective_flags(collective, op), job.job_id, worker,
+                 status=UNSUPPORTED_COLLECTIVE, reserved=getattr(job, "session", 0))
+
+
 def upstream_collective_unsupported():
     v = Vector("upstream_collective_unsupported", """
-Two-level jobs carry ALL_REDUCE SUM only (their parameter server sums): REDUCE_SCATTER, ALL_GATHER, MIN and MAX are
-dropped and counted DROP_UNSUPPORTED; the ALL_REDUCE SUM round's PARTIAL goes to the server as before.""")
+Two-level jobs carry ALL_REDUCE SUM only in the P4 programs (they send sums up): REDUCE_SCATTER, ALL_GATHER, MIN and
+MAX are dropped, counted DROP_UNSUPPORTED and answered to their sender with REJECT UNSUPPORTED_COLLECTIVE (Flags =
+RESULT | the collective and op, no lanes, the job's session 7), so that the worker fails at once. A reserved op is
+dropped unanswered (no node carries it); a stranger's packet for worker 0 is a source mismatch first (no answer).
+The ALL_REDUCE SUM round's PARTIAL goes to the server as before.""")
     local = {0: host(1), 1: host(2)}
-    job = UpstreamJob(42, 3, local, host(9), 2, 0, 2)
+    stranger = host(66, port=7)
+    job = UpstreamJob(42, 3, local, host(9), 2, 0, 2, session=7)
     upstream_setup(v, job)
     v.send(local[0], owned(job, 0, 0, 0, 1, [1, 1], REDUCE_SCATTER, 0))
+    v.expect(local[0], unsupported(job, 0, REDUCE_SCATTER))
     v.send(local[1], owned(job, 1, 0, 0, 1, [], ALL_GATHER, 0))
-    v.send(local[0], owned(job, 0, 0, 0, 1, [1, 1], ALL_REDUCE, 0, op=OP_MIN))
-    v.send(local[1], owned(job, 1, 0, 0, 1, [1, 1], ALL_REDUCE, 0, op=OP_MAX))
+    v.expect(local[1], unsupported(job, 1, ALL_GATHER))
+    v.send(local[0], owned(job, 0, 0, 0, 1, [1, 1], ALL_REDUCE, 0, op=OP_MIN, flags=FLAG_INT32))
+    v.expect(local[0], unsupported(job, 0, ALL_REDUCE, OP_MIN))
+    v.send(local[1], owned(job, 1, 0, 0, 1, [1, 1], REDUCE_SCATTER, 0, op=OP_MAX))
+    v.expect(local[1], unsupported(job, 1, REDUCE_SCATTER, OP_MAX))
+    v.comment("a reserved op (3): dropped unanswered; a stranger's REDUCE_SCATTER for worker 0: source mismatch")
+    v.send(local[0], owned(job, 0, 0, 0, 1, [1, 1], REDUCE_SCATTER, 0, op=3))
+    v.send(stranger, owned(job, 0, 0, 0, 1, [1, 1], REDUCE_SCATTER, 0))
     v.send(local[0], contribution(job, 0, 0, 0, 1, [1, 2]))
     v.send(local[1], contribution(job, 1, 0, 0, 1, [3, 4]))
     v.expect(job.server, upstream_partial(job, 0, 0, 1, [4, 6], 0, 0, 0, 0))
-    v.counters(DROP_UNSUPPORTED=4, CONTRIBUTIONS=2, UPSTREAM_PARTIALS=1)
+    v.counters(DROP_UNSUPPORTED=5, DROP_SOURCE_MISMATCH=1, CONTRIBUTIONS=2, UPSTREAM_PARTIALS=1)
     return v
 
 
 def esa_collective_unsupported():
     v = Vector("esa_collective_unsupported", """
-The ESA switch carries ALL_REDUCE SUM only: a REDUCE_SCATTER, an ALL_GATHER (header-only) and a MIN of job 2 are
-dropped and counted DROP_UNSUPPORTED (EsaCounter 325, inagg_counters[25] in the P4 programs) before they touch an
-aggregator; the SUM block then allocates aggregator 3 and completes as in esa_completion.""")
+The P4 programs' ESA jobs carry ALL_REDUCE SUM only: a REDUCE_SCATTER, an ALL_GATHER (header-only) and a MIN of job 2
+are dropped and counted DROP_UNSUPPORTED (EsaCounter 325, inagg_counters[25] in the P4 programs) before they touch an
+aggregator, and answered to their sender with REJECT UNSUPPORTED_COLLECTIVE (Flags = RESULT | the collective and op,
+no lanes, the job's session 0). Dropped unanswered, counted the same: a packet the worker checks would not admit (a
+stranger claiming worker 0, worker id 2 of 2, another session) and a reserved collective. The SUM block then
+allocates aggregator 3 and completes as in esa_completion.""")
     a, b = esa_hosts()
     pool = EsaPool(8, 4, MODE_ESA, True)
     esa_setup(v, pool, a, b)
+    stranger = host(66, port=7)
     v.send(b.workers[0], inagg(AGGREGATE, collective_flags(REDUCE_SCATTER), 2, 0, 5, 0, 5, [1, 2, 3, 4]))
+    v.expect(b.workers[0], unsupported(b, 0, REDUCE_SCATTER))
     v.send(b.workers[1], inagg(AGGREGATE, collective_flags(ALL_GATHER), 2, 1, 5, 0, 5, []))
+    v.expect(b.workers[1], unsupported(b, 1, ALL_GATHER))
     v.send(b.workers[1], inagg(AGGREGATE, collective_flags(ALL_REDUCE, OP_MIN), 2, 1, 5, 0, 5, [1, 2, 3, 4]))
+    v.expect(b.workers[1], unsupported(b, 1, ALL_REDUCE, OP_MIN))
+    v.comment("not answered: a stranger as worker 0, worker id 2, session 9, a reserved collective")
+    v.send(stranger, inagg(AGGREGATE, collective_flags(REDUCE_SCATTER), 2, 0, 5, 0, 5, [1, 2, 3, 4]))
+    v.send(b.workers[1], inagg(AGGREGATE, collective_flags(REDUCE_SCATTER), 2, 2, 5, 0, 5, [1, 2, 3, 4]))
+    v.send(b.workers[0], inagg(AGGREGATE, collective_flags(REDUCE_SCATTER), 2, 0, 5, 0, 5, [1, 2, 3, 4],
+                               reserved=9))
+    v.send(b.workers[0], inagg(AGGREGATE, collective_flags(3), 2, 0, 5, 0, 5, [1, 2, 3, 4]))
     v.send(b.workers[0], agg(b, 0, 5, 0, 5, [1, 2, 3, 4], next_exp=1))
     v.send(b.workers[1], agg(b, 1, 5, 0, 5, [10, 20, 30, 40], next_exp=2))
     esa_results(v, b, 5, 0, 5, [11, 22, 33, 44], 2, 0, 0, 0)
     v.expect(b.server, partial(b, 5, 0, 5, [11, 22, 33, 44], [0b11], 0, 0, 2, 0, COMPLETE))
-    v.counters(DROP_UNSUPPORTED=3, ALLOCATIONS=1, CONTRIBUTIONS=2, COMPLETIONS=1, RESULTS_SENT=2, RESULT_COPIES=1)
+    v.counters(DROP_UNSUPPORTED=7, ALLOCATIONS=1, CONTRIBUTIONS=2, COMPLETIONS=1, RESULTS_SENT=2, RESULT_COPIES=1)
     return v
 
 

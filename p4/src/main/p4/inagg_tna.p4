@@ -65,7 +65,8 @@ const bit<8> RESULT_KEEPS = 0x7C;           // a RESULT keeps the request's INT3
 const bit<8> NO_EXPONENT = 0x80;
 
 // Collectives and reduce ops of an AGGREGATE: Flags bits 3-4 and 5-6 (docs/wire-format.md "Collectives and reduce
-// ops"); value 3 of either is reserved (C_DROP_UNSUPPORTED).
+// ops"); value 3 of either is reserved (C_DROP_UNSUPPORTED). A valid one this program does not carry on the packet's
+// job is counted so too, and answered with a REJECT UNSUPPORTED_COLLECTIVE (reject_unsupported).
 const bit<2> COLLECTIVE_ALL_REDUCE = 0;
 const bit<2> COLLECTIVE_REDUCE_SCATTER = 1;
 const bit<2> COLLECTIVE_ALL_GATHER = 2;
@@ -78,6 +79,8 @@ const bit<8> REJECT_UNKNOWN_JOB = 1;
 const bit<8> REJECT_WORKER_ID_OUT_OF_RANGE = 2;
 const bit<8> REJECT_WORKER_COUNT_MISMATCH = 3;
 const bit<8> REJECT_STALE_SESSION = 4;
+const bit<8> REJECT_UNSUPPORTED_COLLECTIVE = 5;
+const bit<8> COLLECTIVE_AND_OP = 0x78;      // what an UNSUPPORTED_COLLECTIVE REJECT keeps of the AGGREGATE's Flags
 
 // EsaWire reason codes (Status of a RAW or a PARTIAL)
 const bit<8> REASON_COLLISION = 1;
@@ -110,6 +113,7 @@ const bit<8> PHASE_RELEASE = 3;             // ESA: free the completed aggregato
 const bit<8> OUTCOME_ABSORB = 0;            // a contribution: nothing leaves
 const bit<8> OUTCOME_MULTICAST = 1;         // the result, to the job's multicast group
 const bit<8> OUTCOME_UNICAST = 2;           // the stored result, back to the requesting worker
+const bit<8> OUTCOME_REJECT = 3;            // a REJECT whose chunks are all consumed: back to the sender, header only
 
 // First byte of what ingress hands to egress
 const bit<8> KIND_BRIDGE = 0;
@@ -143,8 +147,9 @@ const bit<8> C_REJECTS = 16;
 const bit<8> C_DROP_STALE_SESSION = 19;
 // A JOIN that does not show its worker's credential (join_credential), for every kind of job (inagg_v1model.p4).
 const bit<8> C_DROP_BAD_CREDENTIAL = 24;
-// A collective or op this program does not carry: the reserved values, anything but ALL_REDUCE SUM on ESA jobs, and
-// (TNA:) REDUCE_SCATTER on jobs of more than one chunk (docs/p4.md). EsaCounter.DROP_UNSUPPORTED (325) is this cell.
+// A collective or op this program does not carry: the reserved values (dropped unanswered), anything else but
+// ALL_REDUCE SUM on ESA jobs, and (TNA:) REDUCE_SCATTER on jobs of more than one chunk (docs/p4.md; an admitted packet
+// is answered with REJECT UNSUPPORTED_COLLECTIVE). EsaCounter.DROP_UNSUPPORTED (325) is this cell.
 const bit<8> C_DROP_UNSUPPORTED = 25;
 
 // Indices of esa_counters and esa_egress_counters: org.inagg.p4.esa.EsaCounter type id - 300 (ESA jobs only; what
@@ -259,7 +264,7 @@ header recirc_t {
     bit<8>   _pad0;
     bit<16>  mcast_grp;
     bit<7>   _pad1;
-    PortId_t reply_port;     // the worker's port (OUTCOME_UNICAST)
+    PortId_t reply_port;     // the worker's port (OUTCOME_UNICAST, OUTCOME_REJECT)
     bit<32>  esa_index;      // PHASE_RELEASE: the aggregator (its key at ESA_KEY_BASE + esa_index)
     bit<32>  esa_tag;
     bit<32>  full_mask;
@@ -904,6 +909,50 @@ control InaggIngress(inout headers_t hdr, inout ingress_metadata_t meta,
         meta.recirculate = 1;
     }
 
+    // A packet back to its sender (a JOIN's answer, a REJECT): the sender's addresses become the destination.
+    action to_sender(in PortId_t port) {
+        hdr.ethernet.dst_addr = hdr.ethernet.src_addr;
+        hdr.ipv4.dst_addr = hdr.ipv4.src_addr;
+        hdr.udp.dst_port = hdr.udp.src_port;
+        hdr.bridge.dst = DST_SENDER;
+        ig_tm_md.ucast_egress_port = port;
+        ig_dprsr_md.drop_ctl = 0;
+    }
+
+    // The REJECT UNSUPPORTED_COLLECTIVE of an admitted AGGREGATE (inagg_v1model.p4's reject_aggregate): job and
+    // worker id as they came, Flags = RESULT | the collective and op, Status = 5, Session = the job's; no lanes (the
+    // parsed chunk is cut here, the later chunks of a longer packet by consume passes, OUTCOME_REJECT).
+    action reject_unsupported() {
+        hdr.inagg.msg_type = MSG_REJECT;
+        hdr.inagg.flags = FLAG_RESULT | (hdr.inagg.flags & COLLECTIVE_AND_OP);
+        hdr.inagg.copy = 0;
+        hdr.inagg.slot = 0;
+        hdr.inagg.sequence = 0;
+        hdr.inagg.element_count = 0;
+        hdr.inagg.block_exponent = 0;
+        hdr.inagg.next_exponent = NO_EXPONENT;
+        hdr.inagg.prio = 0;
+        hdr.inagg.status = REJECT_UNSUPPORTED_COLLECTIVE;
+        hdr.inagg.reserved = meta.session;
+#include "generated/inagg_tna_lane_invalidate.p4"
+    }
+
+    // Pass 0's decision for the passes after it (meta.outcome, meta.lane_op from the row of chunk 0 on).
+    action carry_decision(in bit<32> first_row) {
+        hdr.recirc.setValid();
+        hdr.recirc.chunks = meta.chunks;
+        hdr.recirc.lane_op = (bit<8>)meta.lane_op;
+        hdr.recirc.lane_row = first_row;
+        hdr.recirc.outcome = meta.outcome;
+        hdr.recirc._pad0 = 0;
+        hdr.recirc.mcast_grp = meta.mcast_grp;
+        hdr.recirc._pad1 = 0;
+        hdr.recirc.reply_port = ig_intr_md.ingress_port;
+        hdr.recirc.esa_index = 0;
+        hdr.recirc.esa_tag = 0;
+        hdr.recirc.full_mask = 0;
+    }
+
     apply {
         // Locals are declared before the first return (p4c's uninitialized_use analysis does not carry an
         // initialiser past one).
@@ -938,6 +987,12 @@ control InaggIngress(inout headers_t hdr, inout ingress_metadata_t meta,
                 if (hdr.recirc.chunk + 1 != hdr.recirc.chunks) {
                     meta.consumed = 1;
                     recirculate_next(PHASE_CONSUME, hdr.recirc.chunk + 1);
+                } else if (hdr.recirc.outcome == OUTCOME_REJECT) {
+                    // A REJECT's last chunk goes too (reject_unsupported): the header alone, back to the sender,
+                    // whose addresses the packet still carries (recirculation bypassed egress).
+                    meta.consumed = 1;
+                    to_sender(hdr.recirc.reply_port);
+                    deliver = true;
                 } else if (hdr.recirc.outcome != OUTCOME_ABSORB) {
                     // The last chunk's lanes are the result's last chunk: keep them, read the others back.
                     recirculate_next(PHASE_HARVEST, hdr.recirc.chunk - 1);
@@ -1091,13 +1146,7 @@ control InaggIngress(inout headers_t hdr, inout ingress_metadata_t meta,
                         inagg_counters.count(C_REJECTS);
                     }
                 }
-                // Back to the sender: its addresses become the destination.
-                hdr.ethernet.dst_addr = hdr.ethernet.src_addr;
-                hdr.ipv4.dst_addr = hdr.ipv4.src_addr;
-                hdr.udp.dst_port = hdr.udp.src_port;
-                hdr.bridge.dst = DST_SENDER;
-                ig_tm_md.ucast_egress_port = ig_intr_md.ingress_port;
-                ig_dprsr_md.drop_ctl = 0;
+                to_sender(ig_intr_md.ingress_port);
                 return;
             }
             if (hdr.inagg.msg_type != MSG_AGGREGATE || (hdr.inagg.flags & FLAG_RESULT) != 0
@@ -1112,9 +1161,18 @@ control InaggIngress(inout headers_t hdr, inout ingress_metadata_t meta,
             meta.collective = hdr.inagg.flags[4:3];
             meta.op = hdr.inagg.flags[6:5];
             meta.owner = hdr.inagg.prio ++ hdr.inagg.status;
-            // ESA jobs carry ALL_REDUCE SUM only (EsaSwitch, ParameterServer), as in inagg_v1model.p4.
+            // ESA jobs carry ALL_REDUCE SUM only here, as in inagg_v1model.p4: a worker's packet the checks below
+            // would admit (worker id, source, session) is answered with REJECT UNSUPPORTED_COLLECTIVE, a reserved
+            // value dropped unanswered. TNA: only a packet whose lanes this pass parsed (at most 32, as every ESA
+            // job's) can be cut to the REJECT's header; one with more is dropped unanswered.
             if (meta.esa == 1 && (meta.collective != COLLECTIVE_ALL_REDUCE || meta.op != OP_SUM)) {
                 inagg_counters.count(C_DROP_UNSUPPORTED);
+                if (hdr.inagg.worker_id < meta.workers && meta.source_ok == 1 && hdr.inagg.reserved == meta.session
+                        && meta.collective != COLLECTIVE_RESERVED && meta.op != OP_RESERVED
+                        && hdr.inagg.element_count <= TNA_LANES) {
+                    reject_unsupported();
+                    to_sender(ig_intr_md.ingress_port);
+                }
                 return;
             }
             // Worker and source (AggregationNode.admit), then the lanes.
@@ -1141,11 +1199,10 @@ control InaggIngress(inout headers_t hdr, inout ingress_metadata_t meta,
                 inagg_counters.count(C_DROP_STALE_SESSION);
                 return;
             }
-            // Collective and op: the reserved values are unsupported; TNA: so is REDUCE_SCATTER on a job of more than
-            // one chunk (egress would have to cut the unparsed chunks off the non-owners' copies; docs/p4.md). The
-            // Owner of a REDUCE_SCATTER or ALL_GATHER must be one of the job's workers.
-            if (meta.collective == COLLECTIVE_RESERVED || meta.op == OP_RESERVED
-                    || (meta.collective == COLLECTIVE_REDUCE_SCATTER && meta.chunks != 1)) {
+            // Collective and op: the reserved values are unsupported (dropped unanswered; TNA: so is REDUCE_SCATTER on
+            // a job of more than one chunk, after the lane count, below). The Owner of a REDUCE_SCATTER or ALL_GATHER
+            // must be one of the job's workers.
+            if (meta.collective == COLLECTIVE_RESERVED || meta.op == OP_RESERVED) {
                 inagg_counters.count(C_DROP_UNSUPPORTED);
                 return;
             }
@@ -1173,7 +1230,17 @@ control InaggIngress(inout headers_t hdr, inout ingress_metadata_t meta,
             }
             worker_bit.apply();
 
-            if (meta.esa == 0) {
+            if (meta.esa == 0 && meta.collective == COLLECTIVE_REDUCE_SCATTER && meta.chunks != 1) {
+                // TNA: REDUCE_SCATTER on a job of more than one chunk is unsupported (egress would have to cut the
+                // unparsed chunks off the non-owners' copies; docs/p4.md). Answered with REJECT
+                // UNSUPPORTED_COLLECTIVE once the packet is known to carry the job's lanes (above): chunk 0 is cut
+                // in this pass, chunks 1 .. P - 1 by consume passes that touch no register (OUTCOME_REJECT).
+                inagg_counters.count(C_DROP_UNSUPPORTED);
+                reject_unsupported();
+                meta.outcome = OUTCOME_REJECT;
+                carry_decision(0);
+                recirculate_next(PHASE_CONSUME, 1);
+            } else if (meta.esa == 0) {
                 // ---- slot job: AggregationNode.onMessage ------------------------------------------------------
                 if ((bit<16>)hdr.inagg.slot >= meta.slots) {
                     inagg_counters.count(C_DROP_BAD_SLOT);
@@ -1315,18 +1382,7 @@ control InaggIngress(inout headers_t hdr, inout ingress_metadata_t meta,
                 } else {
                     // Chunk 0 is done in this pass (harvest_all: chunk P - 1); the decision rides along for the
                     // other chunks.
-                    hdr.recirc.setValid();
-                    hdr.recirc.chunks = meta.chunks;
-                    hdr.recirc.lane_op = (bit<8>)meta.lane_op;
-                    hdr.recirc.lane_row = first_row;
-                    hdr.recirc.outcome = meta.outcome;
-                    hdr.recirc._pad0 = 0;
-                    hdr.recirc.mcast_grp = meta.mcast_grp;
-                    hdr.recirc._pad1 = 0;
-                    hdr.recirc.reply_port = ig_intr_md.ingress_port;
-                    hdr.recirc.esa_index = 0;
-                    hdr.recirc.esa_tag = 0;
-                    hdr.recirc.full_mask = 0;
+                    carry_decision(first_row);
                     if (meta.harvest_all == 1) {
                         recirculate_next(PHASE_HARVEST, meta.chunks - 2);
                     } else {

@@ -71,9 +71,14 @@ const bit<8> REJECT_UNKNOWN_JOB = 1;
 const bit<8> REJECT_WORKER_ID_OUT_OF_RANGE = 2;
 const bit<8> REJECT_WORKER_COUNT_MISMATCH = 3;
 const bit<8> REJECT_STALE_SESSION = 4;
+const bit<8> REJECT_UNSUPPORTED_COLLECTIVE = 5;
+// What an UNSUPPORTED_COLLECTIVE REJECT keeps of the AGGREGATE's Flags: the collective (bits 3-4) and the op (5-6).
+const bit<8> COLLECTIVE_AND_OP = 0x78;
 
 // Collectives and reduce ops of an AGGREGATE (InaggHeader.collective, reduceOp; docs/wire-format.md "Collectives
 // and reduce ops"): Flags bits 3-4 and 5-6. Value 3 of either is reserved: dropped, counted C_DROP_UNSUPPORTED.
+// A valid one this program does not carry on the packet's job is counted so too, and answered with a REJECT
+// UNSUPPORTED_COLLECTIVE (reject_aggregate).
 const bit<2> COLLECTIVE_ALL_REDUCE = 0;
 const bit<2> COLLECTIVE_REDUCE_SCATTER = 1;   // the result's lanes to the Owner only, header-only to the others
 const bit<2> COLLECTIVE_ALL_GATHER = 2;       // the Owner's lanes stored as they are, to everyone (broadcast too)
@@ -154,9 +159,10 @@ const bit<32> C_DROP_STALE_SESSION = 19;
 // A JOIN that does not show its worker's credential (join_credential), for every kind of job: dropped unanswered.
 // EsaCounter.DROP_BAD_CREDENTIAL (324) is this cell too (no E_ cell; docs/security.md).
 const bit<32> C_DROP_BAD_CREDENTIAL = 24;
-// A collective or reduce op this switch does not carry: the reserved values (3) on every job, anything but ALL_REDUCE
-// SUM on ESA and upstream jobs (the ESA switch and the parameter server carry only that). EsaCounter.DROP_UNSUPPORTED
-// (325) is this cell too (no E_ cell), as for C_DROP_BAD_CREDENTIAL.
+// A collective or reduce op this switch does not carry: the reserved values (3) on every job (dropped unanswered),
+// anything else but ALL_REDUCE SUM on ESA and upstream jobs (this program sends only that up; an admitted packet is
+// answered with REJECT UNSUPPORTED_COLLECTIVE). EsaCounter.DROP_UNSUPPORTED (325) is this cell too (no E_ cell), as
+// for C_DROP_BAD_CREDENTIAL.
 const bit<32> C_DROP_UNSUPPORTED = 25;
 
 // Indices of esa_counters: org.inagg.p4.esa.EsaCounter type id - 300 (packets; the byte counters are not kept).
@@ -577,6 +583,29 @@ control InaggIngress(inout headers_t hdr, inout metadata_t meta, inout standard_
         size = 65536;
     }
 
+    // A REJECT in answer to an admitted AGGREGATE, back to its sender, without lanes (InaggHeader.writeReject): job
+    // and worker id as they came, Flags = RESULT | kept (the collective and op for UNSUPPORTED_COLLECTIVE), Status =
+    // reason, Session = the job's current one (the worker acts only on a REJECT of its own session).
+    action reject_aggregate(in bit<8> reason, in bit<8> kept, in bit<32> sequence) {
+        meta.reply_to_sender = 1;
+        meta.sender_mac = hdr.ethernet.src_addr;
+        meta.sender_ip = hdr.ipv4.src_addr;
+        meta.sender_port = hdr.udp.src_port;
+        hdr.inagg.msg_type = MSG_REJECT;
+        hdr.inagg.flags = FLAG_RESULT | (hdr.inagg.flags & kept);
+        hdr.inagg.copy = 0;
+        hdr.inagg.slot = 0;
+        hdr.inagg.sequence = sequence;
+        hdr.inagg.element_count = 0;
+        hdr.inagg.block_exponent = 0;
+        hdr.inagg.next_exponent = NO_EXPONENT;
+        hdr.inagg.prio = 0;
+        hdr.inagg.status = reason;
+        hdr.inagg.reserved = meta.session;
+#include "generated/inagg_v1model_lane_invalidate.p4"
+        standard_metadata.egress_spec = standard_metadata.ingress_port;
+    }
+
     apply {
         // ESA: what the packet does with the aggregator (declared before the first return: p4c's uninitialized_use
         // analysis does not carry a local's initialiser past a return).
@@ -754,10 +783,17 @@ control InaggIngress(inout headers_t hdr, inout metadata_t meta, inout standard_
             return;
         }
 
-        // ESA and ATP jobs carry ALL_REDUCE SUM only (EsaSwitch, ParameterServer): any other collective or op is
-        // unsupported.
+        // ESA and ATP jobs carry ALL_REDUCE SUM only here (the software EsaSwitch carries every collective): any
+        // other collective or op is unsupported. A worker's packet that EsaAggregation.fromWorker would admit (worker
+        // id in range, its registered source, the job's session) is answered with REJECT UNSUPPORTED_COLLECTIVE, so
+        // that the worker fails at once instead of at its peer timeout; a reserved value is dropped unanswered.
         if (meta.mode != MODE_SLOT && (meta.collective != COLLECTIVE_ALL_REDUCE || meta.op != OP_SUM)) {
             inagg_counters.count(C_DROP_UNSUPPORTED);
+            if ((hdr.inagg.flags & FLAG_RESULT) == 0 && hdr.inagg.worker_id < meta.workers && meta.source_ok == 1
+                    && hdr.inagg.reserved == meta.session
+                    && meta.collective != COLLECTIVE_RESERVED && meta.op != OP_RESERVED) {
+                reject_aggregate(REJECT_UNSUPPORTED_COLLECTIVE, COLLECTIVE_AND_OP, 0);
+            }
             return;
         }
         if (meta.mode != MODE_SLOT) {
@@ -1025,33 +1061,24 @@ control InaggIngress(inout headers_t hdr, inout metadata_t meta, inout standard_
         }
         // Session check (SlotAggregation.aggregate): a packet of another run of the job never touches its registers;
         // its sender gets a REJECT naming the current session, so that the old run fails at once.
+        // (Sequence 0xFFFFFFFF: the session was started by the control plane, SESSION_CAUSE_CONTROL_PLANE.)
         if (hdr.inagg.reserved != meta.session) {
             inagg_counters.count(C_DROP_STALE_SESSION);
-            meta.reply_to_sender = 1;
-            meta.sender_mac = hdr.ethernet.src_addr;
-            meta.sender_ip = hdr.ipv4.src_addr;
-            meta.sender_port = hdr.udp.src_port;
-            hdr.inagg.msg_type = MSG_REJECT;
-            hdr.inagg.flags = FLAG_RESULT;
-            hdr.inagg.copy = 0;
-            hdr.inagg.slot = 0;
-            hdr.inagg.sequence = 0xFFFFFFFF;
-            hdr.inagg.element_count = 0;
-            hdr.inagg.block_exponent = 0;
-            hdr.inagg.next_exponent = NO_EXPONENT;
-            hdr.inagg.prio = 0;
-            hdr.inagg.status = REJECT_STALE_SESSION;
-            hdr.inagg.reserved = meta.session;
-#include "generated/inagg_v1model_lane_invalidate.p4"
-            standard_metadata.egress_spec = standard_metadata.ingress_port;
+            reject_aggregate(REJECT_STALE_SESSION, 0, 0xFFFFFFFF);
             return;
         }
-        // Collective and op (docs/wire-format.md "Collectives and reduce ops"): the reserved values are unsupported,
-        // and so is anything but ALL_REDUCE SUM on an upstream job (its parameter server sums); the Owner of a
-        // REDUCE_SCATTER or ALL_GATHER must be one of the job's workers.
-        if (meta.collective == COLLECTIVE_RESERVED || meta.op == OP_RESERVED
-                || (meta.upstream == 1 && (meta.collective != COLLECTIVE_ALL_REDUCE || meta.op != OP_SUM))) {
+        // Collective and op (docs/wire-format.md "Collectives and reduce ops"): the reserved values are unsupported
+        // (dropped unanswered: no node carries them), and so is anything but ALL_REDUCE SUM on an upstream job (this
+        // program sends only sums up; the software two-level switch carries every collective), answered with REJECT
+        // UNSUPPORTED_COLLECTIVE naming them, so that the worker fails at once; the Owner of a REDUCE_SCATTER or
+        // ALL_GATHER must be one of the job's workers.
+        if (meta.collective == COLLECTIVE_RESERVED || meta.op == OP_RESERVED) {
             inagg_counters.count(C_DROP_UNSUPPORTED);
+            return;
+        }
+        if (meta.upstream == 1 && (meta.collective != COLLECTIVE_ALL_REDUCE || meta.op != OP_SUM)) {
+            inagg_counters.count(C_DROP_UNSUPPORTED);
+            reject_aggregate(REJECT_UNSUPPORTED_COLLECTIVE, COLLECTIVE_AND_OP, 0);
             return;
         }
         if (meta.collective != COLLECTIVE_ALL_REDUCE && meta.owner >= meta.workers) {

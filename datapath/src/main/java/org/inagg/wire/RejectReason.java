@@ -18,7 +18,8 @@ public final class RejectReason
      * 3-6, where the AGGREGATE had them, and the job's current session, so that the worker fails at once instead of at
      * its peer timeout. For a node that does not carry some collective, answering an AGGREGATE that passed its worker,
      * source and session checks. The software nodes carry every collective and op, so none of them sends it today; the
-     * P4 programs drop the ones they do not carry silently (docs/wire-format.md, "Where they run").
+     * P4 programs send it for what they do not carry on a job: anything but ALL_REDUCE SUM on an ESA or two-level job,
+     * and (Tofino) REDUCE_SCATTER on a job of more than 32 lanes (docs/wire-format.md, "Where they run"; docs/p4.md).
      */
     public static final int UNSUPPORTED_COLLECTIVE = 5;
 

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
 
@@ -42,7 +43,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@code inagg_v1model.p4}, programmed at run time by {@link org.inagg.p4.bmv2.Bmv2Switch}: 2, 4 and 8 workers,
  * float32 and int32, tensors of 1, 257 and 1,000,003 elements, with and without 5% injected loss (drop, duplicate,
  * reorder in the workers' transports), two jobs at once, a two-level job (bmv2 + a parameter server) and two ESA
- * jobs sharing a small aggregator pool with preemption. Float32 results must be bit-identical to the in-process
+ * jobs sharing a small aggregator pool with preemption, and a REDUCE_SCATTER refused at once by a two-level and an ESA
+ * job (REJECT UNSUPPORTED_COLLECTIVE). Float32 results must be bit-identical to the in-process
  * software switch's for the same inputs and within the fixed-point bound of a double-precision sum (each worker
  * checks); int32 results exact. One switch serves every scenario: jobs are added and removed at run time, and later
  * jobs reuse the slots (and the job id) of earlier ones, so register clearing is exercised too.
@@ -62,6 +64,7 @@ class Bmv2EndToEndTest
 
     private Path work;
     private Bmv2Lab lab;
+    private boolean esaPoolSet;
 
     @BeforeAll
     void startLab() throws Exception
@@ -310,7 +313,7 @@ class Bmv2EndToEndTest
         final int elements = 30_000;
         final int lanes = 64;
         final int window = 8;
-        lab.control().esaPool(new EsaPool(2048, 4, AllocationMode.PREEMPTIVE, PriorityPolicy.JOB_TABLE));
+        esaPool();
         final EsaJobSpec low = new EsaJobSpec(11, window, lanes, 11, 111, 1, 4L * elements,
             List.of(lab.endpoint(0, 1), lab.endpoint(1, 2)), lab.serverEndpoint(3));
         final EsaJobSpec high = new EsaJobSpec(12, window, lanes, 12, 112, 5, 4L * elements,
@@ -344,6 +347,75 @@ class Bmv2EndToEndTest
             }
             lab.control().removeJob(11);
             lab.control().removeJob(12);
+        }
+    }
+
+    /**
+     * Issue 25: what {@code inagg_v1model.p4} does not carry on a job (anything but ALL_REDUCE SUM on a two-level or an
+     * ESA job) is refused with REJECT UNSUPPORTED_COLLECTIVE: the workers of a REDUCE_SCATTER exit by themselves
+     * naming the collective, the op and the node, long before their peer timeout (60 s), and bmv2 counted their
+     * packets DROP_UNSUPPORTED. No parameter server runs: nothing reaches one.
+     */
+    @Test
+    void shouldFailAReduceScatterAtOnceThroughJobsThatCarryOnlyAllReduceSum() throws Exception
+    {
+        lab.control().addJob(JobSpec.upstream(13, SLOTS, 0, LANES,
+            List.of(lab.endpoint(0, 1), lab.endpoint(1, 2)), lab.serverEndpoint(3), 0, 1));
+        assertRefusedAtOnce(13, "two-level job 13", () -> lab.control().counters().get(SwitchCounter.DROP_UNSUPPORTED),
+            1, 2);
+        esaPool();
+        lab.control().addJob(new EsaJobSpec(14, 8, 64, 14, 114, 1, 80_000L,
+            List.of(lab.endpoint(0, 4), lab.endpoint(1, 5)), lab.serverEndpoint(6)));
+        assertRefusedAtOnce(14, "ESA job 14", () -> lab.control().esaCounters().get(EsaCounter.DROP_UNSUPPORTED),
+            4, 5);
+    }
+
+    /**
+     * Runs a REDUCE_SCATTER of job {@code jobId} (just added) with worker w on host {@code hosts[w]}: every worker
+     * exits by itself, failed by the node's REJECT UNSUPPORTED_COLLECTIVE, well within its peer timeout, and
+     * {@code dropped} (the switch's DROP_UNSUPPORTED) grew. Removes the job.
+     */
+    private void assertRefusedAtOnce(final int jobId, final String what, final LongSupplier dropped,
+        final int... hosts) throws InterruptedException
+    {
+        final List<String> args = new ArrayList<>(List.of("--dtype", "int32", "-n", "20000", "-i", "1",
+            "--collective", "reduce-scatter", "--seed", Long.toString(SEED)));
+        args.addAll(TIMEOUTS);
+        try
+        {
+            final long before = dropped.getAsLong();
+            final long start = System.nanoTime();
+            final List<InaggProcess> workers = new ArrayList<>();
+            for (int w = 0; w < hosts.length; w++)
+            {
+                workers.add(lab.startWorker(jobId, w, hosts.length, hosts[w],
+                    HostNetwork.SWITCH_IPV4 + ":" + InaggP4.UDP_PORT, args));
+            }
+            for (final InaggProcess worker : workers)
+            {
+                assertThat(worker.await(30)).as("%s: the worker exits by itself, failed:%n%s", what, worker.output())
+                    .isNotZero().isNotEqualTo(-1);
+                assertThat(worker.output()).as(what)
+                    .contains("collective REDUCE_SCATTER (op SUM) is not supported by the node at");
+            }
+            assertThat(TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start)).as("%s: seconds to fail", what)
+                .isLessThan(30);
+            assertThat(dropped.getAsLong() - before).as("%s: its REDUCE_SCATTER packets, dropped on bmv2", what)
+                .isPositive();
+        }
+        finally
+        {
+            lab.control().removeJob(jobId);
+        }
+    }
+
+    /** The ESA pool of the tests that run ESA jobs, set once per switch (JobTable takes one pool). */
+    private void esaPool()
+    {
+        if (!esaPoolSet)
+        {
+            lab.control().esaPool(new EsaPool(2048, 4, AllocationMode.PREEMPTIVE, PriorityPolicy.JOB_TABLE));
+            esaPoolSet = true;
         }
     }
 

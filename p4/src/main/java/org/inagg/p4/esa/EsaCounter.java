@@ -36,7 +36,7 @@ public enum EsaCounter implements CounterDescriptor
     /**
      * An AGGREGATE naming a reserved collective or op, or with the reserved flag, as
      * {@code SwitchCounter.DROP_UNSUPPORTED} (225); the P4 programs' ESA jobs also count here any AGGREGATE but
-     * ALL_REDUCE SUM, which the software ESA switch carries.
+     * ALL_REDUCE SUM, which the software ESA switch carries, and answer it with REJECT UNSUPPORTED_COLLECTIVE.
      */
     DROP_UNSUPPORTED(325, "dropped: reserved collective or reduce op (P4: not ALL_REDUCE SUM)"),
     /**

@@ -33,8 +33,9 @@ public enum SwitchCounter implements CounterDescriptor
     /**
      * An AGGREGATE naming a reserved collective or op (the reserved flag set is malformed; docs/wire-format.md,
      * "Collectives and reduce ops"). The P4 programs also count here any collective or op but ALL_REDUCE SUM of a
-     * two-level job, which the software switch sends up. Number 25 of every family (225 here, {@code EsaCounter} 325,
-     * {@code ServerCounter} 425) and index 25 of {@code inagg_counters} in both P4 programs.
+     * two-level job, which the software switch sends up, and (Tofino) a REDUCE_SCATTER of a job of more than 32 lanes,
+     * and answer those with REJECT UNSUPPORTED_COLLECTIVE (docs/p4.md). Number 25 of every family (225 here,
+     * {@code EsaCounter} 325, {@code ServerCounter} 425) and index 25 of {@code inagg_counters} in both P4 programs.
      */
     DROP_UNSUPPORTED(225, "dropped: collective or reduce op not supported (reserved; P4: not ALL_REDUCE SUM upstream)"),
     /**

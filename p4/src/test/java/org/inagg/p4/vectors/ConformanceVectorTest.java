@@ -54,11 +54,12 @@ class ConformanceVectorTest
      */
     static final Set<String> AWAITING_SOFTWARE_SWITCH = Set.of();
     /**
-     * Vectors of what the P4 programs still drop and the software switches now carry: a two-level or ESA job's
+     * Vectors of what the P4 programs still refuse and the software switches now carry: a two-level or ESA job's
      * collectives and reduce ops other than ALL_REDUCE SUM, which the software switches aggregate and send to the
-     * parameter server as PARTIALs naming them (docs/wire-format.md, "Where they run"). They
-     * pin the P4 programs down on bmv2 (p4/scripts/run-vectors-bmv2.sh); here the software switch must disagree with
-     * them, so that a vector the software switch came to pass again (a regression) fails.
+     * parameter server as PARTIALs naming them (docs/wire-format.md, "Where they run"), and which the P4 programs drop
+     * and answer with REJECT UNSUPPORTED_COLLECTIVE. They pin the P4 programs down on bmv2
+     * (p4/scripts/run-vectors-bmv2.sh); here the software switch must disagree with them (it sends no such REJECT),
+     * so that a vector the software switch came to pass (it stopped carrying them) fails.
      */
     static final Set<String> P4_ONLY = Set.of("upstream_collective_unsupported", "esa_collective_unsupported");
     private static final HexFormat HEX = HexFormat.of().withUpperCase();
