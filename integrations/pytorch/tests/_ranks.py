@@ -670,10 +670,39 @@ def reserve_fails() -> None:
     os._exit(0)  # rank 1 has no process group to tear down, so rank 0 skips its teardown too
 
 
+def settings_differ() -> None:
+    """The two emulated hosts' agents differ in a setting every host of a job must share (INAGG_TEST_SETTING: the
+    agent's option, INAGG_TEST_VALUES: host 0's value, host 1's): every rank's ``init_process_group`` raises
+    AgentSettingsMismatchError naming the option, both values and the hosts' ranks, before any tensor is sent. Without
+    the check (the end below) the hosts' packets do not match at the switch: the multi-host scenario stalled until the
+    agents' peer timeout (20 s in the test) and failed with SwitchStageError."""
+    rank, world = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
+    option = os.environ["INAGG_TEST_SETTING"]
+    first, second = os.environ["INAGG_TEST_VALUES"].split(",")
+    half = world // 2
+    start = time.monotonic()
+    try:
+        dist.init_process_group("inagg")
+    except inagg_torch.AgentSettingsMismatchError as ex:
+        waited = time.monotonic() - start
+        message = str(ex)
+        assert f"differ in {option}: {first} on host 0 'a' (ranks 0-{half - 1}); {second} on host 1 'b' (ranks " \
+               f"{half}-{world - 1}). Every host's agent needs the same {option}" in message, message
+        assert isinstance(ex, inagg_torch.AgentMismatchError)
+        assert waited < 30, f"rank {rank} learnt it after {waited:.1f} s"
+        print(f"RANK {rank} OK", flush=True)
+        os._exit(0)  # no process group to tear down
+    # Without the check: the hosts' packets do not match at the switch.
+    scenario_multihost(rank, world, dist.new_group(backend="gloo"))
+    raise AssertionError(f"rank {rank}: no error for hosts whose agents differ in {option}")
+
+
 def main() -> None:
     scenario = sys.argv[1]
     if scenario == "reserve_fails":
         reserve_fails()
+    if scenario == "settings_differ":
+        settings_differ()
     dist.init_process_group("inagg")
     rank, world = dist.get_rank(), dist.get_world_size()
     gloo = dist.new_group(backend="gloo")

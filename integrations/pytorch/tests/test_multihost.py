@@ -57,6 +57,32 @@ def test_two_hosts_through_the_switch_match_the_exact_sum_within_the_fixed_point
         host_b.stop()
 
 
+@pytest.mark.parametrize("option, values", [
+    ("--network-chunk-bytes", ("4096", "0")),  # the chunks of each host must match packet for packet at the switch
+    ("--slot-bytes", ("65536", "131072")),  # the ranks cut tensors into rounds of a slot each
+])
+def test_hosts_whose_agents_differ_in_a_setting_they_must_share_are_refused_on_every_rank(switch_port, option, values):
+    """A setting every host's agent must share, different on the two hosts: each rank's process group is refused when
+    it is made, naming the option, both values and the hosts, within seconds (not after the agents' peer timeout)."""
+    hosts = []
+    try:
+        for name, value in zip(("host-a", "host-b"), values):
+            extra = ["--switch", f"127.0.0.1:{switch_port}", "--peer-timeout-ms", "20000", option, value]
+            if option == "--network-chunk-bytes":
+                extra += ["--chunk-bytes", "4096"]
+            hosts.append(Agent(name, *extra))
+        env_of = {r: {"INAGG_HOST_ID": "ab"[r // 2], "INAGG_AGENT": str(hosts[r // 2].socket),
+                      "INAGG_SWITCH_JOB": "1", "INAGG_TEST_SETTING": option, "INAGG_TEST_VALUES": ",".join(values)}
+                  for r in range(4)}
+        started = time.monotonic()
+        results = run_ranks("settings_differ", 4, env_of=env_of, timeout=90)
+        assert_ok(results, logs=tuple(h.log for h in hosts))
+        assert time.monotonic() - started < 60
+    finally:
+        for h in hosts:
+            h.stop()
+
+
 def start(name: str, args: list, ready: str, env: dict | None = None):
     """A `bin/inagg` service of the test; returns (process, log path) once its log says ``ready``."""
     log = SHM / f"inagg-test-{name}-{os.getpid()}.log"

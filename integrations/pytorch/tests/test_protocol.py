@@ -128,10 +128,10 @@ def _unmapped(java, mapping, what: str) -> None:
     assert not missing, f"{what}: Java has fields {missing} that {Path(__file__).name} does not map to Python's"
 
 
-#: SharedRegion.create's value expressions -> the index of their field in _protocol.HEADER (4 is padding).
-HEADER_FIELDS = {"MAGIC": 0, "AgentProtocol.VERSION": 1, "localRanks": 2, "worldSize": 3, "slotCapacity": 5,
-                 "region.dataOffset": 6, "region.resultOffset()": 7, "ProcessHandle.current().pid()": 8,
-                 "keyLength": 9, "chunkElements": 10}
+#: SharedRegion.create's value expressions -> the index of their field in _protocol.HEADER.
+HEADER_FIELDS = {"MAGIC": 0, "AgentProtocol.VERSION": 1, "localRanks": 2, "worldSize": 3, "networkChunkBytes": 4,
+                 "slotCapacity": 5, "region.dataOffset": 6, "region.resultOffset()": 7,
+                 "ProcessHandle.current().pid()": 8, "keyLength": 9, "chunkElements": 10}
 
 
 def test_the_shared_memory_header_is_where_shared_region_writes_it():

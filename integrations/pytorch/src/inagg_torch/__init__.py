@@ -16,9 +16,10 @@ import torch
 import torch.distributed as dist
 
 from . import errors, hooks
-from .errors import (AgentMismatchError, AgentProtocolError, AgentUnavailableError, BadInputError, InaggError,
-                     NonFiniteError, RankFailedError, SharedMemoryFullError, SwitchStageError, TensorMismatchError,
-                     UnsupportedError, UntrustedAgentError, WaitTimeoutError, WorldMismatchError)
+from .errors import (AgentMismatchError, AgentProtocolError, AgentSettingsMismatchError, AgentUnavailableError,
+                     BadInputError, InaggError, NonFiniteError, RankFailedError, SharedMemoryFullError,
+                     SwitchStageError, TensorMismatchError, UnsupportedError, UntrustedAgentError, WaitTimeoutError,
+                     WorldMismatchError)
 from .process_group import ProcessGroupInagg, create
 
 __all__ = [
@@ -31,6 +32,7 @@ __all__ = [
     "AgentUnavailableError",
     "UntrustedAgentError",
     "AgentMismatchError",
+    "AgentSettingsMismatchError",
     "WorldMismatchError",
     "TensorMismatchError",
     "NonFiniteError",

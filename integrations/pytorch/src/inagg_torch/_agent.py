@@ -206,7 +206,7 @@ class AgentClient:
         fd = _private.open_shared_file(path)
         try:
             size = os.fstat(fd).st_size
-            (magic, version, local_ranks, _world, _pad, capacity, data_offset, result_offset, _pid,
+            (magic, version, local_ranks, _world, network_chunk, capacity, data_offset, result_offset, _pid,
              key_length, chunk) = p.HEADER.unpack(os.pread(fd, p.HEADER.size, 0))
             if magic != p.SHM_MAGIC or version != p.VERSION:
                 raise errors.AgentMismatchError(
@@ -218,6 +218,9 @@ class AgentClient:
                                                 f"not to job {job_key}")
             #: elements of the chunks a sum is copied in (0: whole rounds)
             self.chunk = max(0, chunk)
+            #: the agent's --network-chunk-bytes (0: rounds through the switch whole), the same on every host of a job
+            #: (_agreement.py)
+            self.network_chunk_bytes = network_chunk
             self.data_offset = data_offset + self.local_rank * capacity
             self.result_offset = result_offset
             self.descriptor_offset = p.HEADER_LENGTH + self.local_rank * p.DESCRIPTOR_LENGTH

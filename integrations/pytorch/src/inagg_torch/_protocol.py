@@ -9,7 +9,7 @@ import sys
 
 from . import errors
 
-VERSION = 3
+VERSION = 4  # 4: the header's network chunk bytes (compared across hosts: _agreement.py)
 HELLO_MAGIC = 0x48414E49
 HELLO_LENGTH = 256
 HELLO_KEY_OFFSET = 44
@@ -76,7 +76,8 @@ def counts(buffer, descriptor_offset: int) -> memoryview:
     return memoryview(buffer)[start:start + 16].cast("q")
 
 
-#: magic, version, local ranks, world, pad, capacity, data, result, pid, key length, chunk elements (0: whole rounds)
+#: magic, version, local ranks, world, network chunk bytes (0: rounds through the switch whole), capacity, data, result,
+#: pid, key length, chunk elements (0: whole rounds)
 HEADER = struct.Struct("<qiiiiqqqqii")
 
 OK = 0

@@ -3,10 +3,12 @@ hosts, and the job's key; agreed on by every rank through torch's store.
 
 Store keys (under the group's store, so one per group):
 
-=====================  =========================================================
-``inagg/host/<rank>``  the host id of each rank (:attr:`._config.Config.host_id`)
-``inagg/key``          the job key, drawn by rank 0: ``<run id>-<16 hex digits>``
-=====================  =========================================================
+==========================  ===================================================================================
+``inagg/host/<rank>``       the host id of each rank (:attr:`._config.Config.host_id`)
+``inagg/key``               the job key, drawn by rank 0: ``<run id>-<16 hex digits>``
+``inagg/agent/<host>``      each host's agent's settings that every host must share, by the host's first rank
+                            (:mod:`._agreement`)
+==========================  ===================================================================================
 """
 
 from __future__ import annotations
@@ -33,6 +35,14 @@ class Topology:
     #: Whether the ranks are laid out by host: the same number on every host, consecutive ranks together, hosts in
     #: order (what torchrun does). Reduce-scatter and all-gather send each host only its parts only then.
     by_host: bool = True
+    #: Each host's id (INAGG_HOST_ID or the host name), by host index.
+    host_ids: tuple = ()
+    #: Each rank's host index, by rank.
+    host_of: tuple = ()
+
+    def ranks_of(self, host_index: int) -> list:
+        """The ranks on host ``host_index``, in order (the first is the host's first rank, local rank 0)."""
+        return [r for r, h in enumerate(self.host_of) if h == host_index]
 
     @classmethod
     def exchange(cls, store: dist.Store, rank: int, size: int, host: str) -> "Topology":
@@ -45,8 +55,9 @@ class Topology:
         if rank == 0:
             run = os.environ.get("TORCHELASTIC_RUN_ID", "pg")
             store.set("inagg/key", f"{run}-{uuid.uuid4().hex[:16]}")
+        index = {h: i for i, h in enumerate(hosts)}
         per_host = size // len(hosts)
-        by_host = size % len(hosts) == 0 and all(hosts.index(hosts_of[r]) == r // per_host for r in range(size))
+        by_host = size % len(hosts) == 0 and all(index[hosts_of[r]] == r // per_host for r in range(size))
         return cls(rank=rank, world_size=size, local_rank=local.index(rank), local_world_size=len(local),
                    host_index=hosts.index(host), hosts=len(hosts), job_key=store.get("inagg/key").decode(),
-                   by_host=by_host)
+                   by_host=by_host, host_ids=tuple(hosts), host_of=tuple(index[h] for h in hosts_of))

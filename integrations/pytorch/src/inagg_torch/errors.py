@@ -7,6 +7,7 @@ __all__ = [
     "AgentUnavailableError",
     "UntrustedAgentError",
     "AgentMismatchError",
+    "AgentSettingsMismatchError",
     "WorldMismatchError",
     "TensorMismatchError",
     "NonFiniteError",
@@ -35,6 +36,12 @@ class UntrustedAgentError(AgentUnavailableError):
 
 class AgentMismatchError(InaggError):
     """The agent on this name serves another job, or speaks another protocol version."""
+
+
+class AgentSettingsMismatchError(AgentMismatchError):
+    """The agents of a job's hosts differ in a setting every host must share (``--slot-bytes``,
+    ``--network-chunk-bytes``): their packets would not match at the switch. Raised on every rank when the process
+    group is made."""
 
 
 class WorldMismatchError(InaggError):

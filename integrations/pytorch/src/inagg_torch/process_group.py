@@ -3,6 +3,7 @@ the rest through gloo, by one path (:mod:`._fallback`)."""
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from datetime import timedelta
 from typing import Callable, Iterator, List, Optional
@@ -11,8 +12,8 @@ import torch
 import torch.distributed as dist
 from torch._C._distributed_c10d import AllgatherOptions, BroadcastOptions, ReduceScatterOptions
 
+from . import _agreement, errors
 from . import _protocol as p
-from . import errors
 from ._agent import AgentClient
 from ._bytes import ByteSink, bytes_reason, nbytes, raw_bytes
 from ._config import Config
@@ -72,7 +73,7 @@ class ProcessGroupInagg(dist.ProcessGroup):
         self._fallback = GlooFallback(self._gloo, rank, size)
         self._register_gloo_as_backend()
         self.topology = Topology.exchange(store, rank, size, self.config.host_id)
-        self._client = self._join_agent()
+        self._client = self._join_agent(store)
         self._executor = SerialExecutor(f"inagg-rank{rank}")
         if not self._staging.available() and self.local_rank == 0:
             say_once("cuda", "inagg: CUDA is not available here: CPU tensors only (CUDA tensors are staged through "
@@ -87,13 +88,27 @@ class ProcessGroupInagg(dist.ProcessGroup):
         for device in ("cpu", "cuda") if torch.cuda.is_available() else ("cpu",):
             self._register_backend(torch.device(device), dist.ProcessGroup.BackendType.CUSTOM, self._gloo)
 
-    def _join_agent(self) -> AgentClient:
-        """This rank's membership in the job on its host's agent (started by local rank 0 when none listens)."""
+    def _join_agent(self, store: dist.Store) -> AgentClient:
+        """This rank's membership in the job on its host's agent (started by local rank 0 when none listens), once
+        every host's agent is known to cut tensors as the others do (:mod:`._agreement`; raises on every rank where
+        they differ, before any tensor is sent)."""
         t = self.topology
-        return AgentClient(rank=t.rank, world_size=t.world_size, local_rank=t.local_rank,
-                           local_world_size=t.local_world_size, host_index=t.host_index, hosts=t.hosts,
-                           switch_job=self.config.switch_job, job_key=t.job_key, timeout=self.config.agent_wait,
-                           collective_timeout=self.collective_timeout, staging=self._staging)
+        try:
+            client = AgentClient(rank=t.rank, world_size=t.world_size, local_rank=t.local_rank,
+                                 local_world_size=t.local_world_size, host_index=t.host_index, hosts=t.hosts,
+                                 switch_job=self.config.switch_job, job_key=t.job_key, timeout=self.config.agent_wait,
+                                 collective_timeout=self.collective_timeout, staging=self._staging)
+        except BaseException as ex:
+            with contextlib.suppress(Exception):  # the store's trouble must not hide this rank's own
+                _agreement.failed(store, t, ex)
+            raise
+        try:
+            _agreement.publish(store, t, _agreement.settings_of(client.capacity, client.network_chunk_bytes))
+            _agreement.check(store, t, self.config.agent_wait)
+        except BaseException:
+            client.close()  # the agent frees the job once every local rank left
+            raise
+        return client
 
     # --- plumbing -------------------------------------------------------------------------------------------------
 

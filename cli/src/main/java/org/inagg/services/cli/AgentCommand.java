@@ -46,7 +46,7 @@ public final class AgentCommand implements Callable<Integer>
 
     @Option(names = "--slot-bytes", defaultValue = "" + HostAgentContext.SLOT_BYTES_DEFAULT,
         description = "Bytes each rank hands over per round (multiple of 4096; larger tensors go in several rounds; "
-            + "default ${DEFAULT-VALUE}).")
+            + "default ${DEFAULT-VALUE}); the same on every host of a job (its ranks refuse hosts that differ).")
     private long slotBytes;
 
     @Option(names = "--chunk-bytes", defaultValue = "" + HostAgentContext.CHUNK_BYTES_AUTO,
@@ -58,7 +58,7 @@ public final class AgentCommand implements Callable<Integer>
     @Option(names = "--network-chunk-bytes", defaultValue = "" + HostAgentContext.NETWORK_CHUNK_BYTES_DEFAULT,
         description = "Bytes of the chunks a sum goes through the switch and is copied out in, overlapping the next "
             + "chunk's sum and copies (multiple of 4096; default ${DEFAULT-VALUE}: the round whole, once summed); the same on "
-            + "every host of a job.")
+            + "every host of a job (its ranks refuse hosts that differ).")
     private long networkChunkBytes;
 
     @Option(names = "--reducer-threads", defaultValue = "-1",

@@ -49,8 +49,11 @@ package org.inagg.services.agent;
  */
 public final class AgentProtocol
 {
-    /** Bumped on any change of the frames or of {@link SharedRegion}'s layout. */
-    public static final int VERSION = 3;
+    /**
+     * Bumped on any change of the frames or of {@link SharedRegion}'s layout. 4: the header's network chunk bytes,
+     * which the ranks of a job spanning hosts compare across hosts with the slot capacity.
+     */
+    public static final int VERSION = 4;
     public static final int HELLO_MAGIC = 0x48414E49;
     public static final int HELLO_LENGTH = 256;
     public static final int HELLO_KEY_OFFSET = 44;

@@ -106,7 +106,11 @@ public final class HostAgentContext
         return this;
     }
 
-    /** Bytes of each rank's data region (and of the result): the most one round carries. */
+    /**
+     * Bytes of each rank's data region (and of the result): the most one round carries. The ranks cut tensors into
+     * rounds of a slot, so every host of a job spanning hosts needs the same value: the ranks compare the hosts' slots
+     * when they make their process group and refuse it, naming both, where they differ ({@link SharedRegion}).
+     */
     public HostAgentContext slotBytes(final long slotBytes)
     {
         this.slotBytes = slotBytes;
@@ -136,7 +140,9 @@ public final class HostAgentContext
      * come back ({@link RoundPipeline}); 0: the round goes through the switch whole, once summed. Independent of
      * {@link #chunkBytes(long)} (with whole rounds the chunks go out one after another once the round is summed), so
      * that hosts with different cores (and so different {@link #chunkBytesFor}) cut a round the same way; it must be
-     * the same on every host of a job, or the hosts' packets do not match at the switch.
+     * the same on every host of a job, or the hosts' packets do not match at the switch (which waits for the missing
+     * ones until the peer timeout). The agent writes it into each job's header; the ranks compare it across hosts when
+     * they make their process group and refuse it, naming both values, where it differs ({@link SharedRegion}).
      */
     public HostAgentContext networkChunkBytes(final long networkChunkBytes)
     {

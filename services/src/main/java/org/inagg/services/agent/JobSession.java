@@ -60,7 +60,8 @@ final class JobSession implements AutoCloseable
         this.network = network;
         this.counters = counters;
         this.chunkElements = (int)(Math.min(chunkBytes, slotBytes) / AgentProtocol.elementBytes(0));
-        this.region = SharedRegion.create(file, localWorldSize, worldSize, slotBytes, key, chunkElements);
+        this.region = SharedRegion.create(file, localWorldSize, worldSize, slotBytes, key, chunkElements,
+            (int)networkChunkBytes);
         this.members = new RankConnection[localWorldSize];
         final MemorySegment[] inputs = new MemorySegment[localWorldSize];
         for (int i = 0; i < localWorldSize; i++)

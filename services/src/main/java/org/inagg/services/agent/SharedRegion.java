@@ -22,6 +22,7 @@ import java.util.Set;
  *                      | header (HEADER_LENGTH = 4096)                              |
  *                      |   0 magic "INAGGSHM" (long)     8 version (int)            |
  *                      |  12 local ranks (int)          16 world size (int)         |
+ *                      |  20 network chunk bytes (int)                              |
  *                      |  24 slot capacity bytes (long) 32 data offset (long)       |
  *                      |  40 result offset (long)       48 agent pid (long)         |
  *                      |  56 job key length (int)       60 chunk elements (int)     |
@@ -65,6 +66,13 @@ import java.util.Set;
  * whenever it handles one of its doorbells, possibly while the rank writes the next chunk's: each side writes its count
  * as one aligned 8-byte store (Python: an int64 memoryview, never {@code struct.pack_into}, which zeroes the field
  * first).
+ * <p>
+ * The slot capacity and the network chunk bytes (the agent's {@code --slot-bytes} and {@code --network-chunk-bytes})
+ * must be the same on every host of a job spanning hosts: the slot is the most one round carries, so it decides how
+ * the ranks cut a tensor into rounds, and the network chunks how the agent cuts a round into the switch's operations;
+ * hosts that cut differently send packets that do not match at the switch, which waits for the missing ones until the
+ * peer timeout. The ranks compare both across hosts when they make their process group (protocol version 4, which
+ * gave the network chunk bytes the header's padding at 20; inagg_torch's {@code _agreement.py}).
  * <p>
  * A {@link AgentProtocol#OP_GATHER} round moves bytes instead of summing: each rank writes only the bytes it gives
  * (gather from, gather length: a byte range of the round, at the same offsets in its data region, or none), the agent
@@ -149,15 +157,16 @@ public final class SharedRegion implements AutoCloseable
     public static SharedRegion create(final Path path, final int localRanks, final int worldSize,
         final long slotCapacity, final String jobKey)
     {
-        return create(path, localRanks, worldSize, slotCapacity, jobKey, 0);
+        return create(path, localRanks, worldSize, slotCapacity, jobKey, 0, 0);
     }
 
     /**
      * As {@link #create(Path, int, int, long, String)}, telling the ranks to copy sums in chunks of
-     * {@code chunkElements} (0: whole rounds).
+     * {@code chunkElements} (0: whole rounds) and that a sum goes through the switch in chunks of
+     * {@code networkChunkBytes} (0: the round whole), which they compare across hosts.
      */
     public static SharedRegion create(final Path path, final int localRanks, final int worldSize,
-        final long slotCapacity, final String jobKey, final int chunkElements)
+        final long slotCapacity, final String jobKey, final int chunkElements, final int networkChunkBytes)
     {
         final long size = fileSize(localRanks, slotCapacity);
         try
@@ -187,6 +196,7 @@ public final class SharedRegion implements AutoCloseable
             mapping.set(INT, 8, AgentProtocol.VERSION);
             mapping.set(INT, 12, localRanks);
             mapping.set(INT, 16, worldSize);
+            mapping.set(INT, 20, networkChunkBytes);
             mapping.set(LONG, 24, slotCapacity);
             mapping.set(LONG, 32, region.dataOffset);
             mapping.set(LONG, 40, region.resultOffset());

@@ -376,6 +376,24 @@ class HostAgentTest
     }
 
     @Test
+    void shouldTellItsRanksTheSettingsEveryHostOfAJobMustShare() throws Exception
+    {
+        try (HostAgent chunked = HostAgent.launch(new HostAgentContext().name("chunked").directory(dir)
+                .slotBytes(8192).networkChunkBytes(4096));
+             TestRank rank = new TestRank(chunked.context().socketPath(), 0, 1, 0, 1, "job-chunked"))
+        {
+            assertThat(rank.status).isEqualTo(AgentProtocol.OK);
+            assertThat(rank.capacity).isEqualTo(8192);
+            assertThat(rank.networkChunkBytes()).isEqualTo(4096);
+        }
+        try (TestRank rank = new TestRank(socket(), 0, 1, 0, 1, "job-whole"))
+        {
+            assertThat(rank.capacity).isEqualTo(2 << 20);
+            assertThat(rank.networkChunkBytes()).isZero();
+        }
+    }
+
+    @Test
     void shouldRefuseASecondAgentOnTheSameSocket()
     {
         final HostAgentContext again = new HostAgentContext().name("test").directory(dir);

@@ -25,6 +25,7 @@ class SharedRegionTest
             assertThat(m.get(SharedRegion.INT, 8)).isEqualTo(AgentProtocol.VERSION);
             assertThat(m.get(SharedRegion.INT, 12)).isEqualTo(3);
             assertThat(m.get(SharedRegion.INT, 16)).isEqualTo(6);
+            assertThat(m.get(SharedRegion.INT, 20)).isZero(); // network chunk bytes: whole rounds
             assertThat(m.get(SharedRegion.LONG, 24)).isEqualTo(8192);
             assertThat(m.get(SharedRegion.LONG, 32)).isEqualTo(8192); // 4096 + 3 x 512, aligned up to 4096
             assertThat(m.get(SharedRegion.LONG, 40)).isEqualTo(8192 + 3 * 8192);
@@ -39,6 +40,16 @@ class SharedRegionTest
             assertThat(Files.exists(file)).isTrue();
         }
         assertThat(Files.exists(file)).isFalse();
+    }
+
+    @Test
+    void shouldWriteTheChunksTheRanksCopyInAndTheNetworkChunksTheyCompareAcrossHosts()
+    {
+        try (SharedRegion region = SharedRegion.create(dir.resolve("chunked"), 2, 4, 8192, "key-2", 1024, 65536))
+        {
+            assertThat(region.mapping().get(SharedRegion.INT, 60)).isEqualTo(1024);
+            assertThat(region.mapping().get(SharedRegion.INT, 20)).isEqualTo(65536);
+        }
     }
 
     @Test

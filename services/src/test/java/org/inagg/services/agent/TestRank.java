@@ -131,6 +131,12 @@ final class TestRank implements AutoCloseable
         return mapping.get(SharedRegion.INT, 60);
     }
 
+    /** The agent's network chunk bytes from the header (0: rounds go through the switch whole). */
+    int networkChunkBytes()
+    {
+        return mapping.get(SharedRegion.INT, 20);
+    }
+
     private void write(final int op, final int dtype, final long count, final long from, final long length,
         final long ready) throws IOException
     {
