@@ -39,7 +39,7 @@ public final class BenchMulticastCommand implements Callable<Integer>
 
     @Option(names = "--slots", defaultValue = "16",
         description = "Every worker's window, the job's slots (default ${DEFAULT-VALUE}: 16 frames fit the 20 ms queue "
-            + "of a 10 Mbit/s link; 64 overflowed it, 35-44 % retransmitted, and starved a job in its warm-up).")
+            + "of a 10 Mbit/s link; 64 overflowed it, 35-44 %% retransmitted, and starved a job in its warm-up).")
     private int slots;
 
     @Mixin
