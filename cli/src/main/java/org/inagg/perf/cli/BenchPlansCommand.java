@@ -1,7 +1,6 @@
 package org.inagg.perf.cli;
 
 import java.io.PrintWriter;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
@@ -30,13 +29,6 @@ public final class BenchPlansCommand implements Callable<Integer>
     @Spec
     private CommandSpec spec;
 
-    @Option(names = "--topology", required = true, description = "Topology file (control/README.md).")
-    private Path topologyFile;
-
-    @Option(names = "--per-gbps", defaultValue = "10mbit", paramLabel = "RATE",
-        description = "The emulated rate of one Gb/s of the file (default ${DEFAULT-VALUE}).")
-    private String perGbps;
-
     @Option(names = "--schemes", split = ",", defaultValue = "no-ina,atp,grid",
         description = "no-ina, switchml, atp, grid (default ${DEFAULT-VALUE}).")
     private List<String> schemes;
@@ -46,25 +38,12 @@ public final class BenchPlansCommand implements Callable<Integer>
             + "planners' direction (default ${DEFAULT-VALUE}).")
     private String shape;
 
-    @Option(names = {"-n", "--elements"}, defaultValue = "262144",
-        description = "float32 per worker (default ${DEFAULT-VALUE}).")
-    private int elements;
-
-    @Option(names = {"-i", "--iterations"}, defaultValue = "5", description = "Timed all-reduces (default 5).")
-    private int iterations;
-
-    @Option(names = "--warmup", defaultValue = "2", description = "Untimed all-reduces first (default 2).")
-    private int warmup;
-
     @Option(names = "--slots", defaultValue = "64",
         description = "Every worker's window, the job's slots (default ${DEFAULT-VALUE}).")
     private int slots;
 
-    @Option(names = "--queue-ms", defaultValue = "20", description = "Each link's queue (default 20 ms).")
-    private int queueMs;
-
-    @Option(names = "--worker-option", description = "Extra option of every inagg worker (repeatable).")
-    private List<String> workerOptions = new java.util.ArrayList<>();
+    @Mixin
+    private FabricBenchOptions fabric;
 
     @Mixin
     private SeedBenchOptions bench;
@@ -74,8 +53,8 @@ public final class BenchPlansCommand implements Callable<Integer>
     {
         final PrintWriter out = spec.commandLine().getOut();
         bench.validate();
-        final Topology topology = TopologyFabric.read(topologyFile);
-        final LinkRate rate = LinkRate.parse(perGbps);
+        final Topology topology = fabric.topology();
+        final LinkRate rate = fabric.rate();
         final TopologyFabric.Shaping shaping = switch (shape)
         {
             case "both" -> TopologyFabric.Shaping.BOTH;
@@ -86,12 +65,12 @@ public final class BenchPlansCommand implements Callable<Integer>
             ? topology.node(topology.parameterServers()[0]).id() : null;
         final List<RoutingScheme> chosen = schemes.stream().map(PlanFabricBench::scheme).toList();
         final PlanFabricBench.Settings settings = new PlanFabricBench.Settings(topology, rate, shaping, chosen,
-            slots, elements, iterations, warmup, bench.rounds, bench.timeoutS, bench.workFolder("inagg-bench-plans-"),
-            bench.jvmOptions, workerOptions);
+            slots, fabric.elements, fabric.iterations, fabric.warmup, bench.rounds, bench.timeoutS,
+            bench.workFolder("inagg-bench-plans-"), bench.jvmOptions, fabric.workerOptions);
         PlanFabricBench.plan(topology, chosen); // refuses a topology it cannot run before any namespace
         out.printf(Locale.ROOT, "bench-plans: %s, shaped %s; %d x %,d elements; logs in %s%n", topology.name(), shape,
-            iterations, elements, settings.workDir());
-        final boolean ok = PlanFabricBench.run(settings, () -> TopologyFabric.create(topology, rate, 1500, queueMs,
+            fabric.iterations, fabric.elements, settings.workDir());
+        final boolean ok = PlanFabricBench.run(settings, () -> TopologyFabric.create(topology, rate, 1500, fabric.queueMs,
             shaping, toward), SeedBenchOptions::loadAverage, out);
         return ok ? 0 : 1;
     }

@@ -30,7 +30,7 @@ import picocli.CommandLine.Command;
         PlanCommand.class, SimulateCommand.class, DeployCommand.class,
         // harnesses and benchmarks (this package)
         LocalCommand.class, LabCommand.class, ClusterCommand.class, BenchCommand.class, BenchPeersCommand.class,
-        BenchEsaCommand.class, BenchPsSplitCommand.class, BenchPlansCommand.class,
+        BenchEsaCommand.class, BenchPsSplitCommand.class, BenchPlansCommand.class, BenchMulticastCommand.class,
         DpdkRateCommand.class,
         CommandLine.HelpCommand.class})
 public final class InaggCli implements Runnable

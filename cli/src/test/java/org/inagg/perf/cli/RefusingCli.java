@@ -1,5 +1,7 @@
 package org.inagg.perf.cli;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.io.PrintWriter;
 import java.io.StringWriter;
 
@@ -22,5 +24,15 @@ final class RefusingCli
             return 1;
         });
         return commandLine;
+    }
+
+    /** What {@code args} are refused with (asserting exit 1); their standard output is dropped. */
+    static String refusal(final String... args)
+    {
+        final StringWriter err = new StringWriter();
+        final CommandLine commandLine = printingErrorsTo(err);
+        commandLine.setOut(new PrintWriter(new StringWriter()));
+        assertThat(commandLine.execute(args)).isEqualTo(1);
+        return err.toString();
     }
 }

@@ -1,9 +1,8 @@
 package org.inagg.perf.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.inagg.perf.cli.RefusingCli.refusal;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -18,7 +17,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 /**
  * {@code inagg cluster --topology}: a routed fabric of two switches from a topology file (W1, W2 under S1; W3 and the
@@ -77,28 +75,19 @@ class TopologyClusterCommandTest
     {
         final List<String> before = HostNetwork.listNamespaces();
         final Path missing = dir.resolve("missing.json");
-        assertThat(error("cluster", "--topology", missing.toString(), "--run", "true")).contains(missing.toString());
+        assertThat(refusal("cluster", "--topology", missing.toString(), "--run", "true")).contains(missing.toString());
         final Path unknown = dir.resolve("unknown.json");
         Files.writeString(unknown, Files.readString(twoSwitches()).replace("\"a\" : \"W3\"", "\"a\" : \"W9\""));
-        assertThat(error("cluster", "--topology", unknown.toString(), "--run", "true")).contains(unknown.toString())
+        assertThat(refusal("cluster", "--topology", unknown.toString(), "--run", "true")).contains(unknown.toString())
             .contains("W9");
         final Path file = twoSwitches();
-        assertThat(error("cluster", "--topology", file.toString(), "--per-gbps", "fast", "--run", "true"))
+        assertThat(refusal("cluster", "--topology", file.toString(), "--per-gbps", "fast", "--run", "true"))
             .contains("'fast'");
-        assertThat(error("cluster", "--topology", file.toString(), "--per-gbps", "100gbit", "--run", "true"))
+        assertThat(refusal("cluster", "--topology", file.toString(), "--per-gbps", "100gbit", "--run", "true"))
             .contains("link S1->S2").contains("outside");
-        assertThat(error("cluster", "--topology", file.toString(), "--leaves", "2", "--run", "true"))
+        assertThat(refusal("cluster", "--topology", file.toString(), "--leaves", "2", "--run", "true"))
             .contains("not with --leaves");
-        assertThat(error("bench-plans", "--topology", file.toString(), "--schemes", "ring")).contains("'ring'");
+        assertThat(refusal("bench-plans", "--topology", file.toString(), "--schemes", "ring")).contains("'ring'");
         assertThat(HostNetwork.listNamespaces()).isEqualTo(before);
-    }
-
-    private static String error(final String... args)
-    {
-        final StringWriter err = new StringWriter();
-        final CommandLine commandLine = RefusingCli.printingErrorsTo(err);
-        commandLine.setOut(new PrintWriter(new StringWriter()));
-        assertThat(commandLine.execute(args)).isEqualTo(1);
-        return err.toString();
     }
 }

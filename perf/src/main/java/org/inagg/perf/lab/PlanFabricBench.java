@@ -189,7 +189,8 @@ public final class PlanFabricBench
         return text.toString();
     }
 
-    private static double median(final double[] values)
+    /** The median, NaN of none. */
+    static double median(final double[] values)
     {
         if (values.length == 0)
         {

@@ -47,26 +47,88 @@ public final class PlanOnFabric
         final PeerRun run, final int slots, final List<String> jvmOptions, final List<String> workerOptions)
         throws InterruptedException
     {
-        final String ps = onlyServer(plan);
-        final int w = plan.workers().size();
-        if (w != run.workers())
-        {
-            throw new IllegalArgumentException("plan has " + w + " workers, the run " + run.workers());
-        }
-        final String job = "1:" + w + ":" + slots + ":" + SwitchJobConfig.DEFAULT_LANES;
-        final String psAddress = fabric.address(ps);
-        final List<String> workerAddresses = new ArrayList<>();
-        final StringJoiner workersAt = new StringJoiner(",");
-        for (final InaPlan.WorkerRoute route : plan.workers())
-        {
-            workerAddresses.add(fabric.address(route.worker()));
-            workersAt.add(fabric.address(route.worker()) + ":" + WORKER_PORT);
-        }
         try (ChildProcesses children = new ChildProcesses())
         {
-            final Path psLog = run.workDir().resolve(name + "-ps.log");
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(run.timeoutS());
+            final Deployment job = Deployment.startServers(fabric, plan, 1, name, run, slots, jvmOptions, children);
+            final String failure = job.awaitServers(deadline);
+            if (failure != null)
+            {
+                return PeerResult.failed(name, run.workers(), failure);
+            }
+            job.startWorkers(workerOptions);
+            return job.collect(ChildProcesses.awaitAll(job.workers(), deadline));
+        }
+    }
+
+    /**
+     * One plan's processes on a fabric, started in two steps so that several jobs can share it: the parameter server
+     * and the switches first, the workers once the server listens. Job {@code jobId}'s switches listen on port
+     * {@code 9000 + jobId - 1} of their aggregation unit, its server on 9100 of its node, its workers on 9101 of
+     * theirs; its flows are pinned to the plan's paths as {@link PlanOnFabric} says.
+     */
+    static final class Deployment
+    {
+        private final TopologyFabric fabric;
+        private final InaPlan plan;
+        private final int jobId;
+        private final String name;
+        private final PeerRun run;
+        private final List<String> jvmOptions;
+        private final ChildProcesses children;
+        private final String ps;
+        private final Path psLog;
+        private final String jobSpec;
+        private final List<Process> workers = new ArrayList<>();
+        private final List<Path> logs = new ArrayList<>();
+
+        private Deployment(final TopologyFabric fabric, final InaPlan plan, final int jobId, final String name,
+            final PeerRun run, final int slots, final List<String> jvmOptions, final ChildProcesses children)
+        {
+            this.fabric = fabric;
+            this.plan = plan;
+            this.jobId = jobId;
+            this.name = name;
+            this.run = run;
+            this.jvmOptions = jvmOptions;
+            this.children = children;
+            this.ps = onlyServer(plan);
+            if (plan.workers().size() != run.workers())
+            {
+                throw new IllegalArgumentException("plan has " + plan.workers().size() + " workers, the run "
+                    + run.workers());
+            }
+            this.psLog = run.workDir().resolve(name + "-ps.log");
+            this.jobSpec = jobId + ":" + run.workers() + ":" + slots + ":" + SwitchJobConfig.DEFAULT_LANES;
+        }
+
+        /**
+         * Pins the switches' flows and starts the parameter server and the switches of {@code plan} as job
+         * {@code jobId} (1 to 100), each killed when {@code children} closes.
+         */
+        static Deployment startServers(final TopologyFabric fabric, final InaPlan plan, final int jobId,
+            final String name, final PeerRun run, final int slots, final List<String> jvmOptions,
+            final ChildProcesses children)
+        {
+            if (jobId < 1 || jobId > 100)
+            {
+                throw new IllegalArgumentException("job id " + jobId + " is not 1..100");
+            }
+            final Deployment job = new Deployment(fabric, plan, jobId, name, run, slots, jvmOptions, children);
+            job.startServers();
+            return job;
+        }
+
+        private void startServers()
+        {
+            final String psAddress = fabric.address(ps);
+            final StringJoiner workersAt = new StringJoiner(",");
+            for (final InaPlan.WorkerRoute route : plan.workers())
+            {
+                workersAt.add(fabric.address(route.worker()) + ":" + WORKER_PORT);
+            }
             children.start(Placement.prefixed(fabric.exec(ps), InaggJvm.command(jvmOptions, List.of("ps", "--bind",
-                psAddress + ":" + PS_PORT, "--job", job, "--workers-at", workersAt.toString()))), Map.of(), psLog);
+                psAddress + ":" + PS_PORT, "--job", jobSpec, "--workers-at", workersAt.toString()))), Map.of(), psLog);
             for (final Map.Entry<String, List<InaPlan.SwitchJobEntry>> table : plan.switchJobTables().entrySet())
             {
                 final String sw = table.getKey();
@@ -84,49 +146,77 @@ public final class PlanOnFabric
                 fabric.route(psAddress, fabric.aggregatorAddress(sw),
                     table.getValue().getFirst().upstreamPath().reversed());
                 children.start(Placement.prefixed(fabric.aggregatorExec(sw), InaggJvm.command(jvmOptions,
-                    List.of("switch", "--bind", fabric.aggregatorAddress(sw) + ":" + SWITCH_PORT, "--open", "--job",
-                        job, "--upstream", psAddress + ":" + PS_PORT, "--local-workers", local.toString(),
-                        "--stats-interval", "0", "--duration", Long.toString(run.timeoutS())))), Map.of(),
+                    List.of("switch", "--bind", switchAt(sw), "--open", "--job", jobSpec, "--upstream",
+                        psAddress + ":" + PS_PORT, "--local-workers", local.toString(), "--stats-interval", "0",
+                        "--duration", Long.toString(run.timeoutS())))), Map.of(),
                     run.workDir().resolve(name + "-switch-" + sw + ".log"));
             }
-            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(run.timeoutS());
-            if (!ChildProcesses.awaitText(psLog, "listening", deadline))
-            {
-                return PeerResult.failed(name, w, "the parameter server did not start: "
-                    + ChildProcesses.lastLine(ChildProcesses.read(psLog)));
-            }
-            final List<Process> workers = new ArrayList<>();
-            final List<Path> logs = new ArrayList<>();
+        }
+
+        private String switchAt(final String sw)
+        {
+            return fabric.aggregatorAddress(sw) + ":" + (SWITCH_PORT + jobId - 1);
+        }
+
+        /** Null once the parameter server listens, else why not by {@code deadline} (System.nanoTime). */
+        String awaitServers(final long deadline) throws InterruptedException
+        {
+            return ChildProcesses.awaitText(psLog, "listening", deadline) ? null
+                : "the parameter server of " + name + " did not start: "
+                    + ChildProcesses.lastLine(ChildProcesses.read(psLog));
+        }
+
+        /** Pins the workers' flows and starts a worker on each worker's node. */
+        void startWorkers(final List<String> workerOptions)
+        {
+            final String psAddress = fabric.address(ps);
+            final int w = plan.workers().size();
             for (int rank = 0; rank < w; rank++)
             {
                 final InaPlan.WorkerRoute route = plan.workers().get(rank);
                 final InaPlan.Share share = route.shares().getFirst();
                 final boolean direct = share.aggregateAt().equals(ps);
-                final String target = direct ? psAddress + ":" + PS_PORT
-                    : fabric.aggregatorAddress(share.aggregateAt()) + ":" + SWITCH_PORT;
-                fabric.route(workerAddresses.get(rank), target.substring(0, target.indexOf(':')), share.path());
+                final String target = direct ? psAddress + ":" + PS_PORT : switchAt(share.aggregateAt());
+                final String workerAddress = fabric.address(route.worker());
+                fabric.route(workerAddress, target.substring(0, target.indexOf(':')), share.path());
                 final List<String> back = new ArrayList<>(share.path());
                 if (!direct)
                 {
                     final List<String> upstream = PlanLoad.upstreamOf(plan, share);
                     back.addAll(upstream.subList(1, upstream.size()));
                 }
-                fabric.route(psAddress, workerAddresses.get(rank), back.reversed());
+                fabric.route(psAddress, workerAddress, back.reversed());
                 final Path log = run.workDir().resolve(name + "-worker-" + route.worker() + ".log");
                 logs.add(log);
                 final List<String> args = new ArrayList<>(List.of("worker", "--switch", target, "--bind",
-                    workerAddresses.get(rank) + ":" + WORKER_PORT, "--workers", Integer.toString(w), "--worker-id",
-                    Integer.toString(rank), "-n", Integer.toString(run.elements()), "-i",
-                    Integer.toString(run.iterations()), "--warmup", Integer.toString(run.warmup()), "--no-progress",
+                    workerAddress + ":" + WORKER_PORT, "--job-id", Integer.toString(jobId), "--workers",
+                    Integer.toString(w), "--worker-id", Integer.toString(rank), "-n", Integer.toString(run.elements()),
+                    "-i", Integer.toString(run.iterations()), "--warmup", Integer.toString(run.warmup()),
+                    "--no-progress",
                     // the other workers' JVMs and the switches may take seconds to start on a loaded machine
                     "--peer-timeout-ms", "60000"));
                 args.addAll(workerOptions);
                 workers.add(children.start(Placement.prefixed(fabric.exec(route.worker()), InaggJvm.command(
                     jvmOptions, args)), Map.of(), log));
             }
-            final boolean ok = ChildProcesses.awaitAll(workers, deadline);
-            return WorkerLogs.collect(name, run, logs, ok, plan.switchJobTables().size() + " switches summing, "
-                + "PS " + ps);
+        }
+
+        List<Process> workers()
+        {
+            return workers;
+        }
+
+        /** The workers' logs, rank order. */
+        List<Path> logs()
+        {
+            return logs;
+        }
+
+        /** The slowest worker's timing, every result checked ({@code ok}: every worker ended with status 0 in time). */
+        PeerResult collect(final boolean ok)
+        {
+            return WorkerLogs.collect(name, run, logs, ok, plan.switchJobTables().size() + " switches summing, PS "
+                + ps);
         }
     }
 

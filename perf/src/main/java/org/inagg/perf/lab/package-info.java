@@ -4,7 +4,8 @@
  * ({@link org.inagg.p4.bmv2.Bmv2Switch}), and unmodified {@code inagg worker} processes on the hosts. Used by
  * {@code inagg local --switch bmv2} and the Bmv2 end-to-end tests. Also the emulated networks without P4: one switch
  * ({@link org.inagg.perf.lab.EmulatedCluster}), a bridged leaf-spine ({@link org.inagg.perf.lab.LeafSpineFabric}) and a
- * routed fabric from a topology file of the planners ({@link org.inagg.perf.lab.TopologyFabric}). Needs root (or
- * CAP_NET_ADMIN), iproute2 and ethtool.
+ * routed fabric from a topology file of the planners ({@link org.inagg.perf.lab.TopologyFabric}), with plans deployed
+ * on it as processes ({@link org.inagg.perf.lab.PlanOnFabric}: GRID's strategies, path-aware multicast's two jobs).
+ * Needs root (or CAP_NET_ADMIN), iproute2 and ethtool.
  */
 package org.inagg.perf.lab;
