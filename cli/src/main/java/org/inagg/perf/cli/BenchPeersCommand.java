@@ -50,6 +50,8 @@ final class BenchPeersCommand implements Callable<Integer>
     static final String ALL_PEERS = "gloo,mpi,inagg-udp,inagg-udp-64k,inagg-local,inagg-dpdk";
     /** Peers that only an emulated fabric runs, named with --peers. */
     static final String FABRIC_PEERS = "inagg-2level";
+    /** Peers run only when named: inagg's UDP processes with packets that fill the links' MTU. */
+    static final String EXTRA_PEERS = "inagg-udp-mtu";
 
     @Spec
     private CommandSpec spec;
@@ -72,8 +74,9 @@ final class BenchPeersCommand implements Callable<Integer>
     int warmup;
 
     @Option(names = "--peers", split = ",", defaultValue = ALL_PEERS,
-        description = "Which peers, comma separated, of " + ALL_PEERS + ", and on a leaf-spine fabric (--leaves) "
-            + FABRIC_PEERS + " (default: all but those).")
+        description = "Which peers, comma separated, of " + ALL_PEERS + ", " + EXTRA_PEERS + " (inagg's UDP "
+            + "processes with packets that fill the MTU: 363 lanes at 1500) and on a leaf-spine fabric (--leaves) "
+            + FABRIC_PEERS + " (default: " + ALL_PEERS + ").")
     List<String> peerNames;
 
     @Option(names = "--python", description = "Python with torch (gloo) and mpi4py (Open MPI without mpicc) "
@@ -260,13 +263,14 @@ final class BenchPeersCommand implements Callable<Integer>
                 case "gloo" -> new GlooPeer(python);
                 case "mpi" -> new OpenMpiPeer(python);
                 case "inagg-udp" -> InaggProcessPeer.forMtu(mtu, jvmOptions, workerOptions);
+                case "inagg-udp-mtu" -> InaggProcessPeer.fillingMtu(mtu, jvmOptions, workerOptions);
                 case "inagg-udp-64k" -> new InaggProcessPeer(InaggProcessPeer.LOOPBACK_LANES,
                     InaggProcessPeer.LOOPBACK_SLOTS, jvmOptions, workerOptions);
                 case "inagg-local" -> new InaggLocalPeer("inproc", jvmOptions);
                 case "inagg-2level" -> new InaggTwoLevelPeer(jvmOptions, workerOptions);
                 case "inagg-dpdk" -> new InaggLocalPeer("dpdk", jvmOptions);
                 default -> throw new IllegalArgumentException("unknown peer '" + name + "'; use some of " + ALL_PEERS
-                    + "," + FABRIC_PEERS);
+                    + "," + EXTRA_PEERS + "," + FABRIC_PEERS);
             });
         }
         return peers;

@@ -84,6 +84,25 @@ public final class InaggProcessPeer implements Peer
             workerOptions);
     }
 
+    /**
+     * The peer whose packets fill links of {@code mtu} bytes exactly (363 lanes at 1500, 2,238 at 9000; not a power of
+     * two, so a tensor's last packet of each part may be short), with as many slots as keep the default job's lanes
+     * in flight: what a software switch can do where the P4 programs' 256 lanes leave a quarter of each 1500-byte
+     * frame unused.
+     */
+    public static InaggProcessPeer fillingMtu(final int mtu, final List<String> jvmOptions,
+        final List<String> workerOptions)
+    {
+        if (mtu < HEADERS_IN_MTU + Integer.BYTES)
+        {
+            throw new IllegalArgumentException("MTU " + mtu + " holds no lane after the headers' " + HEADERS_IN_MTU
+                + " bytes");
+        }
+        final int lanes = Math.min(LOOPBACK_LANES, (mtu - HEADERS_IN_MTU) / Integer.BYTES);
+        return new InaggProcessPeer(lanes, Math.max(1, DEFAULT_SLOTS * DEFAULT_LANES / lanes), true, jvmOptions,
+            workerOptions);
+    }
+
     @Override
     public String name()
     {
@@ -157,7 +176,7 @@ public final class InaggProcessPeer implements Peer
             return WorkerLogs.collect(name(), run, logs, ok, lanes == 0
                 ? "switch defaults (256 lanes: 1 KiB datagrams, within a 1500-byte MTU)"
                 : slots + " slots of " + lanes + " lanes (" + InaggHeader.messageLength(lanes) + "-byte messages: "
-                    + (acrossHosts ? "jumbo-frame links" : "loopback") + ")");
+                    + (acrossHosts ? "packets that fill the links' MTU" : "loopback") + ")");
         }
     }
 

@@ -7,6 +7,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** inagg's UDP processes on emulated links: the switch's defaults on a standard MTU, packets that fill a jumbo one. */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
@@ -36,6 +37,21 @@ class InaggProcessPeerTest
         assertThat(InaggProcessPeer.forMtu(8239, List.of(), List.of()).name()).endsWith(", 1024 lanes");
         assertThat(InaggProcessPeer.forMtu(8240, List.of(), List.of()).name()).endsWith(", 2048 lanes");
         assertThat(InaggProcessPeer.forMtu(65535, List.of(), List.of()).name()).endsWith(", 8192 lanes");
+    }
+
+    @Test
+    void shouldFillA1500ByteMtuExactlyWithLanesTheWorkersAcceptByDefault()
+    {
+        // 363 lanes: 20 + 1,452 bytes of inagg, 1,500 with IPv4 and UDP; the workers' --max-lanes is 363 by default.
+        final InaggProcessPeer peer = InaggProcessPeer.fillingMtu(1500, List.of(), List.of());
+        assertThat(peer.runsAcrossHosts()).isTrue();
+        assertThat(peer.name()).isEqualTo("inagg UDP processes, 363 lanes");
+        assertThat(peer.boundSeconds(4, BYTES, GBIT)).isEqualTo(LinkBounds.inaSeconds(BYTES, 363, GBIT))
+            .isLessThan(LinkBounds.inaSeconds(BYTES, 256, GBIT));
+        assertThat(InaggProcessPeer.fillingMtu(1499, List.of(), List.of()).name()).endsWith(", 362 lanes");
+        assertThat(InaggProcessPeer.fillingMtu(9000, List.of(), List.of()).name()).endsWith(", 2238 lanes");
+        assertThatThrownBy(() -> InaggProcessPeer.fillingMtu(51, List.of(), List.of()))
+            .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("MTU 51");
     }
 
     @Test
