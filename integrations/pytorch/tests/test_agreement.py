@@ -4,6 +4,7 @@ it must answer before the job would stall: test_multihost.py."""
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 
@@ -78,13 +79,38 @@ def test_a_host_whose_first_rank_has_no_agent_is_named_at_once_and_a_host_that_n
                                                            r"run-0123456789abcdef: AgentUnavailableError: no agent"):
         _agreement.check(store, topology(1, hosts_of), timeout=1)
     silent = dist.HashStore()
-    _agreement.publish(silent, topology(0, hosts_of), _agreement.settings_of(65536, 0))
+    for rank in (0, 1):
+        _agreement.publish(silent, topology(rank, hosts_of), _agreement.settings_of(65536, 0))
     started = time.monotonic()
     with pytest.raises(errors.AgentUnavailableError, match=r"rank 1: host 1 'b' \(ranks 2-3\) did not say what "
                                                            r"their agents' --slot-bytes and --network-chunk-bytes "
-                                                           r"are within 0 s"):
+                                                           r"are within 0.3 s"):
         _agreement.check(silent, topology(1, hosts_of), timeout=0.3)
     assert time.monotonic() - started < 5
+
+
+def test_a_rank_other_than_its_hosts_first_without_an_agent_is_named_on_every_rank_at_once():
+    store = dist.HashStore()
+    hosts_of = ["a", "a", "b", "b"]
+    publish_all(store, hosts_of, lambda h: _agreement.settings_of(65536, 0))
+    store.delete_key("inagg/agent/run-0123456789abcdef/rank/3")  # rank 3 found no agent instead
+    _agreement.failed(store, topology(3, hosts_of), errors.AgentUnavailableError("no agent on /y.sock"))
+    for rank in (1, 2, 0):  # rank 0 last: it raises only once every rank is through (it may hold the store)
+        started = time.monotonic()
+        with pytest.raises(errors.AgentUnavailableError, match=r"rank 3 on host 1 'b' \(ranks 2-3\) has no agent "
+                                                               r"for job run-0123456789abcdef: .*no agent on /y.sock"):
+            _agreement.check(store, topology(rank, hosts_of), timeout=30)
+        assert time.monotonic() - started < 5, "waited for the timeout instead of naming the rank at once"
+
+
+def test_a_group_made_again_does_not_read_the_last_groups_settings():
+    store = dist.HashStore()
+    hosts_of = ["a", "b"]
+    publish_all(store, hosts_of, lambda h: _agreement.settings_of(65536, 0))
+    again = [dataclasses.replace(topology(r, hosts_of), job_key="run-fedcba9876543210") for r in range(2)]
+    _agreement.publish(store, again[1], _agreement.settings_of(65536, 0))
+    with pytest.raises(errors.AgentUnavailableError, match=r"rank 1: host 0 'a' \(rank 0\) did not say"):
+        _agreement.check(store, again[1], timeout=0.3)
 
 
 def test_rank_0_raises_only_once_every_rank_read_the_settings_since_it_may_hold_the_store():

@@ -13,17 +13,18 @@ ranks both (the hello's reply, the job file's header):
 The others may differ between hosts: ``--chunk-bytes`` only cuts a round's copies and sums within the host, and a
 switch job of more lanes per packet than an agent's ``--max-lanes`` is refused by that agent when it joins the switch.
 
-Each host's first rank publishes its agent's settings under ``inagg/agent/<host index>`` in the group's store (or why
-it has no agent); every rank reads every host's and raises :class:`~.errors.AgentSettingsMismatchError`, naming the
-setting, the values and the hosts with their ranks, where they differ: the same error on every rank, before any
-tensor is sent.
+Each host's first rank publishes its agent's settings under ``inagg/agent/<job key>/<host index>`` in the group's
+store (or why it has no agent), and every rank says under ``inagg/agent/<job key>/rank/<rank>`` whether it reached its
+agent; every rank reads them all and raises :class:`~.errors.AgentSettingsMismatchError`, naming the setting, the
+values and the hosts with their ranks, where the settings differ, or :class:`~.errors.AgentUnavailableError` naming
+the rank that has no agent: the same error on every rank, before any tensor is sent. The job key is drawn anew for
+every process group, so a group made again on a store that outlives the last one never reads the last one's keys.
 """
 
 from __future__ import annotations
 
 import json
 import time
-from datetime import timedelta
 from typing import Dict, List, Optional, Tuple
 
 import torch.distributed as dist
@@ -39,14 +40,23 @@ SHARED_SETTINGS: Tuple[Tuple[str, str], ...] = (
 )
 #: Hosts named per value in the error.
 SHOWN_HOSTS = 3
-#: Store key: how many ranks are through with the settings (read them, or have no agent).
-THROUGH = "inagg/agent/through"
+#: Seconds between two looks at the store while waiting for the hosts' and ranks' keys.
+POLL_SECONDS = 0.02
 #: The most seconds rank 0 waits, before it raises, for the other ranks to read the settings.
 LINGER_SECONDS = 30.0
 
 
-def _key(host_index: int) -> str:
-    return f"inagg/agent/{host_index}"
+def _key(topology: Topology, host_index: int) -> str:
+    return f"inagg/agent/{topology.job_key}/{host_index}"
+
+
+def _rank_key(topology: Topology, rank: int) -> str:
+    return f"inagg/agent/{topology.job_key}/rank/{rank}"
+
+
+def _through_key(topology: Topology) -> str:
+    """How many ranks are through with the settings (read them, or have no agent)."""
+    return f"inagg/agent/{topology.job_key}/through"
 
 
 def settings_of(capacity: int, network_chunk_bytes: int) -> Dict[str, int]:
@@ -55,18 +65,23 @@ def settings_of(capacity: int, network_chunk_bytes: int) -> Dict[str, int]:
 
 
 def publish(store: dist.Store, topology: Topology, settings: Dict[str, int]) -> None:
-    """On a host's first rank (local rank 0): its agent's ``settings``."""
-    if topology.local_rank == 0 and topology.hosts > 1:
-        store.set(_key(topology.host_index), json.dumps({"settings": settings}))
-
-
-def failed(store: dist.Store, topology: Topology, failure: BaseException) -> None:
-    """This rank has no agent (``failure``, which it raises next): on a host's first rank, says so to the other hosts'
-    ranks, which raise at once instead of waiting for its settings."""
+    """On a host's first rank (local rank 0): its agent's ``settings``; on every rank: that it reached its agent."""
     if topology.hosts < 2:
         return
     if topology.local_rank == 0:
-        store.set(_key(topology.host_index), json.dumps({"failed": f"{type(failure).__name__}: {failure}"}))
+        store.set(_key(topology, topology.host_index), json.dumps({"settings": settings}))
+    store.set(_rank_key(topology, topology.rank), json.dumps({"ok": True}))
+
+
+def failed(store: dist.Store, topology: Topology, failure: BaseException) -> None:
+    """This rank has no agent (``failure``, which it raises next): says so to every other rank (on a host's first rank
+    also in place of its settings), which raise at once instead of waiting for it."""
+    if topology.hosts < 2:
+        return
+    entry = json.dumps({"failed": f"{type(failure).__name__}: {failure}"})
+    if topology.local_rank == 0:
+        store.set(_key(topology, topology.host_index), entry)
+    store.set(_rank_key(topology, topology.rank), entry)
     _through(store, topology, LINGER_SECONDS)
 
 
@@ -85,34 +100,41 @@ def _through(store: dist.Store, topology: Topology, linger: float) -> None:
     """Counts this rank as through with the settings. Rank 0, before it raises, waits (up to ``linger`` seconds) for
     every rank to be: where rank 0 holds the store (``MASTER_ADDR``), the others could not read the settings, nor
     raise the error they name, once its process is gone."""
-    count = store.add(THROUGH, 1)
+    count = store.add(_through_key(topology), 1)
     deadline = time.monotonic() + linger
     while topology.rank == 0 and count < topology.world_size and time.monotonic() < deadline:
         time.sleep(0.02)
-        count = store.add(THROUGH, 0)
+        count = store.add(_through_key(topology), 0)
 
 
 def _problem(store: dist.Store, topology: Topology, timeout: float) -> Optional[errors.InaggError]:
-    """What is wrong with the hosts' agents' settings, None when nothing is."""
-    keys = [_key(h) for h in range(topology.hosts)]
-    try:
-        store.wait(keys, timedelta(seconds=timeout))
-    except Exception as ex:  # noqa: BLE001 - the store's own timeout error (DistStoreError, or RuntimeError)
-        missing = [h for h in range(topology.hosts) if not store.check([keys[h]])]
-        return errors.AgentUnavailableError(
-            f"inagg: rank {topology.rank}: {_hosts(topology, missing)} did not say what their agents' "
-            f"{' and '.join(o for o, _ in SHARED_SETTINGS)} are within {timeout:.0f} s (their first rank did not "
-            f"reach its agent?): {ex}")
-    entries = [json.loads(store.get(k).decode()) for k in keys]
-    for h, entry in enumerate(entries):
-        if "failed" in entry:
+    """What is wrong with the hosts' agents' settings, None when nothing is: a rank that says it has no agent is named
+    at once, without waiting for the others."""
+    host_keys = [_key(topology, h) for h in range(topology.hosts)]
+    rank_keys = [_rank_key(topology, r) for r in range(topology.world_size)]
+    entries: Dict[str, dict] = {}
+    deadline = time.monotonic() + timeout
+    while True:
+        for key in host_keys + rank_keys:
+            if key not in entries and store.check([key]):
+                entries[key] = json.loads(store.get(key).decode())
+                if "failed" in entries[key]:
+                    return _no_agent(topology, key, host_keys, rank_keys, entries[key]["failed"])
+        if len(entries) == len(host_keys) + len(rank_keys):
+            break
+        if time.monotonic() >= deadline:
+            missing = sorted({h for h in range(topology.hosts) if host_keys[h] not in entries}
+                             | {topology.host_of[r] for r in range(topology.world_size) if rank_keys[r] not in entries})
             return errors.AgentUnavailableError(
-                f"inagg: rank {topology.rank}: {_host(topology, h)} has no agent for job {topology.job_key}: "
-                f"{entry['failed']}")
+                f"inagg: rank {topology.rank}: {_hosts(topology, missing)} did not say what their agents' "
+                f"{' and '.join(o for o, _ in SHARED_SETTINGS)} are within {timeout:g} s (their ranks did not "
+                f"reach their agents?)")
+        time.sleep(POLL_SECONDS)
+    settings = [entries[k]["settings"] for k in host_keys]
     for option, why in SHARED_SETTINGS:
         by_value: Dict[int, List[int]] = {}
-        for h, entry in enumerate(entries):
-            by_value.setdefault(entry["settings"][option], []).append(h)
+        for h, host_settings in enumerate(settings):
+            by_value.setdefault(host_settings[option], []).append(h)
         if len(by_value) > 1:
             found = "; ".join(f"{value} on {_hosts(topology, hosts)}" for value, hosts in by_value.items())
             return errors.AgentSettingsMismatchError(
@@ -120,6 +142,14 @@ def _problem(store: dist.Store, topology: Topology, timeout: float) -> Optional[
                 f"needs the same {option} ({why}; otherwise the job stalls there until the agents' peer timeout): "
                 f"start them with one value")
     return None
+
+
+def _no_agent(topology: Topology, key: str, host_keys: List[str], rank_keys: List[str],
+              why: str) -> errors.AgentUnavailableError:
+    where = _host(topology, host_keys.index(key)) if key in host_keys \
+        else f"rank {rank_keys.index(key)} on {_host(topology, topology.host_of[rank_keys.index(key)])}"
+    return errors.AgentUnavailableError(f"inagg: rank {topology.rank}: {where} has no agent for job "
+                                        f"{topology.job_key}: {why}")
 
 
 def _hosts(topology: Topology, hosts: List[int]) -> str:

@@ -6,8 +6,8 @@ Store keys (under the group's store, so one per group):
 ==========================  ===================================================================================
 ``inagg/host/<rank>``       the host id of each rank (:attr:`._config.Config.host_id`)
 ``inagg/key``               the job key, drawn by rank 0: ``<run id>-<16 hex digits>``
-``inagg/agent/<host>``      each host's agent's settings that every host must share, by the host's first rank
-                            (:mod:`._agreement`)
+``inagg/agent/<key>/...``   each host's agent's settings that every host must share, and whether each rank reached
+                            its agent (:mod:`._agreement`)
 ==========================  ===================================================================================
 """
 
