@@ -23,8 +23,10 @@ every process group, so a group made again on a store that outlives the last one
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
+from datetime import timedelta
 from typing import Dict, List, Optional, Tuple
 
 import torch.distributed as dist
@@ -40,8 +42,8 @@ SHARED_SETTINGS: Tuple[Tuple[str, str], ...] = (
 )
 #: Hosts named per value in the error.
 SHOWN_HOSTS = 3
-#: Seconds between two looks at the store while waiting for the hosts' and ranks' keys.
-POLL_SECONDS = 0.02
+#: The most seconds one wait for the hosts' and ranks' keys lasts before each present key is read.
+WAIT_SECONDS = 0.5
 #: The most seconds rank 0 waits, before it raises, for the other ranks to read the settings.
 LINGER_SECONDS = 30.0
 
@@ -115,8 +117,13 @@ def _problem(store: dist.Store, topology: Topology, timeout: float) -> Optional[
     entries: Dict[str, dict] = {}
     deadline = time.monotonic() + timeout
     while True:
-        for key in host_keys + rank_keys:
-            if key not in entries and store.check([key]):
+        missing = [k for k in host_keys + rank_keys if k not in entries]
+        with contextlib.suppress(Exception):  # the store's own timeout error (DistStoreError, or RuntimeError)
+            # one wait for every key still missing (what the store serves fastest); a look at each of them only
+            # when they are not all there, at most every WAIT_SECONDS, to name a rank that has no agent at once
+            store.wait(missing, timedelta(seconds=max(0.001, min(WAIT_SECONDS, deadline - time.monotonic()))))
+        for key in missing:
+            if store.check([key]):
                 entries[key] = json.loads(store.get(key).decode())
                 if "failed" in entries[key]:
                     return _no_agent(topology, key, host_keys, rank_keys, entries[key]["failed"])
@@ -129,7 +136,6 @@ def _problem(store: dist.Store, topology: Topology, timeout: float) -> Optional[
                 f"inagg: rank {topology.rank}: {_hosts(topology, missing)} did not say what their agents' "
                 f"{' and '.join(o for o, _ in SHARED_SETTINGS)} are within {timeout:g} s (their ranks did not "
                 f"reach their agents?)")
-        time.sleep(POLL_SECONDS)
     settings = [entries[k]["settings"] for k in host_keys]
     for option, why in SHARED_SETTINGS:
         by_value: Dict[int, List[int]] = {}
