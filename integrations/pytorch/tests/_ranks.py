@@ -639,7 +639,9 @@ def reserve_fails() -> None:
     the job's file was made) and this rank's ``posix_fallocate``, which answers ENOSPC. Filling /dev/shm for real
     would take the machine's memory, so the call answers ENOSPC here without reserving anything (the agent, the
     file and everything after the call are real). SharedMemoryFullError naming the cause on rank 1 when it joins;
-    rank 0 gets RankFailedError naming local rank 1 at its first all-reduce."""
+    rank 0 gets RankFailedError naming local rank 1: at its first all-reduce when it joined first, from
+    ``init_process_group`` when rank 1 had already given up (the agent ended the job then; CI once saw rank 0 handed
+    that job's removed file instead)."""
     rank = int(os.environ["RANK"])
     if rank == 1:
         import errno
@@ -660,8 +662,18 @@ def reserve_fails() -> None:
             assert "rank 1 cannot reserve its 65536 bytes of shared memory in " in str(ex) \
                 and "shared memory full: " in str(ex) and "has no room left" in str(ex), ex
     else:
-        dist.init_process_group("inagg")
+        if os.environ.get("INAGG_TEST_JOIN_LATE"):
+            from inagg_torch import _agent
+
+            connect = _agent.connect_agent
+
+            def late(*args, **kwargs):  # past the store's rendezvous, before the hello: rank 1 has given up by then
+                time.sleep(float(os.environ["INAGG_TEST_JOIN_LATE"]))
+                return connect(*args, **kwargs)
+
+            _agent.connect_agent = late
         try:
+            dist.init_process_group("inagg")
             dist.all_reduce(torch.ones(10))
             raise AssertionError("rank 0 summed without rank 1")
         except inagg_torch.RankFailedError as ex:

@@ -15,6 +15,7 @@ import java.security.SecureRandom;
 import java.util.HexFormat;
 import java.util.HashMap;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -43,6 +44,15 @@ public final class HostAgent implements AutoCloseable
     private final InHostReducer reducer;
     private final HostAgentCounters counters;
     private final Map<String, JobSession> sessions = new HashMap<>();
+    /** Jobs that ended before all their local ranks joined, and why (the newest 1024): a late rank is told so. */
+    private final Map<String, String> endedEarly = new LinkedHashMap<>()
+    {
+        @Override
+        protected boolean removeEldestEntry(final Map.Entry<String, String> eldest)
+        {
+            return size() > 1024;
+        }
+    };
     private final Queue<Runnable> posted = new ConcurrentLinkedQueue<>();
     private final CountDownLatch stopped = new CountDownLatch(1);
     private final Thread thread;
@@ -184,7 +194,7 @@ public final class HostAgent implements AutoCloseable
                 {
                     session.expire(now);
                 }
-                sessions.values().removeIf(JobSession::isClosed);
+                sessions.values().removeIf(this::retire);
                 // The server's key plus one per open rank connection (a failed job closes its ranks' channels, which
                 // cancels their keys; the next select drops them).
                 if (selector.keys().size() > 1 || !sessions.isEmpty())
@@ -321,6 +331,17 @@ public final class HostAgent implements AutoCloseable
                     + " was started without --switch or a controller (INAGG_CONTROLLER)");
             }
             JobSession session = sessions.get(hello.jobKey());
+            if (session != null && retire(session))
+            {
+                // Its last rank left earlier in this same pass over the selected keys.
+                sessions.remove(hello.jobKey());
+                session = null;
+            }
+            final String ended = endedEarly.get(hello.jobKey());
+            if (ended != null)
+            {
+                throw new AgentProtocolException(AgentProtocol.ERROR_RANK_LEFT, ended);
+            }
             if (session == null)
             {
                 final Path file = directory.path().resolve(AgentLock.filePrefix(context.name())
@@ -361,6 +382,20 @@ public final class HostAgent implements AutoCloseable
             refuse(key, connection, AgentProtocol.ERROR_SHM_FULL, "agent " + context.name()
                 + " cannot create the job's shared memory: " + ex.getMessage(), hello);
         }
+    }
+
+    /** Whether {@code session} is over; one that ended before all its ranks joined is remembered in endedEarly. */
+    private boolean retire(final JobSession session)
+    {
+        if (!session.isClosed())
+        {
+            return false;
+        }
+        if (session.endedEarly() != null)
+        {
+            endedEarly.put(session.key, session.endedEarly());
+        }
+        return true;
     }
 
     /** 16 random bytes: a job file's name nobody can guess (and so create first, or open by name). */

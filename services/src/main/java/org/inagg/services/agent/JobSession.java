@@ -40,6 +40,8 @@ final class JobSession implements AutoCloseable
     private int requested;
     private boolean closed;
     private long rounds;
+    /** Why a rank that joins from now on could not run: a rank left before every local rank joined (null: none did). */
+    private String endedEarly;
     /** Elements of the chunks ranks copy a SUM or AVG round in (0: whole rounds), as the shared file's header says. */
     private final int chunkElements;
 
@@ -86,6 +88,16 @@ final class JobSession implements AutoCloseable
     boolean isClosed()
     {
         return closed;
+    }
+
+    /**
+     * Why the job can never run, once its every joined rank left before all its local ranks joined (a rank cannot join
+     * twice, so the ones still to come could never sum with it); null otherwise. The agent answers a late rank of the
+     * job with it instead of a fresh job that would wait for a rank that already gave up.
+     */
+    String endedEarly()
+    {
+        return endedEarly;
     }
 
     /** Adds a rank; throws {@link AgentProtocolException} when it does not fit the job. */
@@ -405,6 +417,12 @@ final class JobSession implements AutoCloseable
         }
         LOG.log(Level.INFO, "job {0}: ended after {1} rounds ({2} of {3} local ranks joined), shared memory {4} "
             + "removed", key, rounds, joined, localWorldSize, region.path());
+        if (joined < localWorldSize)
+        {
+            endedEarly = connection.describe() + " of job " + key + (connection.bye ? " left" : " disconnected (died?)")
+                + " before every local rank joined (" + joined + " of " + localWorldSize + " did), so the job cannot"
+                + " run; create a new process group";
+        }
         close();
     }
 

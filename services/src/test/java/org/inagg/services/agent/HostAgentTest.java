@@ -311,6 +311,30 @@ class HostAgentTest
     }
 
     @Test
+    void shouldTellARankJoiningAfterItsJobsOnlyOtherRankLeftWhyInsteadOfStartingTheJobAgain() throws Exception
+    {
+        // Rank 1 joins first and gives up (it could not reserve its memory) before rank 0 joins: the job ends and its
+        // file goes. Rank 0 must not get a fresh job that waits for rank 1 (it cannot join twice), nor the gone file.
+        try (TestRank b = new TestRank(socket(), 1, 2, 1, 2, "job-early"))
+        {
+            assertThat(b.status).isEqualTo(AgentProtocol.OK);
+        }
+        awaitNoJobs();
+        try (TestRank a = new TestRank(socket(), 0, 2, 0, 2, "job-early"))
+        {
+            assertThat(a.status).isEqualTo(AgentProtocol.ERROR_RANK_LEFT);
+            assertThat(a.message).contains("local rank 1 (rank 1, pid 4242) of job job-early disconnected (died?) "
+                + "before every local rank joined (1 of 2 did)", "create a new process group");
+        }
+        try (TestRank c = new TestRank(socket(), 0, 1, 0, 1, "job-later"))
+        {
+            c.data().setAtIndex(FLOAT, 0, 3.5f);
+            assertThat(round(c, 1)).isEqualTo(AgentProtocol.OK);
+            assertThat(c.result().getAtIndex(FLOAT, 0)).isEqualTo(3.5f);
+        }
+    }
+
+    @Test
     void shouldFailTheJobNamingTheRanksThatDidNotRingWithinTheCollectiveTimeoutAndServeTheNextJob() throws Exception
     {
         try (TestRank a = new TestRank(socket(), 0, 3, 0, 3, "job-h", 300);
