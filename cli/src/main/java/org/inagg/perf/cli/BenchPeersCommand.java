@@ -50,8 +50,11 @@ final class BenchPeersCommand implements Callable<Integer>
     static final String ALL_PEERS = "gloo,mpi,inagg-udp,inagg-udp-64k,inagg-local,inagg-dpdk";
     /** Peers that only an emulated fabric runs, named with --peers. */
     static final String FABRIC_PEERS = "inagg-2level";
-    /** Peers run only when named: inagg's UDP processes with packets that fill the links' MTU. */
-    static final String EXTRA_PEERS = "inagg-udp-mtu";
+    /**
+     * Peers run only when named: inagg's UDP processes with packets that fill the links' MTU (also beyond 1500), and
+     * with the P4 programs' 256 lanes.
+     */
+    static final String EXTRA_PEERS = "inagg-udp-mtu,inagg-udp-p4";
 
     @Spec
     private CommandSpec spec;
@@ -75,7 +78,8 @@ final class BenchPeersCommand implements Callable<Integer>
 
     @Option(names = "--peers", split = ",", defaultValue = ALL_PEERS,
         description = "Which peers, comma separated, of " + ALL_PEERS + ", " + EXTRA_PEERS + " (inagg's UDP "
-            + "processes with packets that fill the MTU: 363 lanes at 1500) and on a leaf-spine fabric (--leaves) "
+            + "processes with packets that fill the MTU, jumbo frames too; with the P4 programs' 256 lanes, the switch's "
+            + "default before it filled the MTU) and on a leaf-spine fabric (--leaves) "
             + FABRIC_PEERS + " (default: " + ALL_PEERS + ").")
     List<String> peerNames;
 
@@ -264,6 +268,7 @@ final class BenchPeersCommand implements Callable<Integer>
                 case "mpi" -> new OpenMpiPeer(python);
                 case "inagg-udp" -> InaggProcessPeer.forMtu(mtu, jvmOptions, workerOptions);
                 case "inagg-udp-mtu" -> InaggProcessPeer.fillingMtu(mtu, jvmOptions, workerOptions);
+                case "inagg-udp-p4" -> InaggProcessPeer.p4Packets(jvmOptions, workerOptions);
                 case "inagg-udp-64k" -> new InaggProcessPeer(InaggProcessPeer.LOOPBACK_LANES,
                     InaggProcessPeer.LOOPBACK_SLOTS, jvmOptions, workerOptions);
                 case "inagg-local" -> new InaggLocalPeer("inproc", jvmOptions);

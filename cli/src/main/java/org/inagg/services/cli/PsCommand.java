@@ -63,7 +63,7 @@ public final class PsCommand implements Callable<Integer>
     {
         final PrintWriter out = spec.commandLine().getOut();
         service.validate();
-        final SwitchJobConfig config = SwitchCommand.parseJob(job);
+        final SwitchJobConfig config = SwitchCommand.parseJob(job, SwitchJobConfig.DEFAULT_LANES);
         final ParameterServerContext context = new ParameterServerContext()
             .bind(Addresses.parse("--bind", bind)).job(config)
             .workers(workerAddresses.stream().map(text -> Addresses.parse("--workers-at", text)).toList())

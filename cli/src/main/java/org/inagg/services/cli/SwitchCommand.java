@@ -14,6 +14,7 @@ import org.inagg.services.softswitch.SwitchContext;
 import org.inagg.services.softswitch.SwitchNode;
 import org.inagg.transport.FaultConfig;
 import org.inagg.transport.FaultInjectingTransport;
+import org.inagg.transport.InterfaceMtu;
 import org.inagg.transport.TransportCounter;
 import org.inagg.transport.capture.FrameHeaders;
 import picocli.CommandLine.Command;
@@ -36,8 +37,11 @@ public final class SwitchCommand implements Callable<Integer>
     private String bind;
 
     @Option(names = "--job", split = ",",
-        description = "A job as ID:WORKERS[:SLOTS[:LANES]], e.g. 1:4 or 1:4:128:256; repeatable. Each needs its "
-            + "workers' sources (--source) unless --open. Jobs from the controller come through --control instead.")
+        description = "A job as ID:WORKERS[:SLOTS[:LANES]], e.g. 1:4 or 1:4:128:256; repeatable. Without LANES a "
+            + "packet fills the MTU of the interface --bind is on, up to 363 lanes (1500 bytes; over DPDK 1500; with "
+            + "--upstream 256, the parameter server's), and SLOTS default to as many as keep 128 x 256 lanes in flight "
+            + "(90 of 363). Each needs its workers' sources (--source) unless --open. Jobs from the controller come "
+            + "through --control instead.")
     private List<String> jobs = new java.util.ArrayList<>();
 
     @Option(names = "--source", split = ",", paramLabel = "JOB:WORKER=HOST:PORT",
@@ -103,8 +107,9 @@ public final class SwitchCommand implements Callable<Integer>
     {
         final PrintWriter out = spec.commandLine().getOut();
         service.validate();
-        final List<SwitchJobConfig> parsed = jobs.stream().map(SwitchCommand::parseJob).toList();
         final boolean dpdk = DpdkOptions.isDpdk(transportName);
+        final DefaultLanes lanes = defaultLanes(dpdk);
+        final List<SwitchJobConfig> parsed = jobs.stream().map(text -> parseJob(text, lanes.lanes())).toList();
         // Checked (conclude) before DPDK starts: EAL takes ports and hugepages that an error after it would leave held.
         final SwitchContext context = new SwitchContext().jobs(parsed).sources(parseSources(sources, parsed))
             .open(open).localWorkers(localWorkers).resultsDown(resultsDown)
@@ -170,6 +175,10 @@ public final class SwitchCommand implements Callable<Integer>
             dpdk ? node.where() : "udp://" + node.localAddress(), node.jobs(),
             upstream == null ? "" : ", summing workers " + java.util.Arrays.toString(localWorkers) + " up to the"
                 + " parameter server at " + upstream);
+        if (jobs.stream().anyMatch(text -> text.split(":", -1).length < 4))
+        {
+            out.printf("  lanes: %d a packet where --job names none (%s)%n", lanes.lanes(), lanes.why());
+        }
         final List<Integer> openJobs = node.jobs().stream().filter(c -> !c.registeredSources())
             .map(SwitchJobConfig::jobId).toList();
         if (!openJobs.isEmpty())
@@ -253,7 +262,31 @@ public final class SwitchCommand implements Callable<Integer>
         return byJob;
     }
 
-    static SwitchJobConfig parseJob(final String text)
+    /** The lanes of a --job that names none, and why. */
+    record DefaultLanes(int lanes, String why)
+    {
+    }
+
+    private DefaultLanes defaultLanes(final boolean dpdk)
+    {
+        if (upstream != null)
+        {
+            return new DefaultLanes(SwitchJobConfig.DEFAULT_LANES, "with --upstream: the parameter server's default");
+        }
+        if (dpdk)
+        {
+            return new DefaultLanes(SwitchJobConfig.lanesFillingMtu(InterfaceMtu.ETHERNET),
+                "packets that fill a 1500-byte Ethernet MTU");
+        }
+        final InterfaceMtu mtu = InterfaceMtu.of(Addresses.parse("--bind", bind).getAddress());
+        final int lanes = SwitchJobConfig.lanesFillingMtu(mtu.bytes());
+        return new DefaultLanes(lanes, lanes == SwitchJobConfig.MTU_FILLING_MAX_LANES
+            ? "packets that fill a 1500-byte MTU; " + mtu.where() + "'s is " + mtu.bytes()
+            : "packets that fill the " + mtu.bytes() + "-byte MTU of " + mtu.where());
+    }
+
+    /** A --job value; {@code defaultLanes} where it names no lanes (then slots keep the default's lanes in flight). */
+    static SwitchJobConfig parseJob(final String text, final int defaultLanes)
     {
         // Limit -1 keeps trailing empty parts: "1:4:" is refused rather than read as "1:4" (fuzzing finding).
         final String[] parts = text.split(":", -1);
@@ -265,8 +298,9 @@ public final class SwitchCommand implements Callable<Integer>
         {
             final int id = Integer.parseInt(parts[0]);
             final int workers = Integer.parseInt(parts[1]);
-            final int slots = parts.length > 2 ? Integer.parseInt(parts[2]) : SwitchJobConfig.DEFAULT_SLOTS;
-            final int lanes = parts.length > 3 ? Integer.parseInt(parts[3]) : SwitchJobConfig.DEFAULT_LANES;
+            final int lanes = parts.length > 3 ? Integer.parseInt(parts[3]) : defaultLanes;
+            final int slots = parts.length > 2 ? Integer.parseInt(parts[2])
+                : SwitchJobConfig.slotsKeepingLanesInFlight(lanes);
             return new SwitchJobConfig(id, workers, slots, lanes);
         }
         catch (final NumberFormatException ex)

@@ -22,7 +22,7 @@ class JobOptionFuzzTest
         final SwitchJobConfig job;
         try
         {
-            job = SwitchCommand.parseJob(text);
+            job = SwitchCommand.parseJob(text, SwitchJobConfig.MTU_FILLING_MAX_LANES);
         }
         catch (final IllegalArgumentException e)
         {
@@ -30,8 +30,8 @@ class JobOptionFuzzTest
             return;
         }
         assertThat(text.split(":", -1)).as("parts of '%s'", text).hasSizeBetween(2, 4);
-        final SwitchJobConfig again = SwitchCommand.parseJob(
-            job.jobId() + ":" + job.workers() + ":" + job.slots() + ":" + job.lanesPerPacket());
+        final SwitchJobConfig again = SwitchCommand.parseJob(job.jobId() + ":" + job.workers() + ":" + job.slots()
+            + ":" + job.lanesPerPacket(), SwitchJobConfig.DEFAULT_LANES);
         assertThat(again).isEqualTo(job);
     }
 }

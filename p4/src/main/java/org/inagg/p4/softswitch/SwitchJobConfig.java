@@ -36,6 +36,13 @@ public record SwitchJobConfig(
 {
     public static final int DEFAULT_SLOTS = 128;
     public static final int DEFAULT_LANES = 256;
+    /** IPv4 (20), UDP (8) and inagg (20) headers: what a packet adds to its lanes on a link. */
+    public static final int HEADERS_ON_LINK = 20 + 8 + 20;
+    /**
+     * The most lanes {@link #lanesFillingMtu} gives: a packet that fills a 1500-byte Ethernet MTU, and the most a
+     * worker and an agent take by default (their {@code --max-lanes}).
+     */
+    public static final int MTU_FILLING_MAX_LANES = (1500 - HEADERS_ON_LINK) / Integer.BYTES;
     public static final int NO_SLOT_BASE = -1;
     public static final int NO_MULTICAST_GROUP = 0;
 
@@ -163,6 +170,32 @@ public record SwitchJobConfig(
     public SwitchJobConfig(final int jobId, final int workers)
     {
         this(jobId, workers, DEFAULT_SLOTS, DEFAULT_LANES);
+    }
+
+    /**
+     * The lanes of a packet that fills a link of {@code mtu} bytes after its headers, at most
+     * {@link #MTU_FILLING_MAX_LANES} (363 at 1500 and above, 350 at 1450): a software switch's default, where the P4
+     * programs' {@link #DEFAULT_LANES} leave a quarter of each 1500-byte frame unused.
+     *
+     * @throws IllegalArgumentException when the MTU holds no lane after the headers.
+     */
+    public static int lanesFillingMtu(final int mtu)
+    {
+        if (mtu < HEADERS_ON_LINK + Integer.BYTES)
+        {
+            throw new IllegalArgumentException("an MTU of " + mtu + " bytes holds no lane after the packet's "
+                + HEADERS_ON_LINK + " bytes of headers");
+        }
+        return Math.min(MTU_FILLING_MAX_LANES, (mtu - HEADERS_ON_LINK) / Integer.BYTES);
+    }
+
+    /**
+     * Slots that keep the default job's lanes in flight ({@link #DEFAULT_SLOTS} x {@link #DEFAULT_LANES}) with packets
+     * of {@code lanes}: 90 of 363 lanes, so a worker queues no more bytes on its link than with the defaults.
+     */
+    public static int slotsKeepingLanesInFlight(final int lanes)
+    {
+        return Math.max(1, Math.min(InaggHeader.MAX_SLOTS - 1, DEFAULT_SLOTS * DEFAULT_LANES / lanes));
     }
 
     /** Registered peer of each worker id (a copy), or null when peers are learned from JOINs. */

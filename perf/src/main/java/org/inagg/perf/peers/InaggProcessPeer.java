@@ -17,11 +17,13 @@ import org.inagg.wire.InaggHeader;
  */
 public final class InaggProcessPeer implements Peer
 {
-    /** The switch's lanes per packet when the job names none. */
+    /** The P4 programs' lanes per packet: with {@link #DEFAULT_SLOTS}, the lanes a worker keeps in flight. */
     static final int DEFAULT_LANES = org.inagg.p4.softswitch.SwitchJobConfig.DEFAULT_LANES;
-    /** The switch's slots when the job names none: with {@link #DEFAULT_LANES}, the lanes a worker keeps in flight. */
     static final int DEFAULT_SLOTS = org.inagg.p4.softswitch.SwitchJobConfig.DEFAULT_SLOTS;
-    /** An Ethernet MTU up to this carries the switch's default packets; a larger (jumbo) one, packets to fill it. */
+    /**
+     * An Ethernet MTU up to this carries the switch's default packets (which fill it, up to 363 lanes); a larger
+     * (jumbo) one, packets to fill it.
+     */
     public static final int STANDARD_MTU = 1500;
     /** IPv4 (20), UDP (8) and inagg (20) headers within an MTU. */
     private static final int HEADERS_IN_MTU = 20 + 8 + 20;
@@ -35,13 +37,15 @@ public final class InaggProcessPeer implements Peer
 
     private final int lanes;
     private final int slots;
+    /** The lanes of the job's packets: {@link #lanes}, or the switch's default on links of the peer's MTU. */
+    private final int packetLanes;
     private final boolean acrossHosts;
     private final List<String> jvmOptions;
     private final List<String> workerOptions;
 
     /**
-     * @param lanes         lanes per packet of the job (the switch's --job), 0 for the switch's default (256 lanes,
-     *                      packets that fit a 1500-byte MTU).
+     * @param lanes         lanes per packet of the job (the switch's --job), 0 for the switch's default (363 lanes,
+     *                      packets that fill a 1500-byte MTU, on loopback too).
      * @param slots         slots of the job, 0 for the switch's default.
      * @param jvmOptions    extra JVM options of every process (a JFR recording, a heap size).
      * @param workerOptions extra {@code inagg worker} options (an idle strategy, a retransmission timeout).
@@ -49,10 +53,10 @@ public final class InaggProcessPeer implements Peer
     public InaggProcessPeer(final int lanes, final int slots, final List<String> jvmOptions,
         final List<String> workerOptions)
     {
-        this(lanes, slots, lanes == 0, jvmOptions, workerOptions);
+        this(lanes, slots, lanes == 0, STANDARD_MTU, jvmOptions, workerOptions);
     }
 
-    private InaggProcessPeer(final int lanes, final int slots, final boolean acrossHosts,
+    private InaggProcessPeer(final int lanes, final int slots, final boolean acrossHosts, final int mtu,
         final List<String> jvmOptions, final List<String> workerOptions)
     {
         if ((lanes == 0) != (slots == 0))
@@ -61,6 +65,7 @@ public final class InaggProcessPeer implements Peer
         }
         this.lanes = lanes;
         this.slots = slots;
+        this.packetLanes = lanes == 0 ? org.inagg.p4.softswitch.SwitchJobConfig.lanesFillingMtu(mtu) : lanes;
         this.acrossHosts = acrossHosts;
         this.jvmOptions = List.copyOf(jvmOptions);
         this.workerOptions = List.copyOf(workerOptions);
@@ -77,10 +82,10 @@ public final class InaggProcessPeer implements Peer
     {
         if (mtu <= STANDARD_MTU)
         {
-            return new InaggProcessPeer(0, 0, true, jvmOptions, workerOptions);
+            return new InaggProcessPeer(0, 0, true, mtu, jvmOptions, workerOptions);
         }
         final int lanes = Math.min(LOOPBACK_LANES, Integer.highestOneBit((mtu - HEADERS_IN_MTU) / Integer.BYTES));
-        return new InaggProcessPeer(lanes, Math.max(1, DEFAULT_SLOTS * DEFAULT_LANES / lanes), true, jvmOptions,
+        return new InaggProcessPeer(lanes, Math.max(1, DEFAULT_SLOTS * DEFAULT_LANES / lanes), true, mtu, jvmOptions,
             workerOptions);
     }
 
@@ -99,8 +104,17 @@ public final class InaggProcessPeer implements Peer
                 + " bytes");
         }
         final int lanes = Math.min(LOOPBACK_LANES, (mtu - HEADERS_IN_MTU) / Integer.BYTES);
-        return new InaggProcessPeer(lanes, Math.max(1, DEFAULT_SLOTS * DEFAULT_LANES / lanes), true, jvmOptions,
+        return new InaggProcessPeer(lanes, Math.max(1, DEFAULT_SLOTS * DEFAULT_LANES / lanes), true, mtu, jvmOptions,
             workerOptions);
+    }
+
+    /**
+     * The peer with the P4 programs' packets: {@link #DEFAULT_SLOTS} slots of {@link #DEFAULT_LANES} lanes (1,044-byte
+     * messages), the software switch's default before it filled the MTU; beside the defaults, what filling it gains.
+     */
+    public static InaggProcessPeer p4Packets(final List<String> jvmOptions, final List<String> workerOptions)
+    {
+        return new InaggProcessPeer(DEFAULT_LANES, DEFAULT_SLOTS, true, STANDARD_MTU, jvmOptions, workerOptions);
     }
 
     @Override
@@ -123,14 +137,14 @@ public final class InaggProcessPeer implements Peer
     @Override
     public double boundSeconds(final int ranks, final long bytes, final double bitsPerSecond)
     {
-        return LinkBounds.inaSeconds(bytes, lanes == 0 ? DEFAULT_LANES : lanes, bitsPerSecond);
+        return LinkBounds.inaSeconds(bytes, packetLanes, bitsPerSecond);
     }
 
     /** On a fabric the switch is at the spine: each uplink carries every contribution of its leaf's hosts, both ways. */
     @Override
     public double boundSeconds(final int ranks, final long bytes, final FabricPlacement fabric)
     {
-        return LinkBounds.inaSeconds(bytes, lanes == 0 ? DEFAULT_LANES : lanes, Math.min(fabric.hostBitsPerSecond(),
+        return LinkBounds.inaSeconds(bytes, packetLanes, Math.min(fabric.hostBitsPerSecond(),
             fabric.uplinkBitsPerSecond() / fabric.mostHostsPerLeaf(ranks)));
     }
 
@@ -174,9 +188,11 @@ public final class InaggProcessPeer implements Peer
             final boolean ok = ChildProcesses.awaitAll(workers,
                 System.nanoTime() + TimeUnit.SECONDS.toNanos(run.timeoutS()));
             return WorkerLogs.collect(name(), run, logs, ok, lanes == 0
-                ? "switch defaults (256 lanes: 1 KiB datagrams, within a 1500-byte MTU)"
+                ? "switch defaults (" + packetLanes + " lanes: " + InaggHeader.messageLength(packetLanes)
+                    + "-byte datagrams, filling the links' MTU up to 1500 bytes)"
                 : slots + " slots of " + lanes + " lanes (" + InaggHeader.messageLength(lanes) + "-byte messages: "
-                    + (acrossHosts ? "packets that fill the links' MTU" : "loopback") + ")");
+                    + (lanes == DEFAULT_LANES ? "the P4 programs' packets"
+                        : acrossHosts ? "packets that fill the links' MTU" : "loopback") + ")");
         }
     }
 
@@ -187,8 +203,7 @@ public final class InaggProcessPeer implements Peer
         {
             return jvmOptions;
         }
-        final int lanesPerPacket = lanes == 0 ? DEFAULT_LANES : lanes;
-        final long packets = ((long)run.elements() + lanesPerPacket - 1) / lanesPerPacket;
+        final long packets = ((long)run.elements() + packetLanes - 1) / packetLanes;
         final List<String> options = new ArrayList<>(jvmOptions);
         options.add(ProfileOptions.switchStartsAfter(packets * run.workers() * run.warmup()));
         return options;
