@@ -442,7 +442,18 @@ public final class WorkerAgent implements Agent, MessageHandler
     String progress()
     {
         return op == null ? "" : " at packet " + schedule.completedPackets() + " of " + schedule.totalPackets()
-            + " of this all-reduce";
+            + " of this " + collectiveName(op.collective());
+    }
+
+    /** The collective's name in a failure's message (a broadcast travels as an all-gather). */
+    static String collectiveName(final int collective)
+    {
+        return switch (collective)
+        {
+            case InaggHeader.COLLECTIVE_REDUCE_SCATTER -> "reduce-scatter";
+            case InaggHeader.COLLECTIVE_ALL_GATHER -> "all-gather";
+            default -> "all-reduce";
+        };
     }
 
     void fail(final InaggException cause)

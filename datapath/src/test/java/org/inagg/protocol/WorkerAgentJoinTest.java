@@ -53,7 +53,8 @@ class WorkerAgentJoinTest
         agent.doWork();
         deliver(joinAck(3, 8), SWITCH);
         final MemorySegment data = Arena.ofAuto().allocate(64 * Integer.BYTES);
-        final AllReduceOperation op = new AllReduceOperation(data, data, 64, false);
+        final AllReduceOperation op = new AllReduceOperation(data, data, false, InaggHeader.COLLECTIVE_REDUCE_SCATTER,
+            InaggHeader.OP_MAX, 2, 32, new int[] {0, 1}, new int[] {0, -1});
         assertThat(agent.submit(op)).isTrue();
         agent.doWork();
 
@@ -67,7 +68,8 @@ class WorkerAgentJoinTest
         deliver(reject, SWITCH);
         assertThat(op.completion()).isCompletedExceptionally();
         assertThatThrownBy(op.completion()::join).hasCauseInstanceOf(JobRejectedException.class)
-            .hasMessageContaining("job 1 worker 0: collective REDUCE_SCATTER (op MAX) is not supported by the node at");
+            .hasMessageContaining("job 1 worker 0: collective REDUCE_SCATTER (op MAX) is not supported by the node at")
+            .hasMessageContaining(" at packet 0 of 8 of this reduce-scatter (docs/wire-format.md");
     }
 
     private void deliver(final byte[] message, final int peer)

@@ -108,8 +108,8 @@ public final class ClusterCommand implements Callable<Integer>
     private int slots;
 
     @Option(names = "--lanes", defaultValue = "0",
-        description = "The software switch job's lanes per packet; 0 for the switch's default (256: 1,086-byte "
-            + "frames) (default ${DEFAULT-VALUE}).")
+        description = "The software switch job's lanes per packet; 0 for the switch's default (packets that fill the "
+            + "links' MTU, up to 363 lanes: 1,514-byte frames at 1500) (default ${DEFAULT-VALUE}).")
     private int lanes;
 
     @Option(names = "--run", paramLabel = "COMMAND",
@@ -243,8 +243,8 @@ public final class ClusterCommand implements Callable<Integer>
         final InaggProcess process = InaggProcess.start(placement.switchExec(), log, List.of("switch",
             "--bind", placement.switchAddress() + ":" + EmulatedCluster.SWITCH_UDP_PORT, "--job",
             jobId + ":" + hosts * workersPerHost + (slots > 0 || lanes > 0 ? ":"
-                + (slots > 0 ? slots : SwitchJobConfig.DEFAULT_SLOTS) + ":"
-                + (lanes > 0 ? lanes : SwitchJobConfig.DEFAULT_LANES) : ""),
+                + (slots > 0 ? slots : SwitchJobConfig.slotsKeepingLanesInFlight(lanes)) : "")
+                + (lanes > 0 ? ":" + lanes : ""),
             "--source", sources.toString(), "--stats-interval", "0"));
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (!process.output().contains("installed") && process.process().isAlive()

@@ -22,6 +22,18 @@ class InaggProcessPeerTest
         final InaggProcessPeer peer = InaggProcessPeer.forMtu(1500, List.of(), List.of());
         assertThat(peer.runsAcrossHosts()).isTrue();
         assertThat(peer.name()).isEqualTo("inagg UDP processes");
+        // The switch's default fills the MTU (363 lanes at 1500, fewer below): the bound is that of its packets.
+        assertThat(peer.boundSeconds(4, BYTES, GBIT)).isEqualTo(LinkBounds.inaSeconds(BYTES, 363, GBIT));
+        assertThat(InaggProcessPeer.forMtu(1450, List.of(), List.of()).boundSeconds(4, BYTES, GBIT))
+            .isEqualTo(LinkBounds.inaSeconds(BYTES, 350, GBIT));
+    }
+
+    @Test
+    void shouldSendTheP4ProgramsPacketsAsThePeerBesideTheDefaults()
+    {
+        final InaggProcessPeer peer = InaggProcessPeer.p4Packets(List.of(), List.of());
+        assertThat(peer.runsAcrossHosts()).isTrue();
+        assertThat(peer.name()).isEqualTo("inagg UDP processes, 256 lanes");
         assertThat(peer.boundSeconds(4, BYTES, GBIT)).isEqualTo(LinkBounds.inaSeconds(BYTES, 256, GBIT));
     }
 
