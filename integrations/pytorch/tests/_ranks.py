@@ -9,6 +9,7 @@ import json
 import os
 import sys
 import time
+from pathlib import Path
 from datetime import timedelta
 
 import torch
@@ -667,8 +668,16 @@ def reserve_fails() -> None:
 
             connect = _agent.connect_agent
 
-            def late(*args, **kwargs):  # past the store's rendezvous, before the hello: rank 1 has given up by then
-                time.sleep(float(os.environ["INAGG_TEST_JOIN_LATE"]))
+            # Rank 1 cannot pass the store's rendezvous before rank 0 enters init_process_group: count jobs ended so.
+            log = Path(os.environ["INAGG_TEST_JOIN_LATE"])
+            ended = "(1 of 2 local ranks joined)"
+            before = log.read_text(errors="replace").count(ended)
+
+            def late(*args, **kwargs):  # past the store's rendezvous, before the hello: until rank 1 has given up
+                deadline = time.monotonic() + 60
+                while log.read_text(errors="replace").count(ended) == before:
+                    assert time.monotonic() < deadline, f"rank 1's job never ended (agent log {log})"
+                    time.sleep(0.05)
                 return connect(*args, **kwargs)
 
             _agent.connect_agent = late

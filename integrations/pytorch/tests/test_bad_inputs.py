@@ -165,15 +165,17 @@ def serves_a_job(agent: Agent, monkeypatch) -> None:
         c.close()
 
 
-@pytest.mark.parametrize("join_late", ["", "2"], ids=["together", "rank0-after-rank1-gave-up"])
+@pytest.mark.parametrize("join_late", [False, True], ids=["together", "rank0-after-rank1-gave-up"])
 def test_rank_that_cannot_reserve_shared_memory_is_told_why_and_the_agent_serves_the_next_job(agent, monkeypatch,
                                                                                              join_late):
     before = set(SHM.glob(f"inagg-{agent.name}+*.shm"))
+    refused = "before every local rank joined (1 of 2 did)"
+    refusals = agent.log_text().count(refused)
     results = run_ranks("reserve_fails", 2, env={"INAGG_AGENT": str(agent.socket), "INAGG_COLLECTIVE_TIMEOUT": "5",
-                                                 "INAGG_TEST_JOIN_LATE": join_late})
+                                                 "INAGG_TEST_JOIN_LATE": str(agent.log) if join_late else ""})
     assert_ok(results)
     if join_late:
-        assert "before every local rank joined (1 of 2 did)" in agent.log_text()
+        assert agent.log_text().count(refused) == refusals + 1, "rank 0 was not refused as a late rank"
     deadline = time.monotonic() + 10
     while not set(SHM.glob(f"inagg-{agent.name}+*.shm")) <= before and time.monotonic() < deadline:
         time.sleep(0.05)

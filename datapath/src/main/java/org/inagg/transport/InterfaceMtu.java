@@ -1,5 +1,6 @@
 package org.inagg.transport;
 
+import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.NetworkInterface;
 import java.net.SocketException;
@@ -7,9 +8,10 @@ import java.util.Enumeration;
 
 /**
  * The MTU of the link a socket bound to an address sends on, as the kernel reports it: the interface that holds the
- * address; for the wildcard (0.0.0.0, ::) the smallest MTU of the interfaces that are up, loopback left out unless it is
- * the only one (a packet sized for the smallest crosses any of them unfragmented); {@link #ETHERNET} where no interface
- * answers. A socket bound to loopback gets loopback's MTU (65,536 on Linux).
+ * address; for the wildcard (0.0.0.0) the smallest MTU of the interfaces that are up and hold an IPv4 address (what a
+ * UDP socket of inagg's sends on), loopback left out unless it is the only one (a packet sized for the smallest crosses
+ * any of them unfragmented); {@link #ETHERNET} where no interface answers. A socket bound to loopback gets loopback's
+ * MTU (65,536 on Linux).
  *
  * @param bytes the MTU, IPv4 and UDP headers included.
  * @param where the interface it is from, or why it is the default.
@@ -53,7 +55,8 @@ public record InterfaceMtu(int bytes, String where)
         while (all != null && all.hasMoreElements())
         {
             final NetworkInterface candidate = all.nextElement();
-            if (!candidate.isUp() || candidate.getMTU() <= 0)
+            if (!candidate.isUp() || candidate.getMTU() <= 0
+                || candidate.inetAddresses().noneMatch(a -> a instanceof Inet4Address))
             {
                 continue;
             }

@@ -125,8 +125,10 @@ public final class InaggHeader
 
     /** Bytes of Ethernet (14), IPv4 (20) and UDP (8) headers in front of the inagg header on the wire. */
     public static final int L2_L4_HEADERS_LENGTH = 14 + 20 + 8;
+    /** Bytes a packet adds to its lanes within an MTU: IPv4 (20), UDP (8) and the inagg header. */
+    public static final int HEADERS_IN_MTU = 20 + 8 + LENGTH;
     /** Lanes per packet that fill a 1500-byte MTU: (1500 - 20 - 8 - 20) / 4. */
-    public static final int MAX_ELEMENTS_FOR_1500_MTU = (1500 - 20 - 8 - LENGTH) / Integer.BYTES;
+    public static final int MAX_ELEMENTS_FOR_1500_MTU = (1500 - HEADERS_IN_MTU) / Integer.BYTES;
 
     static final ValueLayout.OfShort U16 = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
     static final ValueLayout.OfInt I32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);

@@ -1,5 +1,6 @@
 package org.inagg.transport;
 
+import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.NetworkInterface;
 
@@ -29,25 +30,20 @@ class InterfaceMtuTest
     }
 
     @Test
-    void shouldGiveTheSmallestMtuOfTheUpInterfacesForTheWildcard() throws Exception
+    void shouldGiveForTheWildcardAnUpInterfacesMtuNoLargerThanAnyOtherThatCarriesIpv4() throws Exception
     {
-        int smallest = Integer.MAX_VALUE;
-        int loopback = 0;
-        for (final NetworkInterface candidate : NetworkInterface.networkInterfaces().toList())
+        final InterfaceMtu mtu = InterfaceMtu.of(InetAddress.getByName("0.0.0.0"));
+        final NetworkInterface chosen = NetworkInterface.getByName(mtu.where());
+        assertThat(chosen).as("the interface named: %s", mtu).isNotNull();
+        assertThat(chosen.isUp()).isTrue();
+        assertThat(chosen.getMTU()).isEqualTo(mtu.bytes());
+        for (final NetworkInterface other : NetworkInterface.networkInterfaces().toList())
         {
-            if (candidate.isUp() && candidate.getMTU() > 0)
+            if (other.isUp() && !other.isLoopback() && other.inetAddresses().anyMatch(a -> a instanceof Inet4Address))
             {
-                if (candidate.isLoopback())
-                {
-                    loopback = candidate.getMTU();
-                }
-                else
-                {
-                    smallest = Math.min(smallest, candidate.getMTU());
-                }
+                assertThat(chosen.isLoopback()).as("loopback chosen although %s is up", other.getName()).isFalse();
+                assertThat(mtu.bytes()).as("MTU of %s", other.getName()).isLessThanOrEqualTo(other.getMTU());
             }
         }
-        final int expected = smallest != Integer.MAX_VALUE ? smallest : loopback > 0 ? loopback : InterfaceMtu.ETHERNET;
-        assertThat(InterfaceMtu.of(InetAddress.getByName("0.0.0.0")).bytes()).isEqualTo(expected);
     }
 }

@@ -17,6 +17,7 @@ import org.inagg.transport.FaultInjectingTransport;
 import org.inagg.transport.InterfaceMtu;
 import org.inagg.transport.TransportCounter;
 import org.inagg.transport.capture.FrameHeaders;
+import org.inagg.wire.InaggHeader;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -279,6 +280,11 @@ public final class SwitchCommand implements Callable<Integer>
                 "packets that fill a 1500-byte Ethernet MTU");
         }
         final InterfaceMtu mtu = InterfaceMtu.of(Addresses.parse("--bind", bind).getAddress());
+        if (mtu.bytes() < InaggHeader.HEADERS_IN_MTU + Integer.BYTES)
+        {
+            return new DefaultLanes(SwitchJobConfig.DEFAULT_LANES, "the " + mtu.bytes() + "-byte MTU of " + mtu.where()
+                + " holds no lane; the P4 programs' default");
+        }
         final int lanes = SwitchJobConfig.lanesFillingMtu(mtu.bytes());
         return new DefaultLanes(lanes, lanes == SwitchJobConfig.MTU_FILLING_MAX_LANES
             ? "packets that fill a 1500-byte MTU; " + mtu.where() + "'s is " + mtu.bytes()

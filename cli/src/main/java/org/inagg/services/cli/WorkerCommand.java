@@ -92,7 +92,8 @@ public final class WorkerCommand implements Callable<Integer>
     @Option(names = "--seed", defaultValue = "1", description = "Seed of the synthetic gradients (default ${DEFAULT-VALUE}).")
     private long seed;
 
-    @Option(names = "--max-lanes", defaultValue = "" + org.inagg.services.worker.WorkerContext.MAX_LANES_DEFAULT, description = "Largest lanes per packet accepted from the switch (default ${DEFAULT-VALUE}).")
+    @Option(names = "--max-lanes", defaultValue = "" + WorkerContext.MAX_LANES_DEFAULT,
+        description = "Largest lanes per packet accepted from the switch (default ${DEFAULT-VALUE}: a 1500-byte MTU's).")
     private int maxLanes;
 
     @Option(names = "--retransmit-us", defaultValue = "2000", description = "Minimum retransmission timeout, us (default ${DEFAULT-VALUE}).")

@@ -36,13 +36,11 @@ public record SwitchJobConfig(
 {
     public static final int DEFAULT_SLOTS = 128;
     public static final int DEFAULT_LANES = 256;
-    /** IPv4 (20), UDP (8) and inagg (20) headers: what a packet adds to its lanes on a link. */
-    public static final int HEADERS_ON_LINK = 20 + 8 + 20;
     /**
      * The most lanes {@link #lanesFillingMtu} gives: a packet that fills a 1500-byte Ethernet MTU, and the most a
      * worker and an agent take by default (their {@code --max-lanes}).
      */
-    public static final int MTU_FILLING_MAX_LANES = (1500 - HEADERS_ON_LINK) / Integer.BYTES;
+    public static final int MTU_FILLING_MAX_LANES = InaggHeader.MAX_ELEMENTS_FOR_1500_MTU;
     public static final int NO_SLOT_BASE = -1;
     public static final int NO_MULTICAST_GROUP = 0;
 
@@ -181,12 +179,12 @@ public record SwitchJobConfig(
      */
     public static int lanesFillingMtu(final int mtu)
     {
-        if (mtu < HEADERS_ON_LINK + Integer.BYTES)
+        if (mtu < InaggHeader.HEADERS_IN_MTU + Integer.BYTES)
         {
             throw new IllegalArgumentException("an MTU of " + mtu + " bytes holds no lane after the packet's "
-                + HEADERS_ON_LINK + " bytes of headers");
+                + InaggHeader.HEADERS_IN_MTU + " bytes of headers");
         }
-        return Math.min(MTU_FILLING_MAX_LANES, (mtu - HEADERS_ON_LINK) / Integer.BYTES);
+        return Math.min(MTU_FILLING_MAX_LANES, (mtu - InaggHeader.HEADERS_IN_MTU) / Integer.BYTES);
     }
 
     /**

@@ -55,7 +55,7 @@ public final class EmulatedCluster implements EmulatedNetwork
      * @param hosts    2..{@link HostNetwork#MAX_HOSTS} hosts.
      * @param rate     every link's rate, unless {@code perHost} names the host (1-based).
      * @param perHost  host number to its link's rate.
-     * @param mtu      the links' MTU, 576..9000 (the switch's default 256-lane packets need 1,086 bytes).
+     * @param mtu      the links' MTU, 576..9000 (the switch's default packets fill it, up to 363 lanes).
      * @param queueMs  milliseconds of traffic a link's queue holds, 1..1000.
      * @throws IllegalArgumentException for a bad argument, before anything is created.
      * @throws LabException naming the command that failed (everything made so far removed).

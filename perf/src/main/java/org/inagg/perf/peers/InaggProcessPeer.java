@@ -25,8 +25,7 @@ public final class InaggProcessPeer implements Peer
      * (jumbo) one, packets to fill it.
      */
     public static final int STANDARD_MTU = 1500;
-    /** IPv4 (20), UDP (8) and inagg (20) headers within an MTU. */
-    private static final int HEADERS_IN_MTU = 20 + 8 + 20;
+    private static final int HEADERS_IN_MTU = InaggHeader.HEADERS_IN_MTU;
     /** The switch's UDP port where it has an address of its own (an emulated cluster's switch namespace). */
     static final int SWITCH_PORT = 9000;
 

@@ -91,8 +91,9 @@ final class JobSession implements AutoCloseable
     }
 
     /**
-     * Why the job can never run, once its every joined rank left before all its local ranks joined (a rank cannot join
-     * twice, so the ones still to come could never sum with it); null otherwise. The agent answers a late rank of the
+     * Why the job can never run, once it failed, or its joined ranks all left (one of them without a bye), before all
+     * its local ranks joined (a rank cannot join twice, so the ones still to come could never sum with it); null
+     * otherwise. The agent answers a late rank of the
      * job with it instead of a fresh job that would wait for a rank that already gave up.
      */
     String endedEarly()
@@ -417,11 +418,13 @@ final class JobSession implements AutoCloseable
         }
         LOG.log(Level.INFO, "job {0}: ended after {1} rounds ({2} of {3} local ranks joined), shared memory {4} "
             + "removed", key, rounds, joined, localWorldSize, region.path());
-        if (joined < localWorldSize)
+        if (joined < localWorldSize && !connection.bye)
         {
-            endedEarly = connection.describe() + " of job " + key + (connection.bye ? " left" : " disconnected (died?)")
-                + " before every local rank joined (" + joined + " of " + localWorldSize + " did), so the job cannot"
-                + " run; create a new process group";
+            // A rank that said bye ended a group it did not use (one never used may be torn down before a slower local
+            // rank builds it: that rank still gets its job); one that vanished gave up, and the job cannot run.
+            endedEarly = connection.describe() + " of job " + key + " disconnected (died?) before every local rank"
+                + " joined (" + joined + " of " + localWorldSize + " did), so the job cannot run; create a new process"
+                + " group";
         }
         close();
     }
@@ -435,6 +438,12 @@ final class JobSession implements AutoCloseable
         }
         counters.jobsFailed.increment();
         LOG.log(Level.WARNING, "job {0}: failed, freeing it: {1}", key, message);
+        if (joined < localWorldSize)
+        {
+            // The reply's message holds 288 bytes: the advice first, the failure's own text after it.
+            endedEarly = "job " + key + " failed before every local rank joined (" + joined + " of " + localWorldSize
+                + " did), so the job cannot run; create a new process group. It failed: " + message;
+        }
         for (final RankConnection member : members)
         {
             if (member != null && !member.closed)

@@ -31,7 +31,7 @@ public final class WorkerContext
     /** Default elements per tensor. */
     public static final int ELEMENTS_DEFAULT = 1 << 20;
     /** Largest lanes per packet accepted by default: a whole 1500-byte MTU's worth, and a little over. */
-    public static final int MAX_LANES_DEFAULT = org.inagg.p4.softswitch.SwitchJobConfig.MTU_FILLING_MAX_LANES;
+    public static final int MAX_LANES_DEFAULT = InaggHeader.MAX_ELEMENTS_FOR_1500_MTU;
     /** Most lanes one UDP datagram holds. */
     public static final int MAX_LANES_LIMIT = (65_507 - InaggHeader.LENGTH) / Integer.BYTES;
     /** How long a controller waits by default for every rank to register. */

@@ -335,6 +335,36 @@ class HostAgentTest
     }
 
     @Test
+    void shouldServeALateRankWhoseOnlyOtherRankSaidByeAndRefuseOneWhoseJobFailedBeforeItJoined() throws Exception
+    {
+        // A group torn down unused (bye) before a slower local rank builds it: that rank still gets its job.
+        try (TestRank b = new TestRank(socket(), 1, 2, 1, 2, "job-unused"))
+        {
+            b.bye();
+        }
+        awaitNoJobs();
+        try (TestRank a = new TestRank(socket(), 0, 2, 0, 2, "job-unused"))
+        {
+            assertThat(a.status).isEqualTo(AgentProtocol.OK);
+        }
+        awaitNoJobs();
+        // A job that failed (local rank 1 never joined within the collective timeout): rank 1, coming late, is told.
+        try (TestRank a = new TestRank(socket(), 0, 2, 0, 2, "job-timed-out", 200))
+        {
+            a.request(AgentProtocol.OP_SUM, AgentProtocol.DTYPE_FLOAT32, 4);
+            assertThat(a.awaitCompletion()).isEqualTo(AgentProtocol.ERROR_COLLECTIVE_TIMEOUT);
+        }
+        awaitNoJobs();
+        try (TestRank late = new TestRank(socket(), 1, 2, 1, 2, "job-timed-out"))
+        {
+            assertThat(late.status).isEqualTo(AgentProtocol.ERROR_RANK_LEFT);
+            assertThat(late.message).startsWith("job job-timed-out failed before every local rank joined (1 of 2 did), "
+                + "so the job cannot run; create a new process group. It failed: all-reduce #1 of job job-timed-out: "
+                + "local rank 1 (never joined) did not submit it");
+        }
+    }
+
+    @Test
     void shouldFailTheJobNamingTheRanksThatDidNotRingWithinTheCollectiveTimeoutAndServeTheNextJob() throws Exception
     {
         try (TestRank a = new TestRank(socket(), 0, 3, 0, 3, "job-h", 300);

@@ -194,6 +194,12 @@ final class TestRank implements AutoCloseable
             SharedRegion.DESCRIPTOR_LENGTH);
     }
 
+    /** Rings bye, as a rank that tears its process group down does before it leaves. */
+    void bye() throws IOException
+    {
+        channel.write(ByteBuffer.wrap(new byte[] {AgentProtocol.DOORBELL_BYE}));
+    }
+
     @Override
     public void close() throws IOException
     {
