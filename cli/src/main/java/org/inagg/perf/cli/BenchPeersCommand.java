@@ -78,8 +78,8 @@ final class BenchPeersCommand implements Callable<Integer>
 
     @Option(names = "--peers", split = ",", defaultValue = ALL_PEERS,
         description = "Which peers, comma separated, of " + ALL_PEERS + ", " + EXTRA_PEERS + " (inagg's UDP "
-            + "processes with packets that fill the MTU, jumbo frames too; with the P4 programs' 256 lanes, the switch's "
-            + "default before it filled the MTU) and on a leaf-spine fabric (--leaves) "
+            + "processes with packets that fill the MTU, jumbo frames too; with the P4 programs' 256 lanes, the "
+            + "switch's default before it filled the MTU) and on a leaf-spine fabric (--leaves) "
             + FABRIC_PEERS + " (default: " + ALL_PEERS + ").")
     List<String> peerNames;
 

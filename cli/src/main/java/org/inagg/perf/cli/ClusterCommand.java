@@ -109,8 +109,8 @@ public final class ClusterCommand implements Callable<Integer>
 
     @Option(names = "--lanes", defaultValue = "0",
         description = "The software switch job's lanes per packet; 0 for the switch's default (packets that fill the "
-            + "links' MTU, up to 363 lanes: 1,514-byte frames at 1500); without --slots, as many slots as keep 128 x 256 "
-            + "lanes in flight (default ${DEFAULT-VALUE}).")
+            + "links' MTU, up to 363 lanes: 1,514-byte frames at 1500); without --slots, as many slots as keep "
+            + "128 x 256 lanes in flight (default ${DEFAULT-VALUE}).")
     private int lanes;
 
     @Option(names = "--run", paramLabel = "COMMAND",

@@ -40,9 +40,9 @@ public final class SwitchCommand implements Callable<Integer>
     @Option(names = "--job", split = ",",
         description = "A job as ID:WORKERS[:SLOTS[:LANES]], e.g. 1:4 or 1:4:128:256; repeatable. Without LANES a "
             + "packet fills the MTU of the interface --bind is on, up to 363 lanes (1500 bytes; over DPDK and with "
-            + "--upstream 256, the P4 programs' and the parameter server's), and SLOTS default to as many as keep 128 x 256 lanes in flight "
-            + "(90 of 363). Each needs its workers' sources (--source) unless --open. Jobs from the controller come "
-            + "through --control instead.")
+            + "--upstream 256, the P4 programs' and the parameter server's), and SLOTS default to as many as keep "
+            + "128 x 256 lanes in flight (90 of 363). Each needs its workers' sources (--source) unless --open. "
+            + "Jobs from the controller come through --control instead.")
     private List<String> jobs = new java.util.ArrayList<>();
 
     @Option(names = "--source", split = ",", paramLabel = "JOB:WORKER=HOST:PORT",
