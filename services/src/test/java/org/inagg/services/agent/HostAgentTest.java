@@ -302,12 +302,7 @@ class HostAgentTest
         a.close();
         awaitNoJobs();
 
-        try (TestRank c = new TestRank(socket(), 0, 1, 0, 1, "job-d"))
-        {
-            c.data().setAtIndex(FLOAT, 0, 2.5f);
-            assertThat(round(c, 1)).isEqualTo(AgentProtocol.OK);
-            assertThat(c.result().getAtIndex(FLOAT, 0)).isEqualTo(2.5f);
-        }
+        assertServesAOneRankJob("job-d", 2.5f);
     }
 
     @Test
@@ -326,12 +321,7 @@ class HostAgentTest
             assertThat(a.message).contains("local rank 1 (rank 1, pid 4242) of job job-early disconnected (died?) "
                 + "before every local rank joined (1 of 2 did)", "create a new process group");
         }
-        try (TestRank c = new TestRank(socket(), 0, 1, 0, 1, "job-later"))
-        {
-            c.data().setAtIndex(FLOAT, 0, 3.5f);
-            assertThat(round(c, 1)).isEqualTo(AgentProtocol.OK);
-            assertThat(c.result().getAtIndex(FLOAT, 0)).isEqualTo(3.5f);
-        }
+        assertServesAOneRankJob("job-later", 3.5f);
     }
 
     @Test
@@ -394,12 +384,7 @@ class HostAgentTest
             assertThat(hung.completionStatus()).isEqualTo(AgentProtocol.ERROR_COLLECTIVE_TIMEOUT);
             assertThat(hung.lastMessage()).isEqualTo(a.lastMessage());
         }
-        try (TestRank c = new TestRank(socket(), 0, 1, 0, 1, "job-i"))
-        {
-            c.data().setAtIndex(FLOAT, 0, 1.5f);
-            assertThat(round(c, 1)).isEqualTo(AgentProtocol.OK);
-            assertThat(c.result().getAtIndex(FLOAT, 0)).isEqualTo(1.5f);
-        }
+        assertServesAOneRankJob("job-i", 1.5f);
     }
 
     @Test
@@ -463,6 +448,17 @@ class HostAgentTest
             Thread.sleep(10);
         }
         assertThat(agent.activeJobs()).isZero();
+    }
+
+    /** The agent still serves: a fresh one-rank job {@code key} sums {@code value} to itself. */
+    private void assertServesAOneRankJob(final String key, final float value) throws Exception
+    {
+        try (TestRank c = new TestRank(socket(), 0, 1, 0, 1, key))
+        {
+            c.data().setAtIndex(FLOAT, 0, value);
+            assertThat(round(c, 1)).isEqualTo(AgentProtocol.OK);
+            assertThat(c.result().getAtIndex(FLOAT, 0)).isEqualTo(value);
+        }
     }
 
     /** A round of {@code count} float32 SUM on {@code first} and {@code others} together; the first's status. */
