@@ -39,6 +39,14 @@ interface DatagramIo
     void close();
 
     /**
+     * Attaches {@code program} (classic BPF, {@link ReusePortSteering}) to the socket's SO_REUSEPORT group: it picks
+     * which of the group's sockets takes each datagram.
+     *
+     * @return null when attached, else why not.
+     */
+    String attachReusePortProgram(short[] codes, byte[] jt, byte[] jf, int[] k);
+
+    /**
      * The batch I/O unless {@link #BATCH_PROP_NAME} is false or it cannot be used here, else the JDK's.
      *
      * @param channel bound, non-blocking.

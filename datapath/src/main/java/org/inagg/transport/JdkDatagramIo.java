@@ -105,6 +105,12 @@ final class JdkDatagramIo implements DatagramIo
     }
 
     @Override
+    public String attachReusePortProgram(final short[] codes, final byte[] jt, final byte[] jf, final int[] k)
+    {
+        return "steering a port's datagrams needs batch I/O on the socket's descriptor, which is off: " + why;
+    }
+
+    @Override
     public String describe()
     {
         return "one datagram per system call (JDK DatagramChannel; batch I/O off: " + why + ")";

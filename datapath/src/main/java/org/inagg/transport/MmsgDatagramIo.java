@@ -195,6 +195,12 @@ final class MmsgDatagramIo implements DatagramIo
     }
 
     @Override
+    public String attachReusePortProgram(final short[] codes, final byte[] jt, final byte[] jf, final int[] k)
+    {
+        return batch.attachReusePortProgram(codes, jt, jf, k);
+    }
+
+    @Override
     public String describe()
     {
         return "sendmmsg" + (batch.gso() ? " + UDP GSO" : " (no UDP GSO in this kernel)") + ", recvmmsg"

@@ -62,6 +62,16 @@ final class UdpBatchIo
     private static final int SOL_UDP = 17;
     private static final int UDP_SEGMENT = 103;
     private static final int UDP_GRO = 104;
+    private static final int SO_ATTACH_REUSEPORT_CBPF = 51;
+    /** struct sock_filter: u16 code, u8 jt, u8 jf, u32 k. */
+    private static final int SOCK_FILTER_BYTES = 8;
+    /** struct sock_fprog: u16 len, (padding), struct sock_filter *filter. */
+    private static final int SOCK_FPROG_BYTES = 16;
+    /**
+     * Descriptors of the live instances: a socket that shares its address with others (SO_REUSEPORT) is told from
+     * them by being the one no instance holds yet, as the sockets of a group are opened one after another.
+     */
+    private static final java.util.Set<Integer> CLAIMED = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private static final int MSG_DONTWAIT = 0x40;
     static final int EAGAIN = 11;
 
@@ -187,18 +197,30 @@ final class UdpBatchIo
             why.append("batch I/O handles IPv4 sockets only");
             return null;
         }
-        final int fd = findDescriptor(local);
-        if (fd < 0)
+        synchronized (CLAIMED)
         {
-            why.append("cannot find the descriptor of the socket bound to ").append(local).append(" in /proc/self/fd");
-            return null;
+            final int fd = findDescriptor(local);
+            if (fd < 0)
+            {
+                why.append(fd == AMBIGUOUS ? "more than one socket bound to " + local
+                    + " is not yet in use: cannot tell which is this one's" : "cannot find the descriptor of the socket bound to " + local
+                    + " in /proc/self/fd");
+                return null;
+            }
+            CLAIMED.add(fd);
+            return new UdpBatchIo(fd, burst, maxPeers);
         }
-        return new UdpBatchIo(fd, burst, maxPeers);
     }
 
-    /** The descriptor of the datagram socket bound to {@code local}: the JDK does not hand its descriptors out. */
+    private static final int AMBIGUOUS = -2;
+
+    /**
+     * The descriptor of the datagram socket bound to {@code local} that no instance holds (the JDK does not hand its
+     * descriptors out); -1 when there is none, {@link #AMBIGUOUS} when there are several.
+     */
     private static int findDescriptor(final InetSocketAddress local)
     {
+        int found = -1;
         try (Arena scratch = Arena.ofConfined(); var entries = Files.list(Path.of("/proc/self/fd")))
         {
             final MemorySegment address = scratch.allocate(SOCKADDR_BYTES, 8);
@@ -233,12 +255,17 @@ final class UdpBatchIo
                 final int port = Short.toUnsignedInt(Short.reverseBytes(address.get(ValueLayout.JAVA_SHORT, 2)));
                 final byte[] ip = new byte[4];
                 MemorySegment.copy(address, ValueLayout.JAVA_BYTE, 4, ip, 0, 4);
-                if (port == local.getPort() && java.util.Arrays.equals(ip, local.getAddress().getAddress()))
+                if (port == local.getPort() && java.util.Arrays.equals(ip, local.getAddress().getAddress())
+                    && !CLAIMED.contains(fd))
                 {
-                    return fd;
+                    if (found >= 0)
+                    {
+                        return AMBIGUOUS;
+                    }
+                    found = fd;
                 }
             }
-            return -1;
+            return found;
         }
         catch (final Throwable ex)
         {
@@ -417,6 +444,44 @@ final class UdpBatchIo
         if (arena.scope().isAlive())
         {
             arena.close();
+            CLAIMED.remove(fd);
+        }
+    }
+
+    /**
+     * Attaches a classic BPF program to the socket's SO_REUSEPORT group (SO_ATTACH_REUSEPORT_CBPF): the kernel runs it
+     * on each datagram with the UDP payload as its packet, and the index it returns picks the group's socket (in the
+     * order they were bound); an index beyond the group falls back to the kernel's hash of the addresses.
+     *
+     * @return null when attached, else why not.
+     */
+    String attachReusePortProgram(final short[] codes, final byte[] jt, final byte[] jf, final int[] k)
+    {
+        try (Arena scratch = Arena.ofConfined())
+        {
+            final MemorySegment filter = scratch.allocate((long)codes.length * SOCK_FILTER_BYTES, 8);
+            for (int i = 0; i < codes.length; i++)
+            {
+                final long o = (long)i * SOCK_FILTER_BYTES;
+                filter.set(ValueLayout.JAVA_SHORT, o, codes[i]);
+                filter.set(ValueLayout.JAVA_BYTE, o + 2, jt[i]);
+                filter.set(ValueLayout.JAVA_BYTE, o + 3, jf[i]);
+                filter.set(ValueLayout.JAVA_INT, o + 4, k[i]);
+            }
+            final MemorySegment program = scratch.allocate(SOCK_FPROG_BYTES, 8);
+            program.set(ValueLayout.JAVA_SHORT, 0, (short)codes.length);
+            program.set(ValueLayout.ADDRESS, 8, filter);
+            final MemorySegment state = scratch.allocate(CALL_STATE);
+            if ((int)SETSOCKOPT.invokeExact(state, fd, SOL_SOCKET, SO_ATTACH_REUSEPORT_CBPF, program,
+                SOCK_FPROG_BYTES) != 0)
+            {
+                return "setsockopt(SO_ATTACH_REUSEPORT_CBPF) failed, errno " + (int)ERRNO.get(state, 0L);
+            }
+            return null;
+        }
+        catch (final Throwable ex)
+        {
+            return "setsockopt(SO_ATTACH_REUSEPORT_CBPF) failed: " + ex;
         }
     }
 

@@ -97,6 +97,34 @@ public final class UdpTransport implements Transport, SourceRegistry
         final int maxMessageLength,
         final int burst)
     {
+        return open(bind, knownPeers, maxPeers, maxLearnedPeers, maxMessageLength, burst, false);
+    }
+
+    /**
+     * As {@link #open(InetSocketAddress, List, int, int, int, int)}, with SO_REUSEPORT: one of a group of sockets on
+     * the same address, each read by its own thread, which a {@link ReusePortSteering} program attached to any of
+     * them ({@link #steer}) splits the datagrams between. Open the group's sockets one after another (port 0 for the
+     * first, then the port it got).
+     */
+    public static UdpTransport openSharingPort(
+        final InetSocketAddress bind,
+        final int maxPeers,
+        final int maxLearnedPeers,
+        final int maxMessageLength,
+        final int burst)
+    {
+        return open(bind, List.of(), maxPeers, maxLearnedPeers, maxMessageLength, burst, true);
+    }
+
+    private static UdpTransport open(
+        final InetSocketAddress bind,
+        final List<InetSocketAddress> knownPeers,
+        final int maxPeers,
+        final int maxLearnedPeers,
+        final int maxMessageLength,
+        final int burst,
+        final boolean reusePort)
+    {
         if (maxLearnedPeers < 0 || maxLearnedPeers > maxPeers)
         {
             throw new IllegalArgumentException("learned peers must be in 0.." + maxPeers + ", got " + maxLearnedPeers);
@@ -123,6 +151,10 @@ public final class UdpTransport implements Transport, SourceRegistry
             channel.configureBlocking(false);
             channel.setOption(StandardSocketOptions.SO_RCVBUF, SOCKET_BUFFER_BYTES);
             channel.setOption(StandardSocketOptions.SO_SNDBUF, SOCKET_BUFFER_BYTES);
+            if (reusePort)
+            {
+                channel.setOption(StandardSocketOptions.SO_REUSEPORT, true);
+            }
             channel.bind(bind);
             return new UdpTransport(channel, knownPeers, maxPeers, maxLearnedPeers, maxMessageLength, burst);
         }
@@ -139,6 +171,19 @@ public final class UdpTransport implements Transport, SourceRegistry
             closeQuietly(channel);
             throw new UncheckedIOException("cannot open a UDP socket on " + bind + ": " + ex.getMessage(), ex);
         }
+    }
+
+    /**
+     * Attaches {@code steering} to this socket's SO_REUSEPORT group ({@link #openSharingPort}): from then on it picks
+     * which of the group's sockets takes each datagram.
+     *
+     * @return null when attached, else why not (the kernel refused it, or the socket is not on batch I/O, whose
+     *         descriptor the program is attached through).
+     */
+    public String steer(final ReusePortSteering steering)
+    {
+        return io.attachReusePortProgram(steering.codes(), steering.jumpsIfTrue(), steering.jumpsIfFalse(),
+            steering.constants());
     }
 
     /** The receive buffer the kernel granted, in bytes (asked for 8 MiB; net.core.rmem_max caps it). */

@@ -45,6 +45,12 @@ class UdpPeersTest
         public void close()
         {
         }
+
+        @Override
+        public String attachReusePortProgram(final short[] codes, final byte[] jt, final byte[] jf, final int[] k)
+        {
+            return "test";
+        }
     };
 
     @Test

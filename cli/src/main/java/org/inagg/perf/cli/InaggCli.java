@@ -30,8 +30,8 @@ import picocli.CommandLine.Command;
         PlanCommand.class, SimulateCommand.class, DeployCommand.class,
         // harnesses and benchmarks (this package)
         LocalCommand.class, LabCommand.class, ClusterCommand.class, BenchCommand.class, BenchPeersCommand.class,
-        BenchEsaCommand.class, BenchPsSplitCommand.class, BenchPlansCommand.class, BenchMulticastCommand.class,
-        DpdkRateCommand.class,
+        BenchEsaCommand.class, BenchShardsCommand.class, BenchPsSplitCommand.class, BenchPlansCommand.class,
+        BenchMulticastCommand.class, DpdkRateCommand.class,
         CommandLine.HelpCommand.class})
 public final class InaggCli implements Runnable
 {

@@ -108,9 +108,9 @@ public final class EsaSwitchCommand implements Callable<Integer>
                 + String.join(",", jobs), 64 + TransportCounter.values().length, out), countersOptions::close);
         final EsaSwitchNode node = EsaSwitchNode.launch(context);
         Runtime.getRuntime().addShutdownHook(new Thread(node::close));
-        out.printf(Locale.ROOT, "inagg esa-switch listening on udp://%s, %d aggregators, mode %s, priorities %s, "
-                + "jobs: %s, servers: %s%n", node.localAddress(), aggregators, allocation, priorities, parsed,
-            serverByJob);
+        out.printf(Locale.ROOT, "inagg esa-switch listening on udp://%s:%d, %d aggregators, mode %s, priorities %s, "
+                + "jobs: %s, servers: %s%n", node.localAddress().getHostString(), node.localAddress().getPort(),
+            aggregators, allocation, priorities, parsed, serverByJob);
         out.println("  " + node.describeIo());
         out.flush();
         service.runUntilStopped(node::awaitClose, () -> report(out, node));

@@ -76,7 +76,8 @@ public final class PsCommand implements Callable<Integer>
             .conclude();
         final ParameterServerNode node = ParameterServerNode.launch(context);
         Runtime.getRuntime().addShutdownHook(new Thread(node::close));
-        out.printf("inagg ps listening on udp://%s, job %d: %d workers, %d slots, %d lanes%n", node.localAddress(),
+        out.printf("inagg ps listening on udp://%s:%d, job %d: %d workers, %d slots, %d lanes%n",
+            node.localAddress().getHostString(), node.localAddress().getPort(),
             config.jobId(), config.workers(), config.slots(), config.lanesPerPacket());
         out.flush();
         service.runUntilStopped(node::awaitClose, () -> report(out, node));

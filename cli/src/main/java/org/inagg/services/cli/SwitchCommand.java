@@ -15,7 +15,6 @@ import org.inagg.services.softswitch.SwitchNode;
 import org.inagg.transport.FaultConfig;
 import org.inagg.transport.FaultInjectingTransport;
 import org.inagg.transport.InterfaceMtu;
-import org.inagg.transport.TransportCounter;
 import org.inagg.transport.capture.FrameHeaders;
 import org.inagg.wire.InaggHeader;
 import picocli.CommandLine.Command;
@@ -83,6 +82,12 @@ public final class SwitchCommand implements Callable<Integer>
             + "(default ${DEFAULT-VALUE}).")
     private boolean resultsDown;
 
+    @Option(names = "--shards", defaultValue = "1",
+        description = "Aggregate on this many threads, each with its own socket on the --bind port (SO_REUSEPORT) and "
+            + "its own jobs: the kernel hands each job's datagrams to shard (job id %% shards), so no state is shared "
+            + "(UDP, --job jobs only; not with --control, --upstream or --pcap) (default ${DEFAULT-VALUE}).")
+    private int shards;
+
     @Mixin
     private ServiceOptions service;
 
@@ -108,6 +113,11 @@ public final class SwitchCommand implements Callable<Integer>
     {
         final PrintWriter out = spec.commandLine().getOut();
         service.validate();
+        if (shards > 1 && capture.file() != null)
+        {
+            throw new IllegalArgumentException("--shards " + shards + " with --pcap: each shard would write the same "
+                + "file; capture with --shards 1, or with tcpdump on the port");
+        }
         final boolean dpdk = DpdkOptions.isDpdk(transportName);
         final DefaultLanes lanes = defaultLanes(dpdk);
         final List<SwitchJobConfig> parsed = jobs.stream().map(text -> parseJob(text, lanes.lanes())).toList();
@@ -116,11 +126,11 @@ public final class SwitchCommand implements Callable<Integer>
             .open(open).localWorkers(localWorkers).resultsDown(resultsDown)
             .upstream(upstream == null ? null : Addresses.parse("--upstream", upstream))
             .control(control == null ? null : Addresses.parse("--control", control))
-            .maxPeers(service.maxPeers).idle(service.idle)
+            .maxPeers(service.maxPeers).idle(service.idle).shards(shards)
             .decorator((transport, headers) -> FaultInjectingTransport.wrap(capture.wrap(transport, headers),
                 service.loss > 0 ? FaultConfig.lossy(service.loss, 1) : FaultConfig.NONE))
             .counters(where -> countersOptions.open("switch", "switch " + where + " jobs " + String.join(",", jobs)
-                + (upstream == null ? "" : " up to " + upstream), 64 + TransportCounter.values().length, out),
+                + (upstream == null ? "" : " up to " + upstream), SwitchContext.COUNTERS_PER_SHARD * shards, out),
                 countersOptions::close);
         if (dpdk)
         {
@@ -173,7 +183,7 @@ public final class SwitchCommand implements Callable<Integer>
             startProfileAfterWarmup(profile, node);
         }
         out.printf("inagg switch listening on %s, jobs: %s%s%n",
-            dpdk ? node.where() : "udp://" + node.localAddress(), node.jobs(),
+            node.where(), node.jobs(),
             upstream == null ? "" : ", summing workers " + java.util.Arrays.toString(localWorkers) + " up to the"
                 + " parameter server at " + upstream);
         if (jobs.stream().anyMatch(text -> text.split(":", -1).length < 4))

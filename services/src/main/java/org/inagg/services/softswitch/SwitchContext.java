@@ -12,6 +12,7 @@ import org.inagg.p4.esa.EsaWire;
 import org.inagg.p4.softswitch.SwitchJobConfig;
 import org.inagg.services.http.ApiToken;
 import org.inagg.transport.IdleStrategies;
+import org.inagg.transport.ReusePortSteering;
 import org.inagg.transport.SourceRegistry;
 import org.inagg.transport.Transport;
 import org.inagg.transport.TransportCounter;
@@ -51,6 +52,9 @@ public final class SwitchContext
     {
     }
 
+    /** Counters a shard registers at most: the switch's own and its transport's. */
+    public static final int COUNTERS_PER_SHARD = 64 + TransportCounter.values().length;
+
     private InetSocketAddress bind = BIND_DEFAULT;
     private List<SwitchJobConfig> jobs = List.of();
     private Map<Integer, InetSocketAddress[]> sources = Map.of();
@@ -62,10 +66,11 @@ public final class SwitchContext
     private boolean resultsDown = true;
     private int maxPeers = MAX_PEERS_DEFAULT;
     private String idle = IdleStrategies.SERVICE_DEFAULT;
+    private int shards = 1;
     private TransportOpener transportOpener;
     private BiFunction<Transport, FrameHeaders, Transport> decorator = (transport, headers) -> transport;
     private Function<String, CounterRegistry> counters =
-        where -> new CounterRegistry(64 + TransportCounter.values().length);
+        where -> new CounterRegistry(countersCapacity());
     private Runnable countersClose = () -> { };
 
     /** UDP address to listen on (default 0.0.0.0:9000); unused with a {@link #transportOpener}. */
@@ -149,6 +154,23 @@ public final class SwitchContext
         return this;
     }
 
+    /**
+     * Shards (default 1): each a thread with its own socket on {@link #bind}'s port (SO_REUSEPORT) and its own
+     * software switch, the kernel handing each job's datagrams to shard {@code jobId % shards}
+     * ({@link ReusePortSteering}), so jobs aggregate on as many cores with no state shared. UDP
+     * only, with the jobs given at launch (not with --control or --upstream).
+     */
+    public SwitchContext shards(final int shards)
+    {
+        this.shards = shards;
+        return this;
+    }
+
+    public int shards()
+    {
+        return shards;
+    }
+
     /** Runs the switch on the transport this opens (DPDK) instead of a UDP port on {@link #bind}; null: UDP. */
     public SwitchContext transportOpener(final TransportOpener transportOpener)
     {
@@ -163,9 +185,16 @@ public final class SwitchContext
         return this;
     }
 
+    /** Room its counters need: {@link #COUNTERS_PER_SHARD} for each of its {@link #shards}. */
+    public int countersCapacity()
+    {
+        return COUNTERS_PER_SHARD * shards;
+    }
+
     /**
-     * Where its counters go (with room for its transport's), given where it listens ({@code udp://HOST:PORT} or the
-     * opened transport's name), and what closes them when the node closes (a counters file).
+     * Where its counters go (with room for {@link #countersCapacity()}: every shard's and its transport's), given
+     * where it listens ({@code udp://HOST:PORT} or the opened transport's name), and what closes them when the node
+     * closes (a counters file).
      */
     public SwitchContext counters(final Function<String, CounterRegistry> counters, final Runnable close)
     {
@@ -200,6 +229,22 @@ public final class SwitchContext
         if (maxPeers < 1)
         {
             throw new IllegalArgumentException("--max-peers must be at least 1, got " + maxPeers);
+        }
+        if (shards < 1 || shards > ReusePortSteering.MAX_SOCKETS)
+        {
+            throw new IllegalArgumentException("--shards must be in 1.."
+                + ReusePortSteering.MAX_SOCKETS + ", got " + shards);
+        }
+        if (shards > 1)
+        {
+            final String without = transportOpener != null ? "the DPDK transport (one queue per port here)"
+                : upstream != null ? "--upstream (its parameter server is a peer of one socket; not built for shards)"
+                : control != null ? "--control (the controller adds jobs and sources to one switch)" : null;
+            if (without != null)
+            {
+                throw new IllegalArgumentException("--shards " + shards + " runs on UDP with the jobs given by --job, "
+                    + "not with " + without + "; leave --shards at 1");
+            }
         }
         IdleStrategies.byName(idle);
         return this;

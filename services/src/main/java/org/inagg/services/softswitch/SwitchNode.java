@@ -18,6 +18,7 @@ import org.inagg.services.NodeLifecycle;
 import org.inagg.services.softswitch.SwitchContext.OpenedTransport;
 import org.inagg.services.switchcontrol.SwitchControlServer;
 import org.inagg.transport.IdleStrategies;
+import org.inagg.transport.ReusePortSteering;
 import org.inagg.transport.SourceRegistry;
 import org.inagg.transport.Transport;
 import org.inagg.transport.TransportCounters;
@@ -40,28 +41,30 @@ public final class SwitchNode implements AutoCloseable
     public static final int NOT_SERVED_PEER = Integer.MAX_VALUE;
 
     private final SwitchContext context;
+    /** Shard 0's transport (the only one without shards). */
     private final OpenedTransport transport;
-    private final SoftwareSwitch softwareSwitch;
+    /** Each shard's switch, its jobs those of job id % shards. */
+    private final List<SoftwareSwitch> shards;
     private final List<SwitchJobConfig> jobs;
     private final SwitchControlServer controlServer;
     private final NodeLifecycle lifecycle;
 
-    private SwitchNode(final SwitchContext context, final OpenedTransport transport,
-        final SoftwareSwitch softwareSwitch, final List<SwitchJobConfig> jobs, final SwitchControlServer controlServer,
+    private SwitchNode(final SwitchContext context, final List<OpenedTransport> transports,
+        final List<SoftwareSwitch> shards, final List<SwitchJobConfig> jobs, final SwitchControlServer controlServer,
         final NodeLifecycle lifecycle)
     {
         this.context = context;
-        this.transport = transport;
-        this.softwareSwitch = softwareSwitch;
+        this.transport = transports.get(0);
+        this.shards = shards;
         this.jobs = jobs;
         this.controlServer = controlServer;
         this.lifecycle = lifecycle;
     }
 
     /**
-     * Checks the context, opens the transport (with {@code --upstream} the parameter server is its peer 0), registers
-     * the jobs' sources, opens the control port and starts the agent thread. On any failure what was opened is
-     * closed again.
+     * Checks the context, opens the transport (with {@code --upstream} the parameter server is its peer 0; with
+     * {@link SwitchContext#shards} one socket a shard on the same port), registers the jobs' sources, opens the
+     * control port and starts the agent thread (one a shard). On any failure what was opened is closed again.
      *
      * @throws IllegalArgumentException from {@link SwitchContext#conclude()}, or when the peer table cannot hold the
      *                                  registered sources.
@@ -69,40 +72,58 @@ public final class SwitchNode implements AutoCloseable
     public static SwitchNode launch(final SwitchContext context)
     {
         context.conclude();
-        final OpenedTransport opened = open(context);
+        final List<OpenedTransport> opened = open(context);
         SwitchControlServer controlServer = null;
         boolean countersOpen = false;
         // What the node runs on (the decorator's, e.g. a pcap capture, which closes the transport it wraps): a launch
         // that fails closes that, so a capture is flushed and closed too.
-        Transport decorated = opened.transport();
+        final List<Transport> decorated = new ArrayList<>(opened.stream().map(OpenedTransport::transport).toList());
         try
         {
-            final CounterRegistry counters = context.openCounters(opened.name());
+            final CounterRegistry counters = context.openCounters(opened.get(0).name());
             countersOpen = true;
-            opened.transport().countInto(TransportCounters.in(counters, "switch", CounterKey.NONE, CounterKey.NONE));
-            final List<SwitchJobConfig> jobs = context.jobs().stream()
-                .map(job -> withRegisteredSources(job, context.sources().get(job.jobId()), opened.sources())).toList();
-            decorated = context.decorator().apply(opened.transport(), opened.headers());
-            final SoftwareSwitch softwareSwitch = new SoftwareSwitch(decorated, counters, 256);
-            for (final SwitchJobConfig job : jobs)
+            final List<SoftwareSwitch> shards = new ArrayList<>();
+            for (int shard = 0; shard < opened.size(); shard++)
             {
-                softwareSwitch.addJob(job, context.upstream() == null ? null
+                final OpenedTransport shardTransport = opened.get(shard);
+                shardTransport.transport().countInto(TransportCounters.in(counters, "switch", CounterKey.NONE,
+                    CounterKey.NONE));
+                decorated.set(shard, context.decorator().apply(shardTransport.transport(), shardTransport.headers()));
+                shards.add(new SoftwareSwitch(decorated.get(shard), counters, 256));
+            }
+            final List<SwitchJobConfig> jobs = new ArrayList<>();
+            for (final SwitchJobConfig config : context.jobs())
+            {
+                final int shard = ReusePortSteering.shardOf(config.jobId(), shards.size());
+                final SwitchJobConfig job = withRegisteredSources(config, context.sources().get(config.jobId()),
+                    opened.get(shard).sources());
+                jobs.add(job);
+                shards.get(shard).addJob(job, context.upstream() == null ? null
                     : new UpstreamAggregation(0, context.localWorkers(), context.resultsDown()));
             }
             if (context.control() != null)
             {
+                // SwitchContext.conclude: --control runs one shard only.
                 controlServer = SwitchControlServer.launch(new SwitchControlServer.Context()
-                    .softwareSwitch(softwareSwitch).token(context.token()).transport(opened.sources())
+                    .softwareSwitch(shards.get(0)).token(context.token()).transport(opened.get(0).sources())
                     .bind(context.control()));
             }
-            final Agent agent = controlServer == null ? softwareSwitch
-                : new CompositeAgent(softwareSwitch, controlServer);
-            final AgentRunner runner = new AgentRunner(IdleStrategies.byName(context.idle(), opened.transport()),
-                Throwable::printStackTrace, null, agent);
-            AgentRunner.startOnThread(runner);
-            final Runnable closeControl = controlServer == null ? () -> { } : controlServer::close;
-            return new SwitchNode(context, opened, softwareSwitch, jobs, controlServer,
-                new NodeLifecycle(runner, closeControl, context::closeCounters));
+            final List<AgentRunner> runners = new ArrayList<>();
+            for (int shard = 0; shard < shards.size(); shard++)
+            {
+                final Agent agent = shard == 0 && controlServer != null
+                    ? new CompositeAgent(shards.get(0), controlServer) : shards.get(shard);
+                runners.add(new AgentRunner(IdleStrategies.byName(context.idle(), opened.get(shard).transport()),
+                    Throwable::printStackTrace, null, agent));
+            }
+            runners.forEach(AgentRunner::startOnThread);
+            // Shard 0's thread first, then the other shards' (each closes its transport), the control port, counters.
+            final List<Runnable> afterFirst = new ArrayList<>();
+            runners.subList(1, runners.size()).forEach(runner -> afterFirst.add(runner::close));
+            afterFirst.add(controlServer == null ? () -> { } : controlServer::close);
+            afterFirst.add(context::closeCounters);
+            return new SwitchNode(context, opened, shards, List.copyOf(jobs), controlServer,
+                new NodeLifecycle(runners.get(0), afterFirst.toArray(Runnable[]::new)));
         }
         catch (final RuntimeException ex)
         {
@@ -114,21 +135,58 @@ public final class SwitchNode implements AutoCloseable
             {
                 context.closeCounters();
             }
-            decorated.close();
+            decorated.forEach(Transport::close);
             throw ex;
         }
     }
 
-    private static OpenedTransport open(final SwitchContext context)
+    private static List<OpenedTransport> open(final SwitchContext context)
     {
         if (context.transportOpener() != null)
         {
-            return context.transportOpener().open(context.maxMessageLength(), context.maxPeers(),
-                context.maxLearnedPeers());
+            return List.of(context.transportOpener().open(context.maxMessageLength(), context.maxPeers(),
+                context.maxLearnedPeers()));
         }
-        final UdpTransport udp = UdpTransport.open(context.bind(),
-            context.upstream() == null ? List.of() : List.of(context.upstream()), context.maxPeers(),
-            context.maxLearnedPeers(), context.maxMessageLength(), 64);
+        if (context.shards() == 1)
+        {
+            return List.of(opened(UdpTransport.open(context.bind(),
+                context.upstream() == null ? List.of() : List.of(context.upstream()), context.maxPeers(),
+                context.maxLearnedPeers(), context.maxMessageLength(), 64)));
+        }
+        // A port another process's sockets share already (SO_REUSEPORT, same user) would take this group's sockets
+        // into theirs: a plain socket on the port first, as without shards, says whether anything holds it.
+        if (context.bind().getPort() != 0)
+        {
+            UdpTransport.open(context.bind(), List.of(), 1, 1, 1).close();
+        }
+        final List<OpenedTransport> shards = new ArrayList<>();
+        try
+        {
+            final UdpTransport first = UdpTransport.openSharingPort(context.bind(), context.maxPeers(),
+                context.maxLearnedPeers(), context.maxMessageLength(), 64);
+            shards.add(opened(first));
+            final String why = first.steer(ReusePortSteering.byJob(context.shards()));
+            if (why != null)
+            {
+                throw new IllegalStateException("--shards " + context.shards() + ": cannot have the kernel steer "
+                    + first.localAddress() + "'s datagrams by job: " + why);
+            }
+            for (int shard = 1; shard < context.shards(); shard++)
+            {
+                shards.add(opened(UdpTransport.openSharingPort(first.localAddress(), context.maxPeers(),
+                    context.maxLearnedPeers(), context.maxMessageLength(), 64)));
+            }
+            return shards;
+        }
+        catch (final RuntimeException ex)
+        {
+            shards.forEach(shard -> shard.transport().close());
+            throw ex;
+        }
+    }
+
+    private static OpenedTransport opened(final UdpTransport udp)
+    {
         return new OpenedTransport(udp, udp, FrameHeaders.udp(udp),
             "udp://" + udp.localAddress().getHostString() + ":" + udp.localAddress().getPort());
     }
@@ -189,10 +247,21 @@ public final class SwitchNode implements AutoCloseable
         return context;
     }
 
-    /** One of the switch's counters. */
+    /** One of the switch's counters, summed over its shards. */
     public long counter(final SwitchCounter counter)
     {
-        return softwareSwitch.counter(counter);
+        long total = 0;
+        for (final SoftwareSwitch shard : shards)
+        {
+            total += shard.counter(counter);
+        }
+        return total;
+    }
+
+    /** One of the switch's counters in shard {@code shard} ({@link SwitchContext#shards}) alone. */
+    public long counter(final SwitchCounter counter, final int shard)
+    {
+        return shards.get(shard).counter(counter);
     }
 
     /**
@@ -205,7 +274,22 @@ public final class SwitchNode implements AutoCloseable
         if (context.transportOpener() == null && transport.transport() instanceof UdpTransport udp)
         {
             notes.add(udp.describeIo());
-            notes.add(udp.describeBuffers());
+            notes.add(udp.describeBuffers() + (shards.size() == 1 ? "" : ", each of " + shards.size() + " sockets"));
+            if (shards.size() > 1)
+            {
+                final StringBuilder placed = new StringBuilder();
+                for (final SwitchJobConfig job : jobs)
+                {
+                    placed.append(placed.isEmpty() ? "" : ", ").append("job ").append(job.jobId()).append(" on shard ")
+                        .append(ReusePortSteering.shardOf(job.jobId(), shards.size()));
+                }
+                notes.add("shards: " + shards.size() + " threads, each with its own socket on port "
+                    + udp.localAddress().getPort() + " (SO_REUSEPORT); the kernel steers each job's datagrams to "
+                    + "shard job id % " + shards.size() + ": " + placed
+                    + (jobs.stream().map(job -> ReusePortSteering.shardOf(job.jobId(), shards.size())).distinct()
+                    .count() < Math.min(jobs.size(), shards.size()) ? " (warning: jobs share a shard while another "
+                    + "has none; job ids in sequence spread them)" : ""));
+            }
             for (final SwitchJobConfig job : jobs)
             {
                 final int packet = InaggHeader.messageLength(job.lanesPerPacket());
@@ -239,7 +323,7 @@ public final class SwitchNode implements AutoCloseable
         {
             if (counter.name().startsWith("DROP_"))
             {
-                total += softwareSwitch.counter(counter);
+                total += counter(counter);
             }
         }
         return total;

@@ -100,6 +100,69 @@ class SwitchNodeTest
     }
 
     @Test
+    void shouldAggregateEachJobOnTheShardOfItsIdAndFreeEveryShardsSocketWhenClosed() throws Exception
+    {
+        final SwitchJobConfig even = new SwitchJobConfig(2, 1, 16, 64);
+        final SwitchJobConfig odd = new SwitchJobConfig(3, 1, 16, 64);
+        final int message = InaggHeader.messageLength(64);
+        final UdpTransport evenWorker = UdpTransport.open(LOOPBACK_ANY, List.of(), 1, message, 64);
+        final UdpTransport oddWorker = UdpTransport.open(LOOPBACK_ANY, List.of(), 1, message, 64);
+        final InetSocketAddress bound;
+        try (SwitchNode node = SwitchNode.launch(new SwitchContext().bind(LOOPBACK_ANY).jobs(List.of(even, odd))
+            .sources(Map.of(2, new InetSocketAddress[] {evenWorker.localAddress()},
+                3, new InetSocketAddress[] {oddWorker.localAddress()})).shards(4).idle("sleep-ns:100000")))
+        {
+            bound = node.localAddress();
+            assertThat(node.transportNotes()).anySatisfy(note -> assertThat(note)
+                .startsWith("shards: 4 threads").contains("job 2 on shard 2, job 3 on shard 3"));
+            final int[] in = new int[1000];
+            for (int k = 0; k < in.length; k++)
+            {
+                in[k] = 5 * k - 2_000;
+            }
+            for (final UdpTransport worker : List.of(evenWorker, oddWorker))
+            {
+                assertThat(worker.addPeer(bound)).isZero();
+                final int[] out = new int[in.length];
+                try (AllReduceJob job = AllReduceJob.open(new JobContext().jobId(worker == evenWorker ? 2 : 3)
+                    .workerId(0).workers(1).transport(worker).peerTimeout(Duration.ofSeconds(10))
+                    .retransmitTimeout(Duration.ofMillis(5))))
+                {
+                    job.allReduce(in, out);
+                }
+                assertThat(out).isEqualTo(in);
+                // Only the job's own shard saw its messages: the other shard would have dropped them as an unknown
+                // job's (and the worker would never have finished).
+                final int shard = worker == evenWorker ? 2 : 3;
+                assertThat(node.counter(SwitchCounter.CONTRIBUTIONS, shard)).as("shard %d", shard).isPositive();
+                assertThat(node.counter(SwitchCounter.DROP_UNKNOWN_JOB)).isZero();
+            }
+            // Four shards' counters fit the default registry, each counted on its own.
+            assertThat(node.counter(SwitchCounter.CONTRIBUTIONS)).isEqualTo(
+                node.counter(SwitchCounter.CONTRIBUTIONS, 2) + node.counter(SwitchCounter.CONTRIBUTIONS, 3));
+            assertThat(node.counter(SwitchCounter.RECEIVED, 0) + node.counter(SwitchCounter.RECEIVED, 1)).isZero();
+            assertThatThrownBy(() -> SwitchNode.launch(new SwitchContext().bind(bound).jobs(List.of(even)).open(true)
+                .shards(2))).as("a second group cannot join the first's port").hasMessageContaining("cannot bind");
+        }
+        LoopbackPorts.assertFree(bound, "closing every shard frees the port");
+    }
+
+    @Test
+    void shouldRefuseShardsWhereTheyCannotRun()
+    {
+        final SwitchContext base = new SwitchContext().jobs(List.of(JOB)).open(true);
+        assertThatThrownBy(() -> base.shards(0).conclude()).hasMessage("--shards must be in 1..64, got 0");
+        assertThatThrownBy(() -> new SwitchContext().control(LOOPBACK_ANY).shards(2).conclude())
+            .hasMessageStartingWith("--shards 2 runs on UDP").hasMessageContaining("--control");
+        assertThatThrownBy(() -> new SwitchContext().jobs(List.of(JOB)).open(true).shards(2)
+            .transportOpener((message, peers, learned) -> { throw new AssertionError("not opened"); }).conclude())
+            .hasMessageContaining("DPDK");
+        assertThatThrownBy(() -> new SwitchContext().jobs(List.of(JOB)).open(true).localWorkers(new int[] {0})
+            .upstream(new InetSocketAddress("127.0.0.1", 9100)).shards(2).conclude())
+            .hasMessageContaining("--upstream");
+    }
+
+    @Test
     void shouldCloseWhatItOpenedWhenLaunchFails() throws Exception
     {
         final InetSocketAddress port = LoopbackPorts.free();
