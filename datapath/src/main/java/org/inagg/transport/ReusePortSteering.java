@@ -8,7 +8,7 @@ import org.inagg.wire.InaggHeader;
  * the traffic without a thread handing packets to another. {@link #byJob} sends every message of a job (its JOINs
  * included) to socket {@code jobId % sockets}, {@link #shardOf}: a job's state then lives on one thread only.
  * <pre>
- *   ldh [2]          ; A = Job Id (bytes 2..3 of the inagg header, big-endian)
+ *   ldh [2]          ; A = Job Id ({@link InaggHeader#JOB_ID_OFFSET}: bytes 2..3 of the header, big-endian)
  *   mod #sockets     ; A = A % sockets
  *   ret a            ; the group's socket A (a datagram too short for the load: socket 0)
  * </pre>
@@ -21,7 +21,6 @@ public final class ReusePortSteering
     private static final short BPF_LD_H_ABS = 0x28;
     private static final short BPF_ALU_MOD_K = 0x94;
     private static final short BPF_RET_A = 0x16;
-    private static final int JOB_ID_OFFSET = 2;
 
     private final short[] codes;
     private final byte[] jt;
@@ -50,12 +49,16 @@ public final class ReusePortSteering
             throw new IllegalArgumentException("sockets must be in 1.." + MAX_SOCKETS + ", got " + sockets);
         }
         return new ReusePortSteering(new short[] {BPF_LD_H_ABS, BPF_ALU_MOD_K, BPF_RET_A},
-            new int[] {JOB_ID_OFFSET, sockets, 0}, "job id % " + sockets);
+            new int[] {InaggHeader.JOB_ID_OFFSET, sockets, 0}, "job id % " + sockets);
     }
 
     /** The socket (of {@code sockets}) that {@link #byJob} gives job {@code jobId}'s messages to. */
     public static int shardOf(final int jobId, final int sockets)
     {
+        if (sockets < 1 || sockets > MAX_SOCKETS)
+        {
+            throw new IllegalArgumentException("sockets must be in 1.." + MAX_SOCKETS + ", got " + sockets);
+        }
         if (jobId < 0 || jobId > InaggHeader.MAX_JOB_ID)
         {
             throw new IllegalArgumentException("job id must be in 0.." + InaggHeader.MAX_JOB_ID + ", got " + jobId);

@@ -14,6 +14,8 @@ import java.net.Inet4Address;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Batched datagram I/O on a UDP socket's file descriptor through FFM (Linux x86-64 and aarch64): one
@@ -68,10 +70,15 @@ final class UdpBatchIo
     /** struct sock_fprog: u16 len, (padding), struct sock_filter *filter. */
     private static final int SOCK_FPROG_BYTES = 16;
     /**
-     * Descriptors of the live instances: a socket that shares its address with others (SO_REUSEPORT) is told from
-     * them by being the one no instance holds yet, as the sockets of a group are opened one after another.
+     * The sockets of the live instances, by inode ({@code socket:[N]}, unique while a socket is open, unlike its
+     * descriptor's number, which a closed socket hands to the next): a socket that shares its address with others
+     * (SO_REUSEPORT) is told from them by being the one no instance holds yet, as a group's sockets are opened one
+     * after another.
      */
-    private static final java.util.Set<Integer> CLAIMED = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private static final Set<String> CLAIMED = ConcurrentHashMap.newKeySet();
+    /** What {@link #findSocket} finds where no unheld socket is bound to the address, or several are. */
+    private static final Found NOT_FOUND = new Found(-1, "");
+    private static final Found AMBIGUOUS = new Found(-2, "");
     private static final int MSG_DONTWAIT = 0x40;
     static final int EAGAIN = 11;
 
@@ -139,6 +146,7 @@ final class UdpBatchIo
     }
 
     private final int fd;
+    private final String inode;
     private final Arena arena = Arena.ofShared();
     private final MemorySegment callState = arena.allocate(CALL_STATE);
     private final MemorySegment txHeaders;
@@ -153,9 +161,10 @@ final class UdpBatchIo
     private boolean gso;
     private final boolean gro;
 
-    private UdpBatchIo(final int fd, final int burst, final int maxPeers)
+    private UdpBatchIo(final int fd, final String inode, final int burst, final int maxPeers)
     {
         this.fd = fd;
+        this.inode = inode;
         txHeaders = arena.allocate((long)burst * MMSGHDR_BYTES, 8);
         txIovecs = arena.allocate((long)burst * IOVEC_BYTES, 8);
         txControls = arena.allocate((long)burst * CMSG_SPACE_BYTES, 8);
@@ -199,28 +208,37 @@ final class UdpBatchIo
         }
         synchronized (CLAIMED)
         {
-            final int fd = findDescriptor(local);
-            if (fd < 0)
+            final Found socket = findSocket(local);
+            if (socket == AMBIGUOUS)
             {
-                why.append(fd == AMBIGUOUS ? "more than one socket bound to " + local
-                    + " is not yet in use: cannot tell which is this one's" : "cannot find the descriptor of the socket bound to " + local
-                    + " in /proc/self/fd");
+                why.append("more than one socket bound to ").append(local).append(" is not yet in use: cannot tell "
+                    + "which is this one's");
                 return null;
             }
-            CLAIMED.add(fd);
-            return new UdpBatchIo(fd, burst, maxPeers);
+            if (socket == NOT_FOUND)
+            {
+                why.append("cannot find the descriptor of the socket bound to ").append(local)
+                    .append(" in /proc/self/fd");
+                return null;
+            }
+            final UdpBatchIo io = new UdpBatchIo(socket.fd(), socket.inode(), burst, maxPeers);
+            CLAIMED.add(socket.inode());
+            return io;
         }
     }
 
-    private static final int AMBIGUOUS = -2;
+    /** A socket's descriptor and inode ({@code socket:[N]}). */
+    private record Found(int fd, String inode)
+    {
+    }
 
     /**
-     * The descriptor of the datagram socket bound to {@code local} that no instance holds (the JDK does not hand its
-     * descriptors out); -1 when there is none, {@link #AMBIGUOUS} when there are several.
+     * The datagram socket bound to {@code local} that no instance holds (the JDK does not hand its descriptors out);
+     * {@link #NOT_FOUND} when there is none, {@link #AMBIGUOUS} when there are several.
      */
-    private static int findDescriptor(final InetSocketAddress local)
+    private static Found findSocket(final InetSocketAddress local)
     {
-        int found = -1;
+        Found found = NOT_FOUND;
         try (Arena scratch = Arena.ofConfined(); var entries = Files.list(Path.of("/proc/self/fd")))
         {
             final MemorySegment address = scratch.allocate(SOCKADDR_BYTES, 8);
@@ -229,10 +247,12 @@ final class UdpBatchIo
             for (final Path entry : entries.toList())
             {
                 final int fd;
+                final String inode;
                 try
                 {
                     fd = Integer.parseInt(entry.getFileName().toString());
-                    if (!Files.readSymbolicLink(entry).toString().startsWith("socket:"))
+                    inode = Files.readSymbolicLink(entry).toString();
+                    if (!inode.startsWith("socket:"))
                     {
                         continue;
                     }
@@ -256,20 +276,20 @@ final class UdpBatchIo
                 final byte[] ip = new byte[4];
                 MemorySegment.copy(address, ValueLayout.JAVA_BYTE, 4, ip, 0, 4);
                 if (port == local.getPort() && java.util.Arrays.equals(ip, local.getAddress().getAddress())
-                    && !CLAIMED.contains(fd))
+                    && !CLAIMED.contains(inode))
                 {
-                    if (found >= 0)
+                    if (found != NOT_FOUND)
                     {
                         return AMBIGUOUS;
                     }
-                    found = fd;
+                    found = new Found(fd, inode);
                 }
             }
             return found;
         }
         catch (final Throwable ex)
         {
-            return -1;
+            return NOT_FOUND;
         }
     }
 
@@ -444,7 +464,7 @@ final class UdpBatchIo
         if (arena.scope().isAlive())
         {
             arena.close();
-            CLAIMED.remove(fd);
+            CLAIMED.remove(inode);
         }
     }
 

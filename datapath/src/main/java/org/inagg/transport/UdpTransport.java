@@ -173,6 +173,12 @@ public final class UdpTransport implements Transport, SourceRegistry
         }
     }
 
+    /** Whether the socket moves datagrams with sendmmsg/recvmmsg on its own descriptor (else the JDK's channel). */
+    public boolean batchIo()
+    {
+        return io instanceof MmsgDatagramIo;
+    }
+
     /**
      * Attaches {@code steering} to this socket's SO_REUSEPORT group ({@link #openSharingPort}): from then on it picks
      * which of the group's sockets takes each datagram.

@@ -101,5 +101,6 @@ class ReusePortSteeringTest
         assertThatThrownBy(() -> ReusePortSteering.byJob(0)).hasMessageContaining("1..64");
         assertThatThrownBy(() -> ReusePortSteering.byJob(65)).hasMessageContaining("1..64");
         assertThatThrownBy(() -> ReusePortSteering.shardOf(65_536, 2)).hasMessageContaining("0..65535");
+        assertThatThrownBy(() -> ReusePortSteering.shardOf(1, 0)).hasMessageContaining("1..64");
     }
 }

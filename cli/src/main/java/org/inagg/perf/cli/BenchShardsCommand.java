@@ -92,8 +92,8 @@ public final class BenchShardsCommand implements Callable<Integer>
         out.flush();
         final ShardScalingBench bench = new ShardScalingBench(jvmOptions, workerOptions);
         final List<String> table = new ArrayList<>();
-        table.add("| round | jobs | shards | each job's p50 ms | elements/s together | x first shard count | switch CPU s "
-            + "(JIT included) |");
+        table.add("| round | jobs | shards | each job's p50 ms | elements/s together | x first shard count "
+            + "| switch CPU s (JIT included) |");
         table.add("|---:|---:|---:|---|---:|---:|---:|");
         boolean failed = false;
         for (int round = 1; round <= rounds; round++)
@@ -101,10 +101,13 @@ public final class BenchShardsCommand implements Callable<Integer>
             for (final int jobCount : jobs)
             {
                 double baseline = Double.NaN;
+                boolean first = true;
                 for (final int shardCount : shards)
                 {
                     final ShardScalingBench.Row row = bench.run(jobCount, workers, shardCount, elements, iterations,
                         warmup, timeoutS, dir);
+                    final boolean isBaseline = first;
+                    first = false;
                     if (!row.isMeasured())
                     {
                         failed = true;
@@ -113,15 +116,17 @@ public final class BenchShardsCommand implements Callable<Integer>
                         out.flush();
                         continue;
                     }
-                    if (Double.isNaN(baseline))
+                    if (isBaseline)
                     {
                         baseline = row.elementsPerSecond();
                     }
                     final String p50s = String.join(" / ", row.perJob().stream().map(PeerResult::p50Seconds)
                         .map(p50 -> String.format(Locale.ROOT, "%.1f", p50 * 1e3)).toList());
-                    final String line = String.format(Locale.ROOT, "| %d | %d | %d | %s | %.3e | %.2fx | %.2f |",
-                        round, jobCount, shardCount, p50s, row.elementsPerSecond(),
-                        row.elementsPerSecond() / baseline, row.switchCpuSeconds());
+                    // A failed baseline leaves the ratios of its round n/a rather than taking another's run.
+                    final String line = String.format(Locale.ROOT, "| %d | %d | %d | %s | %.3e | %s | %.2f |",
+                        round, jobCount, shardCount, p50s, row.elementsPerSecond(), Double.isNaN(baseline) ? "n/a"
+                        : String.format(Locale.ROOT, "%.2fx", row.elementsPerSecond() / baseline),
+                        row.switchCpuSeconds());
                     table.add(line);
                     out.printf(Locale.ROOT, "  round %d, %d jobs, %d shards: %.3e elements/s together, p50 %s ms, "
                         + "switch CPU %.2f s; %s%n", round, jobCount, shardCount,

@@ -128,10 +128,9 @@ public final class SwitchCommand implements Callable<Integer>
             .control(control == null ? null : Addresses.parse("--control", control))
             .maxPeers(service.maxPeers).idle(service.idle).shards(shards)
             .decorator((transport, headers) -> FaultInjectingTransport.wrap(capture.wrap(transport, headers),
-                service.loss > 0 ? FaultConfig.lossy(service.loss, 1) : FaultConfig.NONE))
-            .counters(where -> countersOptions.open("switch", "switch " + where + " jobs " + String.join(",", jobs)
-                + (upstream == null ? "" : " up to " + upstream), SwitchContext.COUNTERS_PER_SHARD * shards, out),
-                countersOptions::close);
+                service.loss > 0 ? FaultConfig.lossy(service.loss, 1) : FaultConfig.NONE));
+        context.counters(where -> countersOptions.open("switch", "switch " + where + " jobs " + String.join(",", jobs)
+            + (upstream == null ? "" : " up to " + upstream), context.countersCapacity(), out), countersOptions::close);
         if (dpdk)
         {
             context.transportOpener((maxMessage, maxPeers, maxLearnedPeers) ->

@@ -23,7 +23,7 @@ class BenchShardsCommandTest
 
     @Test
     @Timeout(300)
-    void shouldRunTwoJobsOnOneShardAndOnTwoAndTabulateBoth()
+    void shouldRunTwoJobsOnOneShardAndOnFourAndTabulateBoth()
     {
         final StringWriter out = new StringWriter();
         final CommandLine commandLine = new CommandLine(new InaggCli());
@@ -35,9 +35,9 @@ class BenchShardsCommandTest
 
         final String text = out.toString();
         assertThat(exit).as(text).isZero();
-        assertThat(text).containsPattern("\\| 1 \\| 2 \\| 1 \\| [0-9.]+ / [0-9.]+ \\| [0-9.]+e\\+[0-9]+ \\| 1\\.00x \\|")
-            .containsPattern("\\| 1 \\| 2 \\| 4 \\| [0-9.]+ / [0-9.]+ \\| [0-9.]+e\\+[0-9]+ \\| [0-9.]+x \\|")
-            .contains("job 1 on shard 1");
+        assertThat(text)
+            .containsPattern("\\| 1 \\| 2 \\| 1 \\| [0-9.]+ / [0-9.]+ \\| [0-9.]+e\\+[0-9]+ \\| 1\\.00x \\|")
+            .containsPattern("\\| 1 \\| 2 \\| 4 \\| [0-9.]+ / [0-9.]+ \\| [0-9.]+e\\+[0-9]+ \\| [0-9.]+x \\|");
         // Four shards' counters fit its counters file.
         assertThat(dir.resolve("switch-j2-s4.log")).content()
             .contains("shards: 4 threads").contains("job 1 on shard 1, job 2 on shard 2");

@@ -11,7 +11,8 @@ import org.inagg.agent.CounterKey;
  * Counters in the Prometheus text exposition format, version 0.0.4: one family per metric name (counters get
  * {@code _total}), a {@code # HELP} line from the counter's label and type id, a {@code # TYPE} line, and one sample
  * per counter with the process's labels ({@code role}, {@code pid}) and, for per-job counters, {@code job} and
- * {@code worker}:
+ * {@code worker}; counters of one family with the same job and worker (a sharded switch's shards, each counting its
+ * own) are one sample, their sum:
  * <pre>
  * # HELP inagg_switch_received_total messages received (type 201)
  * # TYPE inagg_switch_received_total counter
@@ -53,8 +54,17 @@ public final class PrometheusText
                 .append(escapeHelp(help(first.label()) + " (type " + first.typeId() + ")")).append('\n');
             out.append("# TYPE ").append(name).append(' ').append(first.key().gauge() ? "gauge" : "counter")
                 .append('\n');
+            final Map<Long, long[]> sums = new LinkedHashMap<>();
+            final Map<Long, CountersSnapshot.Sample> firstOf = new LinkedHashMap<>();
             for (final CountersSnapshot.Sample sample : samples)
             {
+                final long labels = (long)sample.key().jobId() << 32 | sample.key().workerId() & 0xFFFF_FFFFL;
+                sums.computeIfAbsent(labels, key -> new long[1])[0] += sample.value();
+                firstOf.putIfAbsent(labels, sample);
+            }
+            for (final Map.Entry<Long, CountersSnapshot.Sample> entry : firstOf.entrySet())
+            {
+                final CountersSnapshot.Sample sample = entry.getValue();
                 out.append(name).append('{');
                 boolean firstLabel = true;
                 for (final Map.Entry<String, String> label : processLabels.entrySet())
@@ -69,7 +79,7 @@ public final class PrometheusText
                 {
                     appendLabel(out, firstLabel, "worker", Integer.toString(sample.key().workerId()));
                 }
-                out.append("} ").append(sample.value()).append('\n');
+                out.append("} ").append(sums.get(entry.getKey())[0]).append('\n');
             }
         });
         return out.toString();

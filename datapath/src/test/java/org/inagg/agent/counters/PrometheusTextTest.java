@@ -49,6 +49,21 @@ class PrometheusTextTest
     }
 
     @Test
+    void shouldSumCountersOfOneFamilyAndLabelsIntoOneSampleAsASharedSwitchsShardsCountApart()
+    {
+        final CounterRegistry registry = new CounterRegistry(8);
+        registry.newCounter(WorkerCounter.PACKETS_SENT, "shard 0: packets sent", 1, 0).setRelease(10);
+        registry.newCounter(WorkerCounter.PACKETS_SENT, "shard 1: packets sent", 1, 0).setRelease(32);
+        registry.newCounter(WorkerCounter.PACKETS_SENT, "shard 1: packets sent", 2, 0).setRelease(5);
+
+        final String text = PrometheusText.format(CountersSnapshot.take(registry.reader()), Map.of("role", "switch"));
+
+        assertThat(text).contains("inagg_worker_packets_sent_total{role=\"switch\",job=\"1\",worker=\"0\"} 42\n")
+            .contains("inagg_worker_packets_sent_total{role=\"switch\",job=\"2\",worker=\"0\"} 5\n");
+        assertThat(text.lines().filter(line -> line.startsWith("inagg_worker_packets_sent_total{"))).hasSize(2);
+    }
+
+    @Test
     void shouldServeTheCountersAtMetricsAndNothingElse() throws IOException, InterruptedException
     {
         final CounterRegistry registry = new CounterRegistry(8);

@@ -62,12 +62,22 @@ public final class SoftwareSwitch implements Agent, MessageHandler
 
     public SoftwareSwitch(final Transport transport, final CounterRegistry registry, final int receiveBurst)
     {
+        this(transport, registry, receiveBurst, "switch");
+    }
+
+    /**
+     * @param owner what its counters' labels start with ({@code switch}; a sharded switch's shards
+     *              {@code switch shard N}, so that each counts apart under its own name).
+     */
+    public SoftwareSwitch(final Transport transport, final CounterRegistry registry, final int receiveBurst,
+        final String owner)
+    {
         this.transport = transport;
-        this.counters = new NodeCounters<>(registry, SwitchCounter.class, "switch");
-        this.jobsGauge = registry.newCounter(SwitchGauge.JOBS, "switch: " + SwitchGauge.JOBS.label());
+        this.counters = new NodeCounters<>(registry, SwitchCounter.class, owner);
+        this.jobsGauge = registry.newCounter(SwitchGauge.JOBS, owner + ": " + SwitchGauge.JOBS.label());
         this.sessionsStarted = registry.newCounter(SwitchGauge.SESSIONS_STARTED,
-            "switch: " + SwitchGauge.SESSIONS_STARTED.label());
-        this.slotsGauge = registry.newCounter(SwitchGauge.SLOTS, "switch: " + SwitchGauge.SLOTS.label());
+            owner + ": " + SwitchGauge.SESSIONS_STARTED.label());
+        this.slotsGauge = registry.newCounter(SwitchGauge.SLOTS, owner + ": " + SwitchGauge.SLOTS.label());
         this.node = new AggregationNode<>("inagg-switch", SoftwareSwitch.class, "switch", transport, counters,
             receiveBurst);
         this.node.strategy(new SlotAggregation(node, counters, jobsGauge, slotsGauge, sessionsStarted));

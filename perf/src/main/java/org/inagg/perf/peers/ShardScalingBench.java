@@ -12,7 +12,8 @@ import java.util.concurrent.TimeUnit;
  * processes each, all at once on one switch on loopback, job ids 1..J (so the kernel spreads them over the shards as
  * job id % shards does). Per run: each job's time per all-reduce (its slowest worker's p50, JVM start and JOIN left
  * out), their throughput together (the sum over jobs of elements per p50) and the switch process's CPU time from when
- * it listens to the workers' end (its JVM's start left out; its JIT, the warm-up and the JOINs in). Every worker's result is checked against the exact sum.
+ * it listens to the workers' end (its JVM's start left out; its JIT, the warm-up and the JOINs in). Every worker's
+ * result is checked against the exact sum.
  */
 public final class ShardScalingBench
 {
@@ -47,8 +48,8 @@ public final class ShardScalingBench
     }
 
     /**
-     * Runs {@code jobs} jobs of {@code workersPerJob} workers on a switch of {@code shards} shards (the switch's default
-     * packets and slots).
+     * Runs {@code jobs} jobs of {@code workersPerJob} workers on a switch of {@code shards} shards (the switch's
+     * default packets and slots).
      *
      * @throws IllegalArgumentException when a count is below 1 or the shards are more than the switch takes.
      */
@@ -107,7 +108,7 @@ public final class ShardScalingBench
             for (int job = 1; job <= jobs; job++)
             {
                 final PeerResult result = WorkerLogs.collect("job " + job, run, logs.get(job - 1), ok,
-                    "job " + job + " on shard " + job % shards);
+                    "job " + job + " on shard " + org.inagg.transport.ReusePortSteering.shardOf(job, shards));
                 perJob.add(result);
                 total += result.isMeasured() ? elements / result.p50Seconds() : 0;
             }

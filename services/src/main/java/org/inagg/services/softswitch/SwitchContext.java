@@ -158,7 +158,7 @@ public final class SwitchContext
      * Shards (default 1): each a thread with its own socket on {@link #bind}'s port (SO_REUSEPORT) and its own
      * software switch, the kernel handing each job's datagrams to shard {@code jobId % shards}
      * ({@link ReusePortSteering}), so jobs aggregate on as many cores with no state shared. UDP
-     * only, with the jobs given at launch (not with --control or --upstream).
+     * only (not a {@link #transportOpener}'s), with the jobs given at launch (not with --control or --upstream).
      */
     public SwitchContext shards(final int shards)
     {

@@ -29,8 +29,9 @@ import org.inagg.wire.InaggHeader;
 /**
  * A running software switch: its transport open (a UDP port, or what the context's opener gave), the jobs of its
  * context installed with their registered sources, {@link SoftwareSwitch} (and the control port, if any) on one agent
- * thread. {@link #launch} starts one from a {@link SwitchContext}; {@link #close()} stops the thread (whose agent
- * closes the transport), the control port and the counters; {@link #awaitClose} blocks until then.
+ * thread; with {@link SwitchContext#shards} N, N of each (socket, switch, thread), each job on shard job id % N.
+ * {@link #launch} starts one from a {@link SwitchContext}; {@link #close()} stops the threads (whose agents close the
+ * transports), the control port and the counters; {@link #awaitClose} blocks until then.
  */
 public final class SwitchNode implements AutoCloseable
 {
@@ -49,12 +50,11 @@ public final class SwitchNode implements AutoCloseable
     private final SwitchControlServer controlServer;
     private final NodeLifecycle lifecycle;
 
-    private SwitchNode(final SwitchContext context, final List<OpenedTransport> transports,
-        final List<SoftwareSwitch> shards, final List<SwitchJobConfig> jobs, final SwitchControlServer controlServer,
-        final NodeLifecycle lifecycle)
+    private SwitchNode(final SwitchContext context, final OpenedTransport transport, final List<SoftwareSwitch> shards,
+        final List<SwitchJobConfig> jobs, final SwitchControlServer controlServer, final NodeLifecycle lifecycle)
     {
         this.context = context;
-        this.transport = transports.get(0);
+        this.transport = transport;
         this.shards = shards;
         this.jobs = jobs;
         this.controlServer = controlServer;
@@ -68,6 +68,8 @@ public final class SwitchNode implements AutoCloseable
      *
      * @throws IllegalArgumentException from {@link SwitchContext#conclude()}, or when the peer table cannot hold the
      *                                  registered sources.
+     * @throws IllegalStateException    when the shards' sockets cannot be steered by job (no batch I/O, or the
+     *                                  kernel refused the program).
      */
     public static SwitchNode launch(final SwitchContext context)
     {
@@ -78,6 +80,8 @@ public final class SwitchNode implements AutoCloseable
         // What the node runs on (the decorator's, e.g. a pcap capture, which closes the transport it wraps): a launch
         // that fails closes that, so a capture is flushed and closed too.
         final List<Transport> decorated = new ArrayList<>(opened.stream().map(OpenedTransport::transport).toList());
+        // Shard i's runner, once started, closes decorated.get(i).
+        final List<AgentRunner> started = new ArrayList<>();
         try
         {
             final CounterRegistry counters = context.openCounters(opened.get(0).name());
@@ -86,10 +90,12 @@ public final class SwitchNode implements AutoCloseable
             for (int shard = 0; shard < opened.size(); shard++)
             {
                 final OpenedTransport shardTransport = opened.get(shard);
-                shardTransport.transport().countInto(TransportCounters.in(counters, "switch", CounterKey.NONE,
+                // Shards count apart, each under its own name (inagg stat); /metrics sums them.
+                final String owner = opened.size() == 1 ? "switch" : "switch shard " + shard;
+                shardTransport.transport().countInto(TransportCounters.in(counters, owner, CounterKey.NONE,
                     CounterKey.NONE));
                 decorated.set(shard, context.decorator().apply(shardTransport.transport(), shardTransport.headers()));
-                shards.add(new SoftwareSwitch(decorated.get(shard), counters, 256));
+                shards.add(new SoftwareSwitch(decorated.get(shard), counters, 256, owner));
             }
             final List<SwitchJobConfig> jobs = new ArrayList<>();
             for (final SwitchJobConfig config : context.jobs())
@@ -116,17 +122,30 @@ public final class SwitchNode implements AutoCloseable
                 runners.add(new AgentRunner(IdleStrategies.byName(context.idle(), opened.get(shard).transport()),
                     Throwable::printStackTrace, null, agent));
             }
-            runners.forEach(AgentRunner::startOnThread);
-            // Shard 0's thread first, then the other shards' (each closes its transport), the control port, counters.
-            final List<Runnable> afterFirst = new ArrayList<>();
-            runners.subList(1, runners.size()).forEach(runner -> afterFirst.add(runner::close));
-            afterFirst.add(controlServer == null ? () -> { } : controlServer::close);
-            afterFirst.add(context::closeCounters);
-            return new SwitchNode(context, opened, shards, List.copyOf(jobs), controlServer,
-                new NodeLifecycle(runners.get(0), afterFirst.toArray(Runnable[]::new)));
+            for (final AgentRunner runner : runners)
+            {
+                AgentRunner.startOnThread(runner);
+                started.add(runner);
+            }
+            // The last shard's thread first (each closes its transport), then the others back to shard 0, the control
+            // port, the counters: a socket leaving a SO_REUSEPORT group moves the group's last one into its place, so
+            // closing from the last keeps every open shard's index, and no job's datagrams reach another shard.
+            final List<Runnable> afterLast = new ArrayList<>();
+            for (int shard = runners.size() - 2; shard >= 0; shard--)
+            {
+                afterLast.add(runners.get(shard)::close);
+            }
+            afterLast.add(controlServer == null ? () -> { } : controlServer::close);
+            afterLast.add(context::closeCounters);
+            return new SwitchNode(context, opened.get(0), shards, List.copyOf(jobs), controlServer,
+                new NodeLifecycle(runners.get(runners.size() - 1), afterLast.toArray(Runnable[]::new)));
         }
         catch (final RuntimeException ex)
         {
+            for (int shard = started.size() - 1; shard >= 0; shard--)
+            {
+                started.get(shard).close();
+            }
             if (controlServer != null)
             {
                 controlServer.close();
@@ -135,7 +154,7 @@ public final class SwitchNode implements AutoCloseable
             {
                 context.closeCounters();
             }
-            decorated.forEach(Transport::close);
+            decorated.subList(started.size(), decorated.size()).forEach(Transport::close);
             throw ex;
         }
     }
@@ -154,27 +173,45 @@ public final class SwitchNode implements AutoCloseable
                 context.maxLearnedPeers(), context.maxMessageLength(), 64)));
         }
         // A port another process's sockets share already (SO_REUSEPORT, same user) would take this group's sockets
-        // into theirs: a plain socket on the port first, as without shards, says whether anything holds it.
-        if (context.bind().getPort() != 0)
+        // into theirs, and the kernel hands such a port out for port 0 too: a plain socket on the port first (for port
+        // 0, the port it got), as without shards, says whether anything holds it.
+        final InetSocketAddress port;
+        try (UdpTransport probe = UdpTransport.open(context.bind(), List.of(), 1, 1, 1))
         {
-            UdpTransport.open(context.bind(), List.of(), 1, 1, 1).close();
+            port = probe.localAddress();
         }
         final List<OpenedTransport> shards = new ArrayList<>();
         try
         {
-            final UdpTransport first = UdpTransport.openSharingPort(context.bind(), context.maxPeers(),
+            final UdpTransport first = UdpTransport.openSharingPort(port, context.maxPeers(),
                 context.maxLearnedPeers(), context.maxMessageLength(), 64);
             shards.add(opened(first));
             final String why = first.steer(ReusePortSteering.byJob(context.shards()));
             if (why != null)
             {
                 throw new IllegalStateException("--shards " + context.shards() + ": cannot have the kernel steer "
-                    + first.localAddress() + "'s datagrams by job: " + why);
+                    + shards.get(0).name() + "'s datagrams by job: " + why);
             }
             for (int shard = 1; shard < context.shards(); shard++)
             {
-                shards.add(opened(UdpTransport.openSharingPort(first.localAddress(), context.maxPeers(),
-                    context.maxLearnedPeers(), context.maxMessageLength(), 64)));
+                final UdpTransport next = UdpTransport.openSharingPort(port, context.maxPeers(),
+                    context.maxLearnedPeers(), context.maxMessageLength(), 64);
+                shards.add(opened(next));
+                if (!next.batchIo())
+                {
+                    throw new IllegalStateException("--shards " + context.shards() + ": shard " + shard
+                        + "'s socket cannot use batch I/O (" + next.describeIo() + ")");
+                }
+            }
+            // Until the last socket was bound, a job of a shard not yet bound was hashed to another shard's socket,
+            // whose switch would refuse its JOIN as an unknown job's: dropped here, the workers send them again.
+            for (final OpenedTransport shard : shards)
+            {
+                for (int polls = 0; polls < 1024 && shard.transport().poll((m, o, length, peer) -> { }, 64) > 0;
+                    polls++)
+                {
+                    // discarded
+                }
             }
             return shards;
         }
@@ -336,8 +373,8 @@ public final class SwitchNode implements AutoCloseable
     }
 
     /**
-     * Stops the agent thread (its agent closes the transport), then the control port and the counters. Once; a
-     * second call, from any thread, returns at once.
+     * Stops the agent threads (each agent closes its transport; the last shard's first), then the control port and the
+     * counters. Once; a second call, from any thread, returns at once.
      */
     @Override
     public void close()
