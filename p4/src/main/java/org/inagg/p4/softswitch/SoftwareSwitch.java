@@ -66,8 +66,8 @@ public final class SoftwareSwitch implements Agent, MessageHandler
     }
 
     /**
-     * @param owner what its counters' labels start with ({@code switch}; a sharded switch's shards
-     *              {@code switch shard N}, so that each counts apart under its own name).
+     * @param owner what its counters' labels and log lines start with, and its thread's name after {@code inagg-}
+     *              ({@code switch}; a sharded switch's shards {@code switch shard N}, each under its own name).
      */
     public SoftwareSwitch(final Transport transport, final CounterRegistry registry, final int receiveBurst,
         final String owner)
@@ -78,8 +78,9 @@ public final class SoftwareSwitch implements Agent, MessageHandler
         this.sessionsStarted = registry.newCounter(SwitchGauge.SESSIONS_STARTED,
             owner + ": " + SwitchGauge.SESSIONS_STARTED.label());
         this.slotsGauge = registry.newCounter(SwitchGauge.SLOTS, owner + ": " + SwitchGauge.SLOTS.label());
-        this.node = new AggregationNode<>("inagg-switch", SoftwareSwitch.class, "switch", transport, counters,
-            receiveBurst);
+        // The thread's name and the log lines' owner: inagg-switch and "switch: ...", or each shard's own.
+        this.node = new AggregationNode<>("inagg-" + owner.replace(' ', '-'), SoftwareSwitch.class, owner, transport,
+            counters, receiveBurst);
         this.node.strategy(new SlotAggregation(node, counters, jobsGauge, slotsGauge, sessionsStarted));
         this.multicast = new ResultMulticast(node, counters);
     }
