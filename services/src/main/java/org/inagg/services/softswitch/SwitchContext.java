@@ -158,7 +158,8 @@ public final class SwitchContext
      * Shards (default 1): each a thread with its own socket on {@link #bind}'s port (SO_REUSEPORT) and its own
      * software switch, the kernel handing each job's datagrams to shard {@code jobId % shards}
      * ({@link ReusePortSteering}), so jobs aggregate on as many cores with no state shared. UDP
-     * only (not a {@link #transportOpener}'s), with the jobs given at launch (not with --control or --upstream).
+     * only (not a {@link #transportOpener}'s), not with --upstream; under a controller (--control) each shard installs
+     * the jobs of its ids.
      */
     public SwitchContext shards(final int shards)
     {
@@ -239,11 +240,11 @@ public final class SwitchContext
         {
             final String without = transportOpener != null ? "the DPDK transport (one queue per port here)"
                 : upstream != null ? "--upstream (its parameter server is a peer of one socket; not built for shards)"
-                : control != null ? "--control (the controller adds jobs and sources to one switch)" : null;
+                : null;
             if (without != null)
             {
-                throw new IllegalArgumentException("--shards " + shards + " runs on UDP with the jobs given by --job, "
-                    + "not with " + without + "; leave --shards at 1");
+                throw new IllegalArgumentException("--shards " + shards + " runs on UDP, not with " + without
+                    + "; leave --shards at 1");
             }
         }
         IdleStrategies.byName(idle);

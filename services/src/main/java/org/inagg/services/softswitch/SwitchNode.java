@@ -109,16 +109,16 @@ public final class SwitchNode implements AutoCloseable
             }
             if (context.control() != null)
             {
-                // SwitchContext.conclude: --control runs one shard only.
+                // Each shard applies the controller's requests for its jobs on its own thread.
                 controlServer = SwitchControlServer.launch(new SwitchControlServer.Context()
-                    .softwareSwitch(shards.get(0)).token(context.token()).transport(opened.get(0).sources())
+                    .shards(shards, opened.stream().map(OpenedTransport::sources).toList()).token(context.token())
                     .bind(context.control()));
             }
             final List<AgentRunner> runners = new ArrayList<>();
             for (int shard = 0; shard < shards.size(); shard++)
             {
-                final Agent agent = shard == 0 && controlServer != null
-                    ? new CompositeAgent(shards.get(0), controlServer) : shards.get(shard);
+                final Agent agent = controlServer != null
+                    ? new CompositeAgent(shards.get(shard), controlServer.agent(shard)) : shards.get(shard);
                 runners.add(new AgentRunner(IdleStrategies.byName(context.idle(), opened.get(shard).transport()),
                     Throwable::printStackTrace, null, agent));
             }
@@ -322,7 +322,8 @@ public final class SwitchNode implements AutoCloseable
                 }
                 notes.add("shards: " + shards.size() + " threads, each with its own socket on port "
                     + udp.localAddress().getPort() + " (SO_REUSEPORT); the kernel steers each job's datagrams to "
-                    + "shard job id % " + shards.size() + ": " + placed
+                    + "shard job id % " + shards.size() + ": " + (placed.isEmpty() ? "the controller's jobs as it adds "
+                    + "them" : placed)
                     + (jobs.stream().map(job -> ReusePortSteering.shardOf(job.jobId(), shards.size())).distinct()
                     .count() < Math.min(jobs.size(), shards.size()) ? " (warning: jobs share a shard while another "
                     + "has none; job ids in sequence spread them)" : ""));

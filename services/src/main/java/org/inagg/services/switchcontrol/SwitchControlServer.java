@@ -35,7 +35,10 @@ import org.inagg.wire.InaggHeader;
  * The HTTP threads never touch the switch or its transport: each request is queued and carried out by this agent's
  * {@link #doWork()}, which must run on the switch's agent thread (compose it with the {@link SoftwareSwitch} in one
  * {@code CompositeAgent}): {@link SourceRegistry#addPeer} is not thread-safe. A request waits for that at most
- * {@link #APPLY_TIMEOUT_MS} ms, then fails with 503 naming the agent.
+ * {@link #APPLY_TIMEOUT_MS} ms, then fails with 503 naming the agent. A sharded switch ({@code inagg switch --shards})
+ * gives every shard's switch and transport ({@link Context#shards}): a job's requests are queued to the agent of its
+ * shard ({@link #agent(int)}, job id % shards, where the kernel steers the job's datagrams), and the list of jobs asks
+ * every shard in turn.
  *
  * <pre>
  * GET    /v1/jobs        {"data": "127.0.0.1:9000", "jobs": [{"jobId": 3, "workers": 2, ...}]}
@@ -53,11 +56,11 @@ public final class SwitchControlServer implements Agent, AutoCloseable
     /** Threads serving the control port: one controller calls it, rarely; the rest is slack for idle connections. */
     static final int HTTP_THREADS = 4;
 
-    /** Settings: the switch, its transport's sources, where to listen. */
+    /** Settings: the switch (or its shards), its transport's sources, where to listen. */
     public static final class Context
     {
-        private SoftwareSwitch softwareSwitch;
-        private SourceRegistry transport;
+        private List<SoftwareSwitch> switches = List.of();
+        private List<SourceRegistry> transports = List.of();
         private InetSocketAddress bind;
         private InetSocketAddress dataAddress;
         private org.inagg.services.http.ApiToken token = org.inagg.services.http.ApiToken.NONE;
@@ -71,14 +74,22 @@ public final class SwitchControlServer implements Agent, AutoCloseable
 
         public Context softwareSwitch(final SoftwareSwitch softwareSwitch)
         {
-            this.softwareSwitch = softwareSwitch;
+            this.switches = List.of(softwareSwitch);
             return this;
         }
 
         /** The switch's transport (UDP or DPDK): sources are registered as its peers. */
         public Context transport(final SourceRegistry transport)
         {
-            this.transport = transport;
+            this.transports = List.of(transport);
+            return this;
+        }
+
+        /** A sharded switch: shard i's switch and transport, job j's on shard j % shards. */
+        public Context shards(final List<SoftwareSwitch> switches, final List<SourceRegistry> transports)
+        {
+            this.switches = List.copyOf(switches);
+            this.transports = List.copyOf(transports);
             return this;
         }
 
@@ -98,9 +109,10 @@ public final class SwitchControlServer implements Agent, AutoCloseable
 
         public Context conclude()
         {
-            if (softwareSwitch == null || transport == null)
+            if (switches.isEmpty() || switches.size() != transports.size())
             {
-                throw new IllegalStateException("switch control: softwareSwitch and transport are required");
+                throw new IllegalStateException("switch control: softwareSwitch and transport are required (one of"
+                    + " each a shard)");
             }
             if (bind == null)
             {
@@ -108,19 +120,61 @@ public final class SwitchControlServer implements Agent, AutoCloseable
             }
             if (dataAddress == null)
             {
-                dataAddress = transport.localAddress();
+                dataAddress = transports.get(0).localAddress();
             }
             return this;
         }
     }
 
+    /** One shard's switch, transport, and the requests its agent thread carries out. */
+    private static final class Shard implements Agent
+    {
+        private final SoftwareSwitch softwareSwitch;
+        private final SourceRegistry transport;
+        private final ManyToOneConcurrentArrayQueue<Runnable> requests = new ManyToOneConcurrentArrayQueue<>(256);
+        private final String roleName;
+
+        Shard(final SoftwareSwitch softwareSwitch, final SourceRegistry transport, final String roleName)
+        {
+            this.softwareSwitch = softwareSwitch;
+            this.transport = transport;
+            this.roleName = roleName;
+        }
+
+        @Override
+        public String roleName()
+        {
+            return roleName;
+        }
+
+        @Override
+        public int doWork()
+        {
+            int work = 0;
+            Runnable request;
+            while ((request = requests.poll()) != null)
+            {
+                request.run();
+                work++;
+            }
+            return work;
+        }
+    }
+
     private final Context ctx;
     private final HttpServer server;
-    private final ManyToOneConcurrentArrayQueue<Runnable> requests = new ManyToOneConcurrentArrayQueue<>(256);
+    private final List<Shard> shards;
 
     private SwitchControlServer(final Context ctx)
     {
         this.ctx = ctx;
+        final java.util.ArrayList<Shard> built = new java.util.ArrayList<>();
+        for (int i = 0; i < ctx.switches.size(); i++)
+        {
+            built.add(new Shard(ctx.switches.get(i), ctx.transports.get(i),
+                ctx.switches.size() == 1 ? "inagg-switch-control" : "inagg-switch-control-shard-" + i));
+        }
+        this.shards = List.copyOf(built);
         try
         {
             server = HttpServers.create(ctx.bind, HTTP_THREADS, 64, "inagg-switch-control");
@@ -135,7 +189,10 @@ public final class SwitchControlServer implements Agent, AutoCloseable
             + ":" + address().getPort() + " for the switch at " + JsonHttp.format(ctx.dataAddress));
     }
 
-    /** Starts the control port; run {@link #doWork()} on the switch's agent thread from now on. */
+    /**
+     * Starts the control port; run {@link #doWork()} on the switch's agent thread from now on (a sharded switch: each
+     * shard's {@link #agent(int)} on that shard's thread).
+     */
     public static SwitchControlServer launch(final Context ctx)
     {
         return new SwitchControlServer(ctx.conclude());
@@ -147,23 +204,28 @@ public final class SwitchControlServer implements Agent, AutoCloseable
         return server.getAddress();
     }
 
-    @Override
-    public String roleName()
+    /** What shard {@code shard}'s agent thread runs beside its switch (shard 0's is this server's own doWork). */
+    public Agent agent(final int shard)
     {
-        return "inagg-switch-control";
+        return shards.get(shard);
     }
 
     @Override
+    public String roleName()
+    {
+        return shards.get(0).roleName();
+    }
+
+    /** Shard 0's requests (the only shard of an unsharded switch). */
+    @Override
     public int doWork()
     {
-        int work = 0;
-        Runnable request;
-        while ((request = requests.poll()) != null)
-        {
-            request.run();
-            work++;
-        }
-        return work;
+        return shards.get(0).doWork();
+    }
+
+    private Shard shardOf(final int jobId)
+    {
+        return shards.get(org.inagg.transport.ReusePortSteering.shardOf(jobId, shards.size()));
     }
 
     @Override
@@ -183,7 +245,7 @@ public final class SwitchControlServer implements Agent, AutoCloseable
             {
                 throw new HttpFailure(405, method + " /v1/jobs: only GET");
             }
-            JsonHttp.answer(exchange, 200, onAgent(this::describeJobs));
+            JsonHttp.answer(exchange, 200, describeJobs());
             return;
         }
         final int jobId;
@@ -199,23 +261,24 @@ public final class SwitchControlServer implements Agent, AutoCloseable
         {
             throw HttpFailure.badRequest("job id must be in 0.." + InaggHeader.MAX_JOB_ID + ", got " + jobId);
         }
+        final Shard shard = shardOf(jobId);
         switch (method)
         {
             case "PUT" ->
             {
                 final JobRequest job = JobRequest.parse(JsonHttp.body(exchange));
-                JsonHttp.answer(exchange, 200, onAgent(() -> install(jobId, job)));
+                JsonHttp.answer(exchange, 200, onAgent(shard, () -> install(shard, jobId, job)));
             }
             case "DELETE" ->
             {
-                final JsonNode answer = onAgent(() ->
+                final JsonNode answer = onAgent(shard, () ->
                 {
-                    final SwitchJobConfig removed = ctx.softwareSwitch.jobs().get(jobId);
-                    if (!ctx.softwareSwitch.removeJob(jobId))
+                    final SwitchJobConfig removed = shard.softwareSwitch.jobs().get(jobId);
+                    if (!shard.softwareSwitch.removeJob(jobId))
                     {
                         throw new HttpFailure(HttpFailure.NOT_FOUND, "job " + jobId + " is not on this switch");
                     }
-                    releasePeers(removed);
+                    releasePeers(shard, removed);
                     LOGGER.log(System.Logger.Level.INFO, () -> "switch control: job " + jobId + " removed");
                     return JsonHttp.MAPPER.createObjectNode().put("jobId", jobId).put("removed", true);
                 });
@@ -223,14 +286,14 @@ public final class SwitchControlServer implements Agent, AutoCloseable
             }
             case "GET" ->
             {
-                final JsonNode answer = onAgent(() ->
+                final JsonNode answer = onAgent(shard, () ->
                 {
-                    final SwitchJobConfig config = ctx.softwareSwitch.jobs().get(jobId);
+                    final SwitchJobConfig config = shard.softwareSwitch.jobs().get(jobId);
                     if (config == null)
                     {
                         throw new HttpFailure(HttpFailure.NOT_FOUND, "job " + jobId + " is not on this switch");
                     }
-                    return describe(config);
+                    return describe(shard, config);
                 });
                 JsonHttp.answer(exchange, 200, answer);
             }
@@ -238,8 +301,8 @@ public final class SwitchControlServer implements Agent, AutoCloseable
         }
     }
 
-    /** On the agent thread. */
-    private JsonNode install(final int jobId, final JobRequest job)
+    /** On the shard's agent thread. */
+    private JsonNode install(final Shard shard, final int jobId, final JobRequest job)
     {
         final int workers = job.workers();
         final List<InetSocketAddress> sources = job.sources();
@@ -247,52 +310,52 @@ public final class SwitchControlServer implements Agent, AutoCloseable
         java.util.Arrays.fill(peers, -1);
         for (int w = 0; w < workers; w++)
         {
-            peers[w] = ctx.transport.addPeer(sources.get(w));
+            peers[w] = shard.transport.addPeer(sources.get(w));
             if (peers[w] < 0)
             {
-                releaseUnused(peers);
+                releaseUnused(shard, peers);
                 throw new HttpFailure(HttpFailure.UNAVAILABLE, "the switch's peer table is full (--max-peers); cannot"
                     + " register source " + JsonHttp.format(sources.get(w)) + " of worker " + w);
             }
         }
-        final SwitchJobConfig previous = ctx.softwareSwitch.jobs().get(jobId);
+        final SwitchJobConfig previous = shard.softwareSwitch.jobs().get(jobId);
         final SwitchJobConfig config;
         try
         {
             config = job.config(jobId, peers);
-            ctx.softwareSwitch.addJob(config);
+            shard.softwareSwitch.addJob(config);
         }
         catch (final IllegalArgumentException ex)
         {
-            releaseUnused(peers);
+            releaseUnused(shard, peers);
             throw new HttpFailure(HttpFailure.CONFLICT, ex.getMessage());
         }
         // A new session may come with a restarted rank's new port: the old one is nobody's source any more.
-        releasePeers(previous);
+        releasePeers(shard, previous);
         LOGGER.log(System.Logger.Level.INFO, () -> "switch control: job " + jobId + " installed in session "
             + job.session() + " (" + workers + " workers, slots " + job.slotBase() + "+" + job.slots() + " of "
             + job.lanes() + " lanes, sources " + sources.stream().map(JsonHttp::format).toList()
             + (config.credentialsRequired() ? ", JOIN credentials required" : ", no JOIN credentials") + ")");
-        return describe(config);
+        return describe(shard, config);
     }
 
-    /** On the agent thread: forgets the sources of {@code job} (null: none) that no installed job registers. */
-    private void releasePeers(final SwitchJobConfig job)
+    /** On the shard's agent thread: forgets the sources of {@code job} (null: none) that no installed job registers. */
+    private static void releasePeers(final Shard shard, final SwitchJobConfig job)
     {
         if (job != null && job.registeredSources())
         {
-            releaseUnused(job.workerPeers());
+            releaseUnused(shard, job.workerPeers());
         }
     }
 
     /**
-     * On the agent thread: removes each of {@code peers} from the transport unless an installed job registers it, so
-     * that jobs coming and going never fill the switch's peer table (--max-peers).
+     * On the shard's agent thread: removes each of {@code peers} from its transport unless a job installed there
+     * registers it, so that jobs coming and going never fill the switch's peer table (--max-peers).
      */
-    private void releaseUnused(final int[] peers)
+    private static void releaseUnused(final Shard shard, final int[] peers)
     {
         final java.util.BitSet inUse = new java.util.BitSet();
-        for (final SwitchJobConfig installed : ctx.softwareSwitch.jobs().values())
+        for (final SwitchJobConfig installed : shard.softwareSwitch.jobs().values())
         {
             if (installed.registeredSources())
             {
@@ -306,38 +369,48 @@ public final class SwitchControlServer implements Agent, AutoCloseable
         {
             if (peer >= 0 && !inUse.get(peer))
             {
-                ctx.transport.removePeer(peer);
+                shard.transport.removePeer(peer);
             }
         }
     }
 
-    /** On the agent thread. */
+    /** Every shard's jobs, each described on its shard's agent thread, by job id. */
     private JsonNode describeJobs()
     {
+        final TreeMap<Integer, JsonNode> byId = new TreeMap<>();
+        for (final Shard shard : shards)
+        {
+            final JsonNode described = onAgent(shard, () ->
+            {
+                final ArrayNode jobs = JsonHttp.MAPPER.createArrayNode();
+                for (final SwitchJobConfig config : new TreeMap<>(shard.softwareSwitch.jobs()).values())
+                {
+                    jobs.add(describe(shard, config));
+                }
+                return jobs;
+            });
+            described.forEach(job -> byId.put(job.get("jobId").asInt(), job));
+        }
         final ObjectNode answer = JsonHttp.MAPPER.createObjectNode();
         answer.put("data", JsonHttp.format(ctx.dataAddress));
-        final ArrayNode jobs = answer.putArray("jobs");
-        for (final SwitchJobConfig config : new TreeMap<>(ctx.softwareSwitch.jobs()).values())
-        {
-            jobs.add(describe(config));
-        }
+        answer.putArray("jobs").addAll(byId.values());
         return answer;
     }
 
-    /** On the agent thread. */
-    private ObjectNode describe(final SwitchJobConfig config)
+    /** On the shard's agent thread. */
+    private static ObjectNode describe(final Shard shard, final SwitchJobConfig config)
     {
         final ObjectNode job = JsonHttp.MAPPER.createObjectNode();
         job.put("jobId", config.jobId()).put("workers", config.workers()).put("slots", config.slots())
             .put("lanes", config.lanesPerPacket()).put("slotBase", config.slotBase())
             // The current session: the installed one, or a later one the switch started on a rejoin.
-            .put("session", ctx.softwareSwitch.session(config.jobId()));
+            .put("session", shard.softwareSwitch.session(config.jobId()));
         if (config.registeredSources())
         {
             final ArrayNode sources = job.putArray("sources");
             for (final int peer : config.workerPeers())
             {
-                final InetSocketAddress address = ctx.transport.peerAddress(peer);
+                final InetSocketAddress address = shard.transport.peerAddress(peer);
                 sources.add(address == null ? "peer " + peer : JsonHttp.format(address));
             }
         }
@@ -348,11 +421,11 @@ public final class SwitchControlServer implements Agent, AutoCloseable
         return job;
     }
 
-    /** Runs {@code work} on the agent thread and waits for it, bounded. */
-    private JsonNode onAgent(final Supplier<JsonNode> work)
+    /** Runs {@code work} on the shard's agent thread and waits for it, bounded. */
+    private static JsonNode onAgent(final Shard shard, final Supplier<JsonNode> work)
     {
         final CompletableFuture<JsonNode> done = new CompletableFuture<>();
-        if (!requests.offer(() ->
+        if (!shard.requests.offer(() ->
         {
             try
             {
@@ -372,8 +445,8 @@ public final class SwitchControlServer implements Agent, AutoCloseable
         }
         catch (final TimeoutException ex)
         {
-            throw new HttpFailure(HttpFailure.UNAVAILABLE, "switch control: the switch agent did not apply the request"
-                + " within " + APPLY_TIMEOUT_MS + " ms (is its agent thread running?)");
+            throw new HttpFailure(HttpFailure.UNAVAILABLE, "switch control: the switch agent (" + shard.roleName()
+                + ") did not apply the request within " + APPLY_TIMEOUT_MS + " ms (is its agent thread running?)");
         }
         catch (final ExecutionException ex)
         {

@@ -83,7 +83,8 @@ public final class WorkerNode implements AutoCloseable
                 workerId = assignment.workerId();
                 joinCredential = assignment.joinCredential();
                 context.log(String.format("inagg worker: job '%s' is job %d, session %d, on switch %s (controller %s)",
-                    assignment.name(), jobId, assignment.session(), switchAddress, controller.url()));
+                    assignment.name(), jobId, assignment.session(), switchAddress.getHostString() + ":"
+                    + switchAddress.getPort(), controller.url()));
             }
             final CounterRegistry counters = context.openCounters("worker " + workerId + "/" + context.workers()
                 + " of job " + jobId + " via " + opened.transport().describePeer(0));

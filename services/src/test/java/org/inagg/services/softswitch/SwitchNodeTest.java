@@ -6,7 +6,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.net.DatagramSocket;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -17,6 +20,7 @@ import org.inagg.api.JobContext;
 import org.inagg.p4.softswitch.SwitchCounter;
 import org.inagg.p4.softswitch.SwitchJobConfig;
 import org.inagg.services.LoopbackPorts;
+import org.inagg.services.http.JsonHttp;
 import org.inagg.transport.UdpTransport;
 import org.inagg.wire.InaggHeader;
 import org.junit.jupiter.api.Test;
@@ -115,28 +119,10 @@ class SwitchNodeTest
             bound = node.localAddress();
             assertThat(node.transportNotes()).anySatisfy(note -> assertThat(note)
                 .startsWith("shards: 4 threads").contains("job 2 on shard 2, job 3 on shard 3"));
-            final int[] in = new int[1000];
-            for (int k = 0; k < in.length; k++)
-            {
-                in[k] = 5 * k - 2_000;
-            }
-            for (final UdpTransport worker : List.of(evenWorker, oddWorker))
-            {
-                assertThat(worker.addPeer(bound)).isZero();
-                final int[] out = new int[in.length];
-                try (AllReduceJob job = AllReduceJob.open(new JobContext().jobId(worker == evenWorker ? 2 : 3)
-                    .workerId(0).workers(1).transport(worker).peerTimeout(Duration.ofSeconds(10))
-                    .retransmitTimeout(Duration.ofMillis(5))))
-                {
-                    job.allReduce(in, out);
-                }
-                assertThat(out).isEqualTo(in);
-                // Only the job's own shard saw its messages: the other shard would have dropped them as an unknown
-                // job's (and the worker would never have finished).
-                final int shard = worker == evenWorker ? 2 : 3;
-                assertThat(node.counter(SwitchCounter.CONTRIBUTIONS, shard)).as("shard %d", shard).isPositive();
-                assertThat(node.counter(SwitchCounter.DROP_UNKNOWN_JOB)).isZero();
-            }
+            // Only the job's own shard sees its messages: another shard would drop them as an unknown job's (and the
+            // worker would never finish).
+            allReduceThroughItsShard(node, evenWorker, 2, 2);
+            allReduceThroughItsShard(node, oddWorker, 3, 3);
             // Four shards' counters fit the default registry, each counted on its own: the idle shards saw nothing.
             for (final int idle : new int[] {0, 1})
             {
@@ -147,6 +133,58 @@ class SwitchNodeTest
                 .shards(2))).as("a second group cannot join the first's port").hasMessageContaining("cannot bind");
         }
         LoopbackPorts.assertFree(bound, "closing every shard frees the port");
+    }
+
+    @Test
+    void shouldInstallTheControllersJobsEachOnItsShardAndServeThem() throws Exception
+    {
+        final int message = InaggHeader.messageLength(64);
+        final UdpTransport evenWorker = UdpTransport.open(LOOPBACK_ANY, List.of(), 1, message, 64);
+        final UdpTransport oddWorker = UdpTransport.open(LOOPBACK_ANY, List.of(), 1, message, 64);
+        try (SwitchNode node = SwitchNode.launch(new SwitchContext().bind(LOOPBACK_ANY).control(LOOPBACK_ANY)
+            .shards(2).idle("sleep-ns:100000"));
+            HttpClient client = HttpClient.newHttpClient())
+        {
+            final String base = "http://127.0.0.1:" + node.controlAddress().getPort() + "/v1/jobs";
+            for (final UdpTransport worker : List.of(evenWorker, oddWorker))
+            {
+                final int jobId = worker == evenWorker ? 2 : 3;
+                final JsonHttp.Answer put = JsonHttp.call(client, "PUT",
+                    URI.create(base + "/" + jobId), JsonHttp.MAPPER.readTree(
+                        "{\"workers\":1,\"slots\":16,\"lanes\":64,\"slotBase\":-1,\"session\":1,\"sources\":[\""
+                        + JsonHttp.format(worker.localAddress()) + "\"]}"),
+                    Duration.ofSeconds(5));
+                assertThat(put.status()).as(put.describe()).isEqualTo(200);
+            }
+            final JsonHttp.Answer list = JsonHttp.call(client, "GET",
+                URI.create(base), null, Duration.ofSeconds(5));
+            assertThat(list.body().path("jobs")).as("both shards' jobs, by id").hasSize(2);
+            assertThat(list.body().path("jobs").get(0).path("jobId").asInt()).isEqualTo(2);
+            assertThat(list.body().path("jobs").get(1).path("sources").get(0).asText())
+                .isEqualTo(JsonHttp.format(oddWorker.localAddress()));
+            allReduceThroughItsShard(node, evenWorker, 2, 0);
+            allReduceThroughItsShard(node, oddWorker, 3, 1);
+            assertThat(JsonHttp.call(client, "DELETE", URI.create(base + "/3"), null,
+                Duration.ofSeconds(5)).status()).isEqualTo(200);
+        }
+    }
+
+    /** A one-worker all-reduce of job {@code jobId} through {@code node}, summed by shard {@code shard}. */
+    private static void allReduceThroughItsShard(final SwitchNode node, final UdpTransport worker, final int jobId,
+        final int shard) throws Exception
+    {
+        final int[] in = new int[1000];
+        Arrays.setAll(in, k -> 5 * k - 2_000);
+        final int[] out = new int[in.length];
+        assertThat(worker.addPeer(node.localAddress())).isZero();
+        try (AllReduceJob job = AllReduceJob.open(new JobContext().jobId(jobId).workerId(0).workers(1)
+            .transport(worker).peerTimeout(Duration.ofSeconds(10)).retransmitTimeout(Duration.ofMillis(5))))
+        {
+            job.allReduce(in, out);
+        }
+        assertThat(out).as("a one-worker sum is its input").isEqualTo(in);
+        assertThat(node.counter(SwitchCounter.CONTRIBUTIONS, shard)).as("shard %d", shard).isPositive();
+        assertThat(node.counter(SwitchCounter.DROP_UNKNOWN_JOB)).isZero();
     }
 
     @Test
@@ -175,8 +213,6 @@ class SwitchNodeTest
     {
         final SwitchContext base = new SwitchContext().jobs(List.of(JOB)).open(true);
         assertThatThrownBy(() -> base.shards(0).conclude()).hasMessage("--shards must be in 1..64, got 0");
-        assertThatThrownBy(() -> new SwitchContext().control(LOOPBACK_ANY).shards(2).conclude())
-            .hasMessageStartingWith("--shards 2 runs on UDP").hasMessageContaining("--control");
         assertThatThrownBy(() -> new SwitchContext().jobs(List.of(JOB)).open(true).shards(2)
             .transportOpener((message, peers, learned) -> { throw new AssertionError("not opened"); }).conclude())
             .hasMessageContaining("DPDK");
