@@ -12,6 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
+import org.inagg.agent.CounterKey;
 import org.inagg.agent.CounterRegistry;
 import org.inagg.protocol.WorkerCounter;
 import org.junit.jupiter.api.Test;
@@ -49,18 +50,27 @@ class PrometheusTextTest
     }
 
     @Test
-    void shouldSumCountersOfOneFamilyAndLabelsIntoOneSampleAsASharedSwitchsShardsCountApart()
+    void shouldSumCountersOfOneFamilyAndLabelsIntoOneSampleAsAShardedSwitchsShardsCountApart()
     {
-        final CounterRegistry registry = new CounterRegistry(8);
+        final CounterRegistry registry = new CounterRegistry(16);
         registry.newCounter(WorkerCounter.PACKETS_SENT, "shard 0: packets sent", 1, 0).setRelease(10);
         registry.newCounter(WorkerCounter.PACKETS_SENT, "shard 1: packets sent", 1, 0).setRelease(32);
         registry.newCounter(WorkerCounter.PACKETS_SENT, "shard 1: packets sent", 2, 0).setRelease(5);
+        registry.newCounter(WorkerCounter.PACKETS_SENT, "shard 0: no job, no worker", CounterKey.NONE, CounterKey.NONE)
+            .setRelease(100);
+        registry.newCounter(WorkerCounter.PACKETS_SENT, "shard 1: no job, no worker", CounterKey.NONE, CounterKey.NONE)
+            .setRelease(200);
+        registry.newCounter(WorkerCounter.PACKETS_SENT, "job 1, no worker", 1, CounterKey.NONE).setRelease(7);
+        registry.newCounter(WorkerCounter.PACKETS_SENT, "no job, worker 0", CounterKey.NONE, 0).setRelease(9);
 
         final String text = PrometheusText.format(CountersSnapshot.take(registry.reader()), Map.of("role", "switch"));
 
         assertThat(text).contains("inagg_worker_packets_sent_total{role=\"switch\",job=\"1\",worker=\"0\"} 42\n")
-            .contains("inagg_worker_packets_sent_total{role=\"switch\",job=\"2\",worker=\"0\"} 5\n");
-        assertThat(text.lines().filter(line -> line.startsWith("inagg_worker_packets_sent_total{"))).hasSize(2);
+            .contains("inagg_worker_packets_sent_total{role=\"switch\",job=\"2\",worker=\"0\"} 5\n")
+            .contains("inagg_worker_packets_sent_total{role=\"switch\"} 300\n")
+            .contains("inagg_worker_packets_sent_total{role=\"switch\",job=\"1\"} 7\n")
+            .contains("inagg_worker_packets_sent_total{role=\"switch\",worker=\"0\"} 9\n");
+        assertThat(text.lines().filter(line -> line.startsWith("inagg_worker_packets_sent_total{"))).hasSize(5);
     }
 
     @Test

@@ -127,24 +127,34 @@ public final class SwitchNode implements AutoCloseable
                 AgentRunner.startOnThread(runner);
                 started.add(runner);
             }
-            // The last shard's thread first (each closes its transport), then the others back to shard 0, the control
-            // port, the counters: a socket leaving a SO_REUSEPORT group moves the group's last one into its place, so
-            // closing from the last keeps every open shard's index, and no job's datagrams reach another shard.
-            final List<Runnable> afterLast = new ArrayList<>();
-            for (int shard = runners.size() - 2; shard >= 0; shard--)
+            // The control port first (no request then waits on a stopped shard), then the last shard's thread (each
+            // closes its transport), the others back to shard 0, the counters: a socket leaving a SO_REUSEPORT group
+            // moves the group's last one into its place, so closing from the last keeps every open shard's index,
+            // and no job's datagrams reach another shard.
+            final List<Runnable> afterControl = new ArrayList<>();
+            for (int shard = runners.size() - 1; shard >= 0; shard--)
             {
-                afterLast.add(runners.get(shard)::close);
+                afterControl.add(runners.get(shard)::close);
             }
-            afterLast.add(controlServer == null ? () -> { } : controlServer::close);
-            afterLast.add(context::closeCounters);
+            afterControl.add(context::closeCounters);
+            final SwitchControlServer control = controlServer;
             return new SwitchNode(context, opened.get(0), shards, List.copyOf(jobs), controlServer,
-                new NodeLifecycle(runners.get(runners.size() - 1), afterLast.toArray(Runnable[]::new)));
+                new NodeLifecycle(control == null ? () -> { } : control::close,
+                    afterControl.toArray(Runnable[]::new)));
         }
-        catch (final RuntimeException ex)
+        catch (final RuntimeException | Error ex)
         {
+            // An Error too: a thread that cannot be created (many shards, a low ulimit -u) leaves the others running.
             for (int shard = started.size() - 1; shard >= 0; shard--)
             {
-                started.get(shard).close();
+                try
+                {
+                    started.get(shard).close();
+                }
+                catch (final RuntimeException closing)
+                {
+                    ex.addSuppressed(closing);
+                }
             }
             if (controlServer != null)
             {
@@ -204,14 +214,22 @@ public final class SwitchNode implements AutoCloseable
                 }
             }
             // Until the last socket was bound, a job of a shard not yet bound was hashed to another shard's socket,
-            // whose switch would refuse its JOIN as an unknown job's: dropped here, the workers send them again.
+            // whose switch would refuse its JOIN as an unknown job's: dropped here, the workers send them again, and
+            // the senders these datagrams made learned peers are forgotten (no source is registered yet).
             for (final OpenedTransport shard : shards)
             {
-                for (int polls = 0; polls < 1024 && shard.transport().poll((m, o, length, peer) -> { }, 64) > 0;
-                    polls++)
+                final java.util.BitSet learned = new java.util.BitSet();
+                for (int polls = 0; polls < 1024 && shard.transport().poll((m, o, length, peer) ->
+                {
+                    if (peer >= 0)
+                    {
+                        learned.set(peer);
+                    }
+                }, 64) > 0; polls++)
                 {
                     // discarded
                 }
+                learned.stream().forEach(peer -> shard.sources().removePeer(peer));
             }
             return shards;
         }

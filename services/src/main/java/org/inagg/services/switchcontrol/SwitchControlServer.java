@@ -3,7 +3,9 @@ package org.inagg.services.switchcontrol;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -23,6 +25,7 @@ import org.inagg.p4.softswitch.SwitchJobConfig;
 import org.inagg.services.http.HttpFailure;
 import org.inagg.services.http.HttpServers;
 import org.inagg.services.http.JsonHttp;
+import org.inagg.transport.ReusePortSteering;
 import org.inagg.transport.SourceRegistry;
 import org.inagg.wire.InaggHeader;
 
@@ -74,14 +77,14 @@ public final class SwitchControlServer implements Agent, AutoCloseable
 
         public Context softwareSwitch(final SoftwareSwitch softwareSwitch)
         {
-            this.switches = List.of(softwareSwitch);
+            this.switches = List.of(Objects.requireNonNull(softwareSwitch, "softwareSwitch"));
             return this;
         }
 
         /** The switch's transport (UDP or DPDK): sources are registered as its peers. */
         public Context transport(final SourceRegistry transport)
         {
-            this.transports = List.of(transport);
+            this.transports = List.of(Objects.requireNonNull(transport, "transport"));
             return this;
         }
 
@@ -111,8 +114,9 @@ public final class SwitchControlServer implements Agent, AutoCloseable
         {
             if (switches.isEmpty() || switches.size() != transports.size())
             {
-                throw new IllegalStateException("switch control: softwareSwitch and transport are required (one of"
-                    + " each a shard)");
+                throw new IllegalStateException("switch control: softwareSwitch and transport are required, one of "
+                    + "each per shard (got " + switches.size() + " switches and " + transports.size()
+                    + " transports)");
             }
             if (bind == null)
             {
@@ -168,7 +172,7 @@ public final class SwitchControlServer implements Agent, AutoCloseable
     private SwitchControlServer(final Context ctx)
     {
         this.ctx = ctx;
-        final java.util.ArrayList<Shard> built = new java.util.ArrayList<>();
+        final List<Shard> built = new ArrayList<>();
         for (int i = 0; i < ctx.switches.size(); i++)
         {
             built.add(new Shard(ctx.switches.get(i), ctx.transports.get(i),
@@ -190,8 +194,9 @@ public final class SwitchControlServer implements Agent, AutoCloseable
     }
 
     /**
-     * Starts the control port; run {@link #doWork()} on the switch's agent thread from now on (a sharded switch: each
-     * shard's {@link #agent(int)} on that shard's thread).
+     * Starts the control port; run {@link #doWork()} on the switch's agent thread from now on. A sharded switch runs
+     * each shard's {@link #agent(int)} on that shard's thread instead: {@link #doWork()} carries out shard 0's requests
+     * only, and the other shards' would wait in vain.
      */
     public static SwitchControlServer launch(final Context ctx)
     {
@@ -225,7 +230,7 @@ public final class SwitchControlServer implements Agent, AutoCloseable
 
     private Shard shardOf(final int jobId)
     {
-        return shards.get(org.inagg.transport.ReusePortSteering.shardOf(jobId, shards.size()));
+        return shards.get(ReusePortSteering.shardOf(jobId, shards.size()));
     }
 
     @Override
@@ -374,13 +379,16 @@ public final class SwitchControlServer implements Agent, AutoCloseable
         }
     }
 
-    /** Every shard's jobs, each described on its shard's agent thread, by job id. */
+    /**
+     * Every shard's jobs, each described on its shard's agent thread, by job id: asked of every shard at once and
+     * awaited within one {@link #APPLY_TIMEOUT_MS} (an idle shard takes up to its idle wait to look).
+     */
     private JsonNode describeJobs()
     {
-        final TreeMap<Integer, JsonNode> byId = new TreeMap<>();
+        final List<CompletableFuture<JsonNode>> asked = new ArrayList<>();
         for (final Shard shard : shards)
         {
-            final JsonNode described = onAgent(shard, () ->
+            asked.add(submit(shard, () ->
             {
                 final ArrayNode jobs = JsonHttp.MAPPER.createArrayNode();
                 for (final SwitchJobConfig config : new TreeMap<>(shard.softwareSwitch.jobs()).values())
@@ -388,8 +396,13 @@ public final class SwitchControlServer implements Agent, AutoCloseable
                     jobs.add(describe(shard, config));
                 }
                 return jobs;
-            });
-            described.forEach(job -> byId.put(job.get("jobId").asInt(), job));
+            }));
+        }
+        final long deadlineNs = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(APPLY_TIMEOUT_MS);
+        final TreeMap<Integer, JsonNode> byId = new TreeMap<>();
+        for (int i = 0; i < shards.size(); i++)
+        {
+            await(asked.get(i), shards.get(i), deadlineNs).forEach(job -> byId.put(job.get("jobId").asInt(), job));
         }
         final ObjectNode answer = JsonHttp.MAPPER.createObjectNode();
         answer.put("data", JsonHttp.format(ctx.dataAddress));
@@ -424,6 +437,13 @@ public final class SwitchControlServer implements Agent, AutoCloseable
     /** Runs {@code work} on the shard's agent thread and waits for it, bounded. */
     private static JsonNode onAgent(final Shard shard, final Supplier<JsonNode> work)
     {
+        return await(submit(shard, work), shard,
+            System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(APPLY_TIMEOUT_MS));
+    }
+
+    /** Queues {@code work} for the shard's agent thread. */
+    private static CompletableFuture<JsonNode> submit(final Shard shard, final Supplier<JsonNode> work)
+    {
         final CompletableFuture<JsonNode> done = new CompletableFuture<>();
         if (!shard.requests.offer(() ->
         {
@@ -439,9 +459,15 @@ public final class SwitchControlServer implements Agent, AutoCloseable
         {
             throw new HttpFailure(HttpFailure.UNAVAILABLE, "switch control: too many requests queued");
         }
+        return done;
+    }
+
+    /** What the shard's agent thread answered, waited for until {@code deadlineNs} (System.nanoTime). */
+    private static JsonNode await(final CompletableFuture<JsonNode> done, final Shard shard, final long deadlineNs)
+    {
         try
         {
-            return done.get(APPLY_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+            return done.get(Math.max(0, deadlineNs - System.nanoTime()), TimeUnit.NANOSECONDS);
         }
         catch (final TimeoutException ex)
         {

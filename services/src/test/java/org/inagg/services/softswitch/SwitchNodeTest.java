@@ -139,33 +139,41 @@ class SwitchNodeTest
     void shouldInstallTheControllersJobsEachOnItsShardAndServeThem() throws Exception
     {
         final int message = InaggHeader.messageLength(64);
-        final UdpTransport evenWorker = UdpTransport.open(LOOPBACK_ANY, List.of(), 1, message, 64);
-        final UdpTransport oddWorker = UdpTransport.open(LOOPBACK_ANY, List.of(), 1, message, 64);
+        // Job 3 on shard 1, job 4 on shard 0: installed in that order, listed by id.
+        final UdpTransport worker3 = UdpTransport.open(LOOPBACK_ANY, List.of(), 1, message, 64);
+        final UdpTransport worker4 = UdpTransport.open(LOOPBACK_ANY, List.of(), 1, message, 64);
         try (SwitchNode node = SwitchNode.launch(new SwitchContext().bind(LOOPBACK_ANY).control(LOOPBACK_ANY)
             .shards(2).idle("sleep-ns:100000"));
             HttpClient client = HttpClient.newHttpClient())
         {
             final String base = "http://127.0.0.1:" + node.controlAddress().getPort() + "/v1/jobs";
-            for (final UdpTransport worker : List.of(evenWorker, oddWorker))
+            for (final UdpTransport worker : List.of(worker3, worker4))
             {
-                final int jobId = worker == evenWorker ? 2 : 3;
                 final JsonHttp.Answer put = JsonHttp.call(client, "PUT",
-                    URI.create(base + "/" + jobId), JsonHttp.MAPPER.readTree(
+                    URI.create(base + "/" + (worker == worker3 ? 3 : 4)), JsonHttp.MAPPER.readTree(
                         "{\"workers\":1,\"slots\":16,\"lanes\":64,\"slotBase\":-1,\"session\":1,\"sources\":[\""
                         + JsonHttp.format(worker.localAddress()) + "\"]}"),
                     Duration.ofSeconds(5));
                 assertThat(put.status()).as(put.describe()).isEqualTo(200);
             }
-            final JsonHttp.Answer list = JsonHttp.call(client, "GET",
-                URI.create(base), null, Duration.ofSeconds(5));
-            assertThat(list.body().path("jobs")).as("both shards' jobs, by id").hasSize(2);
-            assertThat(list.body().path("jobs").get(0).path("jobId").asInt()).isEqualTo(2);
-            assertThat(list.body().path("jobs").get(1).path("sources").get(0).asText())
-                .isEqualTo(JsonHttp.format(oddWorker.localAddress()));
-            allReduceThroughItsShard(node, evenWorker, 2, 0);
-            allReduceThroughItsShard(node, oddWorker, 3, 1);
+            final JsonHttp.Answer list = JsonHttp.call(client, "GET", URI.create(base), null, Duration.ofSeconds(5));
+            assertThat(list.body().path("jobs").findValuesAsText("jobId")).as("both shards' jobs, by id")
+                .containsExactly("3", "4");
+            assertThat(list.body().path("jobs").get(0).path("sources").get(0).asText())
+                .isEqualTo(JsonHttp.format(worker3.localAddress()));
+            allReduceThroughItsShard(node, worker3, 3, 1);
+            allReduceThroughItsShard(node, worker4, 4, 0);
             assertThat(JsonHttp.call(client, "DELETE", URI.create(base + "/3"), null,
                 Duration.ofSeconds(5)).status()).isEqualTo(200);
+            assertThat(JsonHttp.call(client, "GET", URI.create(base + "/3"), null, Duration.ofSeconds(5)).status())
+                .isEqualTo(404);
+            assertThat(JsonHttp.call(client, "GET", URI.create(base), null, Duration.ofSeconds(5)).body()
+                .path("jobs").findValuesAsText("jobId")).containsExactly("4");
+        }
+        finally
+        {
+            worker3.close();
+            worker4.close();
         }
     }
 
