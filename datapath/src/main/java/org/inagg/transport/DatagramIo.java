@@ -44,7 +44,7 @@ interface DatagramIo
      *
      * @return null when attached, else why not.
      */
-    String attachReusePortProgram(short[] codes, byte[] jt, byte[] jf, int[] k);
+    String attachReusePortProgram(ReusePortSteering program);
 
     /**
      * The batch I/O unless {@link #BATCH_PROP_NAME} is false or it cannot be used here, else the JDK's.

@@ -105,7 +105,7 @@ final class JdkDatagramIo implements DatagramIo
     }
 
     @Override
-    public String attachReusePortProgram(final short[] codes, final byte[] jt, final byte[] jf, final int[] k)
+    public String attachReusePortProgram(final ReusePortSteering program)
     {
         return "steering a port's datagrams needs batch I/O on the socket's descriptor, which is off: " + why;
     }

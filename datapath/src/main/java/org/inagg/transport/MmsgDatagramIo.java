@@ -195,9 +195,9 @@ final class MmsgDatagramIo implements DatagramIo
     }
 
     @Override
-    public String attachReusePortProgram(final short[] codes, final byte[] jt, final byte[] jf, final int[] k)
+    public String attachReusePortProgram(final ReusePortSteering program)
     {
-        return batch.attachReusePortProgram(codes, jt, jf, k);
+        return batch.attachReusePortProgram(program);
     }
 
     @Override

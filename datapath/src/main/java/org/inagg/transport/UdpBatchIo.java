@@ -475,8 +475,12 @@ final class UdpBatchIo
      *
      * @return null when attached, else why not.
      */
-    String attachReusePortProgram(final short[] codes, final byte[] jt, final byte[] jf, final int[] k)
+    String attachReusePortProgram(final ReusePortSteering program)
     {
+        final short[] codes = program.codes();
+        final byte[] jt = program.jumpsIfTrue();
+        final byte[] jf = program.jumpsIfFalse();
+        final int[] k = program.constants();
         try (Arena scratch = Arena.ofConfined())
         {
             final MemorySegment filter = scratch.allocate((long)codes.length * SOCK_FILTER_BYTES, 8);
@@ -488,11 +492,11 @@ final class UdpBatchIo
                 filter.set(ValueLayout.JAVA_BYTE, o + 3, jf[i]);
                 filter.set(ValueLayout.JAVA_INT, o + 4, k[i]);
             }
-            final MemorySegment program = scratch.allocate(SOCK_FPROG_BYTES, 8);
-            program.set(ValueLayout.JAVA_SHORT, 0, (short)codes.length);
-            program.set(ValueLayout.ADDRESS, 8, filter);
+            final MemorySegment fprog = scratch.allocate(SOCK_FPROG_BYTES, 8);
+            fprog.set(ValueLayout.JAVA_SHORT, 0, (short)codes.length);
+            fprog.set(ValueLayout.ADDRESS, 8, filter);
             final MemorySegment state = scratch.allocate(CALL_STATE);
-            if ((int)SETSOCKOPT.invokeExact(state, fd, SOL_SOCKET, SO_ATTACH_REUSEPORT_CBPF, program,
+            if ((int)SETSOCKOPT.invokeExact(state, fd, SOL_SOCKET, SO_ATTACH_REUSEPORT_CBPF, fprog,
                 SOCK_FPROG_BYTES) != 0)
             {
                 return "setsockopt(SO_ATTACH_REUSEPORT_CBPF) failed, errno " + (int)ERRNO.get(state, 0L);

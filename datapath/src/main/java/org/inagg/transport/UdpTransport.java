@@ -188,8 +188,7 @@ public final class UdpTransport implements Transport, SourceRegistry
      */
     public String steer(final ReusePortSteering steering)
     {
-        return io.attachReusePortProgram(steering.codes(), steering.jumpsIfTrue(), steering.jumpsIfFalse(),
-            steering.constants());
+        return io.attachReusePortProgram(steering);
     }
 
     /** The receive buffer the kernel granted, in bytes (asked for 8 MiB; net.core.rmem_max caps it). */

@@ -47,7 +47,7 @@ class UdpPeersTest
         }
 
         @Override
-        public String attachReusePortProgram(final short[] codes, final byte[] jt, final byte[] jf, final int[] k)
+        public String attachReusePortProgram(final ReusePortSteering program)
         {
             return "test";
         }

@@ -1,9 +1,6 @@
 package org.inagg.perf.cli;
 
-import java.io.IOException;
 import java.io.PrintWriter;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -13,6 +10,7 @@ import java.util.concurrent.Callable;
 import org.inagg.perf.peers.PeerResult;
 import org.inagg.perf.peers.ShardScalingBench;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -54,22 +52,12 @@ public final class BenchShardsCommand implements Callable<Integer>
         description = "Untimed all-reduces per job first (default ${DEFAULT-VALUE}).")
     private int warmup;
 
-    @Option(names = "--rounds", defaultValue = "2",
-        description = "Times every configuration runs, in turn (default ${DEFAULT-VALUE}).")
-    private int rounds;
-
-    @Option(names = "--timeout-s", defaultValue = "300",
-        description = "Limit per run, seconds (default ${DEFAULT-VALUE}).")
-    private long timeoutS;
-
-    @Option(names = "--work-dir", description = "Where the runs' logs go (default: a new temporary directory).")
-    private Path workDir;
-
     @Option(names = "--worker-option", description = "Extra inagg worker option, repeatable.")
     private List<String> workerOptions = new ArrayList<>();
 
-    @Option(names = "--jvm-option", description = "Extra JVM option of every process, repeatable.")
-    private List<String> jvmOptions = new ArrayList<>();
+    /** --rounds, --timeout-s, --work-dir, --jvm-option. */
+    @Mixin
+    private SeedBenchOptions bench;
 
     @Override
     public Integer call() throws InterruptedException
@@ -80,23 +68,23 @@ public final class BenchShardsCommand implements Callable<Integer>
             throw new IllegalArgumentException("--jobs and --shards take counts in 1..64, got " + jobs + " and "
                 + shards);
         }
-        if (workers < 1 || elements < 1 || iterations < 1 || warmup < 0 || rounds < 1 || timeoutS < 1)
+        if (workers < 1 || elements < 1 || iterations < 1 || warmup < 0)
         {
-            throw new IllegalArgumentException("-w, -n, -i, --rounds and --timeout-s must be positive and --warmup not "
-                + "negative");
+            throw new IllegalArgumentException("-w, -n and -i must be positive and --warmup not negative");
         }
-        final Path dir = workDir();
+        bench.validate();
+        final Path dir = bench.workFolder("inagg-bench-shards");
         out.printf(Locale.ROOT, "bench-shards: %,d float32 x %d all-reduces (warmup %d), %s jobs of %d workers, "
             + "shards %s, %d rounds, %d cores; logs in %s%n", elements, iterations, warmup, jobs, workers, shards,
-            rounds, Runtime.getRuntime().availableProcessors(), dir);
+            bench.rounds, Runtime.getRuntime().availableProcessors(), dir);
         out.flush();
-        final ShardScalingBench bench = new ShardScalingBench(jvmOptions, workerOptions);
+        final ShardScalingBench runs = new ShardScalingBench(bench.jvmOptions, workerOptions);
         final List<String> table = new ArrayList<>();
         table.add("| round | jobs | shards | each job's p50 ms | elements/s together | x first shard count "
             + "| switch CPU s (JIT included) |");
         table.add("|---:|---:|---:|---|---:|---:|---:|");
         boolean failed = false;
-        for (int round = 1; round <= rounds; round++)
+        for (int round = 1; round <= bench.rounds; round++)
         {
             for (final int jobCount : jobs)
             {
@@ -104,8 +92,8 @@ public final class BenchShardsCommand implements Callable<Integer>
                 boolean first = true;
                 for (final int shardCount : shards)
                 {
-                    final ShardScalingBench.Row row = bench.run(jobCount, workers, shardCount, elements, iterations,
-                        warmup, timeoutS, dir);
+                    final ShardScalingBench.Row row = runs.run(jobCount, workers, shardCount, elements, iterations,
+                        warmup, bench.timeoutS, dir);
                     final boolean isBaseline = first;
                     first = false;
                     if (!row.isMeasured())
@@ -140,17 +128,5 @@ public final class BenchShardsCommand implements Callable<Integer>
         table.forEach(out::println);
         out.flush();
         return failed ? 1 : 0;
-    }
-
-    private Path workDir()
-    {
-        try
-        {
-            return workDir != null ? Files.createDirectories(workDir) : Files.createTempDirectory("inagg-bench-shards");
-        }
-        catch (final IOException ex)
-        {
-            throw new UncheckedIOException("cannot create the work directory: " + ex.getMessage(), ex);
-        }
     }
 }

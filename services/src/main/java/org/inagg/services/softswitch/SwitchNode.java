@@ -332,19 +332,7 @@ public final class SwitchNode implements AutoCloseable
             notes.add(udp.describeBuffers() + (shards.size() == 1 ? "" : ", each of " + shards.size() + " sockets"));
             if (shards.size() > 1)
             {
-                final StringBuilder placed = new StringBuilder();
-                for (final SwitchJobConfig job : jobs)
-                {
-                    placed.append(placed.isEmpty() ? "" : ", ").append("job ").append(job.jobId()).append(" on shard ")
-                        .append(ReusePortSteering.shardOf(job.jobId(), shards.size()));
-                }
-                notes.add("shards: " + shards.size() + " threads, each with its own socket on port "
-                    + udp.localAddress().getPort() + " (SO_REUSEPORT); the kernel steers each job's datagrams to "
-                    + "shard job id % " + shards.size() + ": " + (placed.isEmpty() ? "the controller's jobs as it adds "
-                    + "them" : placed)
-                    + (jobs.stream().map(job -> ReusePortSteering.shardOf(job.jobId(), shards.size())).distinct()
-                    .count() < Math.min(jobs.size(), shards.size()) ? " (warning: jobs share a shard while another "
-                    + "has none; job ids in sequence spread them)" : ""));
+                notes.add(describeShards(udp.localAddress().getPort()));
             }
             for (final SwitchJobConfig job : jobs)
             {
@@ -360,6 +348,25 @@ public final class SwitchNode implements AutoCloseable
             }
         }
         return notes;
+    }
+
+    /** Where each of the --job jobs runs, with a warning when they share a shard while another has none. */
+    private String describeShards(final int port)
+    {
+        final StringBuilder placed = new StringBuilder();
+        final java.util.BitSet used = new java.util.BitSet();
+        for (final SwitchJobConfig job : jobs)
+        {
+            final int shard = ReusePortSteering.shardOf(job.jobId(), shards.size());
+            used.set(shard);
+            placed.append(placed.isEmpty() ? "" : ", ").append("job ").append(job.jobId()).append(" on shard ")
+                .append(shard);
+        }
+        return "shards: " + shards.size() + " threads, each with its own socket on port " + port + " (SO_REUSEPORT);"
+            + " the kernel steers each job's datagrams to shard job id % " + shards.size() + ": "
+            + (placed.isEmpty() ? "the controller's jobs as it adds them" : placed)
+            + (used.cardinality() < Math.min(jobs.size(), shards.size())
+            ? " (warning: jobs share a shard while another has none; job ids in sequence spread them)" : "");
     }
 
     /** The counters line {@code inagg switch} prints every --stats-interval. */
