@@ -165,27 +165,36 @@ final class UdpBatchIo
     {
         this.fd = fd;
         this.inode = inode;
-        txHeaders = arena.allocate((long)burst * MMSGHDR_BYTES, 8);
-        txIovecs = arena.allocate((long)burst * IOVEC_BYTES, 8);
-        txControls = arena.allocate((long)burst * CMSG_SPACE_BYTES, 8);
-        rxHeaders = arena.allocate((long)RX_BATCH * MMSGHDR_BYTES, 8);
-        rxIovecs = arena.allocate((long)RX_BATCH * IOVEC_BYTES, 8);
-        rxNames = arena.allocate((long)RX_BATCH * SOCKADDR_BYTES, 8);
-        rxControls = arena.allocate((long)RX_BATCH * CMSG_SPACE_BYTES, 8);
-        rxData = arena.allocate((long)RX_BATCH * RX_DATAGRAM_BYTES, 64);
-        peerNames = arena.allocate((long)Math.max(1, Math.min(maxPeers, 64)) * SOCKADDR_BYTES, 8);
-        for (int i = 0; i < RX_BATCH; i++)
+        try
         {
-            final long h = (long)i * MMSGHDR_BYTES;
-            rxIovecs.set(ValueLayout.ADDRESS, (long)i * IOVEC_BYTES, rxData.asSlice((long)i * RX_DATAGRAM_BYTES));
-            rxIovecs.set(ValueLayout.JAVA_LONG, (long)i * IOVEC_BYTES + 8, RX_DATAGRAM_BYTES);
-            rxHeaders.set(ValueLayout.ADDRESS, h, rxNames.asSlice((long)i * SOCKADDR_BYTES));
-            rxHeaders.set(ValueLayout.ADDRESS, h + 16, rxIovecs.asSlice((long)i * IOVEC_BYTES));
-            rxHeaders.set(ValueLayout.JAVA_LONG, h + 24, 1);
-            rxHeaders.set(ValueLayout.ADDRESS, h + 32, rxControls.asSlice((long)i * CMSG_SPACE_BYTES));
+            txHeaders = arena.allocate((long)burst * MMSGHDR_BYTES, 8);
+            txIovecs = arena.allocate((long)burst * IOVEC_BYTES, 8);
+            txControls = arena.allocate((long)burst * CMSG_SPACE_BYTES, 8);
+            rxHeaders = arena.allocate((long)RX_BATCH * MMSGHDR_BYTES, 8);
+            rxIovecs = arena.allocate((long)RX_BATCH * IOVEC_BYTES, 8);
+            rxNames = arena.allocate((long)RX_BATCH * SOCKADDR_BYTES, 8);
+            rxControls = arena.allocate((long)RX_BATCH * CMSG_SPACE_BYTES, 8);
+            rxData = arena.allocate((long)RX_BATCH * RX_DATAGRAM_BYTES, 64);
+            peerNames = arena.allocate((long)Math.max(1, Math.min(maxPeers, 64)) * SOCKADDR_BYTES, 8);
+            for (int i = 0; i < RX_BATCH; i++)
+            {
+                final long h = (long)i * MMSGHDR_BYTES;
+                rxIovecs.set(ValueLayout.ADDRESS, (long)i * IOVEC_BYTES, rxData.asSlice((long)i * RX_DATAGRAM_BYTES));
+                rxIovecs.set(ValueLayout.JAVA_LONG, (long)i * IOVEC_BYTES + 8, RX_DATAGRAM_BYTES);
+                rxHeaders.set(ValueLayout.ADDRESS, h, rxNames.asSlice((long)i * SOCKADDR_BYTES));
+                rxHeaders.set(ValueLayout.ADDRESS, h + 16, rxIovecs.asSlice((long)i * IOVEC_BYTES));
+                rxHeaders.set(ValueLayout.JAVA_LONG, h + 24, 1);
+                rxHeaders.set(ValueLayout.ADDRESS, h + 32, rxControls.asSlice((long)i * CMSG_SPACE_BYTES));
+            }
+            gso = probeGso();
+            gro = setIntOption(SOL_UDP, UDP_GRO, 1);
         }
-        gso = probeGso();
-        gro = setIntOption(SOL_UDP, UDP_GRO, 1);
+        catch (final RuntimeException | Error ex)
+        {
+            // Native memory is not the garbage collector's: a constructor that fails frees what it allocated.
+            arena.close();
+            throw ex;
+        }
     }
 
     /**
@@ -276,7 +285,7 @@ final class UdpBatchIo
                 final byte[] ip = new byte[4];
                 MemorySegment.copy(address, ValueLayout.JAVA_BYTE, 4, ip, 0, 4);
                 if (port == local.getPort() && java.util.Arrays.equals(ip, local.getAddress().getAddress())
-                    && !CLAIMED.contains(inode))
+                    && !CLAIMED.contains(inode) && sameSocket(entry, inode))
                 {
                     if (found != NOT_FOUND)
                     {
@@ -290,6 +299,22 @@ final class UdpBatchIo
         catch (final Throwable ex)
         {
             return NOT_FOUND;
+        }
+    }
+
+    /**
+     * Whether {@code entry} still names socket {@code inode}: another thread may close its socket while the options
+     * were read and a new socket take its descriptor number at once, so the address read may be the new socket's.
+     */
+    private static boolean sameSocket(final Path entry, final String inode)
+    {
+        try
+        {
+            return Files.readSymbolicLink(entry).toString().equals(inode);
+        }
+        catch (final IOException ex)
+        {
+            return false;
         }
     }
 

@@ -128,8 +128,8 @@ public final class SwitchCommand implements Callable<Integer>
             .upstream(upstream == null ? null : Addresses.parse("--upstream", upstream))
             .control(control == null ? null : Addresses.parse("--control", control))
             .maxPeers(service.maxPeers).idle(service.idle).shards(shards)
-            .decorator((transport, headers) -> FaultInjectingTransport.wrap(capture.wrap(transport, headers),
-                service.loss > 0 ? FaultConfig.lossy(service.loss, 1) : FaultConfig.NONE));
+            .decorator((shard, transport, headers) -> FaultInjectingTransport.wrap(capture.wrap(transport, headers),
+                service.loss > 0 ? FaultConfig.lossy(service.loss, 1 + shard) : FaultConfig.NONE));
         context.counters(where -> countersOptions.open("switch", "switch " + where + " jobs " + String.join(",", jobs)
             + (upstream == null ? "" : " up to " + upstream), context.countersCapacity(), out), countersOptions::close);
         if (dpdk)

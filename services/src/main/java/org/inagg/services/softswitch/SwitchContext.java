@@ -4,7 +4,6 @@ import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.function.BiFunction;
 import java.util.function.Function;
 
 import org.inagg.agent.CounterRegistry;
@@ -52,6 +51,14 @@ public final class SwitchContext
     {
     }
 
+    /** What a shard of the switch sends and receives through, given its transport (loss, capture). */
+    @FunctionalInterface
+    public interface Decorator
+    {
+        /** @param shard the shard's number (0 without shards): e.g. a loss injector's seed, so shards lose apart. */
+        Transport apply(int shard, Transport transport, FrameHeaders headers);
+    }
+
     /** Counters a shard registers at most: the switch's own and its transport's. */
     public static final int COUNTERS_PER_SHARD = 64 + TransportCounter.values().length;
 
@@ -68,7 +75,7 @@ public final class SwitchContext
     private String idle = IdleStrategies.SERVICE_DEFAULT;
     private int shards = 1;
     private TransportOpener transportOpener;
-    private BiFunction<Transport, FrameHeaders, Transport> decorator = (transport, headers) -> transport;
+    private Decorator decorator = (shard, transport, headers) -> transport;
     private Function<String, CounterRegistry> counters =
         where -> new CounterRegistry(countersCapacity());
     private Runnable countersClose = () -> { };
@@ -179,10 +186,10 @@ public final class SwitchContext
         return this;
     }
 
-    /** What the switch sends and receives through, given its transport and its frames' headers (loss, capture). */
-    public SwitchContext decorator(final BiFunction<Transport, FrameHeaders, Transport> decorator)
+    /** What each shard of the switch sends and receives through, given its transport and its frames' headers. */
+    public SwitchContext decorator(final Decorator decorator)
     {
-        this.decorator = decorator;
+        this.decorator = Objects.requireNonNull(decorator, "decorator");
         return this;
     }
 
@@ -335,7 +342,7 @@ public final class SwitchContext
         return transportOpener;
     }
 
-    BiFunction<Transport, FrameHeaders, Transport> decorator()
+    Decorator decorator()
     {
         return decorator;
     }

@@ -94,7 +94,8 @@ public final class SwitchNode implements AutoCloseable
                 final String owner = opened.size() == 1 ? "switch" : "switch shard " + shard;
                 shardTransport.transport().countInto(TransportCounters.in(counters, owner, CounterKey.NONE,
                     CounterKey.NONE));
-                decorated.set(shard, context.decorator().apply(shardTransport.transport(), shardTransport.headers()));
+                decorated.set(shard, context.decorator().apply(shard, shardTransport.transport(),
+                    shardTransport.headers()));
                 shards.add(new SoftwareSwitch(decorated.get(shard), counters, 256, owner));
             }
             final List<SwitchJobConfig> jobs = new ArrayList<>();

@@ -112,11 +112,19 @@ class SwitchNodeTest
         final UdpTransport evenWorker = UdpTransport.open(LOOPBACK_ANY, List.of(), 1, message, 64);
         final UdpTransport oddWorker = UdpTransport.open(LOOPBACK_ANY, List.of(), 1, message, 64);
         final InetSocketAddress bound;
+        // Each shard's transport is decorated once, knowing its shard (a loss injector seeds from it).
+        final List<Integer> decorated = new java.util.concurrent.CopyOnWriteArrayList<>();
         try (SwitchNode node = SwitchNode.launch(new SwitchContext().bind(LOOPBACK_ANY).jobs(List.of(even, odd))
             .sources(Map.of(2, new InetSocketAddress[] {evenWorker.localAddress()},
-                3, new InetSocketAddress[] {oddWorker.localAddress()})).shards(4).idle("sleep-ns:100000")))
+                3, new InetSocketAddress[] {oddWorker.localAddress()})).shards(4).idle("sleep-ns:100000")
+            .decorator((shard, transport, headers) ->
+            {
+                decorated.add(shard);
+                return transport;
+            })))
         {
             bound = node.localAddress();
+            assertThat(decorated).containsExactly(0, 1, 2, 3);
             assertThat(node.transportNotes()).anySatisfy(note -> assertThat(note)
                 .startsWith("shards: 4 threads").contains("job 2 on shard 2, job 3 on shard 3"));
             // Only the job's own shard sees its messages: another shard would drop them as an unknown job's (and the
