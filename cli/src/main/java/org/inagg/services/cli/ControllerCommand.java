@@ -13,6 +13,7 @@ import org.inagg.services.controller.ControllerContext;
 import org.inagg.services.controller.SoftwareSwitchBackend;
 import org.inagg.services.controller.SwitchBackend;
 import org.inagg.services.http.ApiToken;
+import org.inagg.wire.InaggHeader;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -105,9 +106,9 @@ public final class ControllerCommand implements Callable<Integer>
         description = "The ESA aggregator pool inside the shared pool: no job's range is placed there.")
     private String esaPool;
 
-    @Option(names = "--lanes", defaultValue = "" + ControllerContext.LANES_DEFAULT,
-        description = "Lanes per packet of every job (default ${DEFAULT-VALUE}).")
-    private int lanes;
+    @Option(names = "--lanes", description = "Lanes per packet of every job (default: the switch's; "
+        + ControllerContext.LANES_DEFAULT + " on bmv2, packets that fill a software switch's MTU, up to 363).")
+    private Integer lanes;
 
     @Option(names = "--default-slots", defaultValue = "" + ControllerContext.DEFAULT_SLOTS_DEFAULT,
         description = "Slots of a job that does not ask (fewer for small tensors) (default ${DEFAULT-VALUE}).")
@@ -188,6 +189,10 @@ public final class ControllerCommand implements Callable<Integer>
         CliNumbers.require("--plan-timeout-ms", planTimeoutMs, 1, ControllerContext.PLAN_TIMEOUT_MAX_MS);
         CliNumbers.require("--pool-slots", poolSlots, 1, Integer.MAX_VALUE);
         CliNumbers.require("--duration", durationSeconds, 0, Long.MAX_VALUE);
+        if (lanes != null)
+        {
+            CliNumbers.require("--lanes", lanes, 1, InaggHeader.MAX_ELEMENTS_FOR_1500_MTU);
+        }
         if ((switchControl == null) == (bmv2Thrift == null))
         {
             throw new IllegalArgumentException("give one switch: --switch-control URL (software switch) or "
@@ -200,7 +205,7 @@ public final class ControllerCommand implements Callable<Integer>
             : Addresses.parse("--switch-data", switchData), Duration.ofSeconds(3), token);
         final ControllerContext ctx = new ControllerContext().bind(Addresses.parse("--bind", bind)).journal(journal)
             .leaseMs(leaseMs).planTimeoutMs(planTimeoutMs)
-            .poolSlots(poolSlots).lanes(lanes).defaultSlots(defaultSlots).switchBackend(backend)
+            .poolSlots(poolSlots).lanes(lanes == null ? -1 : lanes).defaultSlots(defaultSlots).switchBackend(backend)
             .token(token).operatorToken(operatorToken()).insecure(insecure).trustSources(trustSources);
         if (esa != null)
         {
@@ -214,8 +219,9 @@ public final class ControllerCommand implements Callable<Integer>
             backend.close();
             stopped.countDown();
         }));
-        out.printf("inagg controller listening on %s, programming %s, journal %s%n", controller.url(),
-            backend.describe(), ctx.journal());
+        out.printf("inagg controller listening on %s, programming %s, journal %s, jobs of %d lanes a packet (%s)%n",
+            controller.url(), backend.describe(), ctx.journal(), ctx.lanes(), lanes != null ? "--lanes"
+            : "the switch's default");
         out.printf("  workers: bin/inagg worker --controller %s --job-name NAME ... (or INAGG_CONTROLLER=%s)%n",
             controller.url(), controller.url());
         if (!token.required())

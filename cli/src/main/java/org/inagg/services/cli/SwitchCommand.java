@@ -127,7 +127,7 @@ public final class SwitchCommand implements Callable<Integer>
             .open(open).localWorkers(localWorkers).resultsDown(resultsDown)
             .upstream(upstream == null ? null : Addresses.parse("--upstream", upstream))
             .control(control == null ? null : Addresses.parse("--control", control))
-            .maxPeers(service.maxPeers).idle(service.idle).shards(shards)
+            .maxPeers(service.maxPeers).idle(service.idle).shards(shards).defaultLanes(lanes.lanes())
             .decorator((shard, transport, headers) -> FaultInjectingTransport.wrap(capture.wrap(transport, headers),
                 service.loss > 0 ? FaultConfig.lossy(service.loss, 1 + shard) : FaultConfig.NONE));
         context.counters(where -> countersOptions.open("switch", "switch " + where + " jobs " + String.join(",", jobs)
@@ -286,7 +286,8 @@ public final class SwitchCommand implements Callable<Integer>
         }
         if (dpdk)
         {
-            // Kept at the P4 programs' packets: over memif rings 363 lanes retransmitted 29 % in DpdkEndToEndTest.
+            // Kept at the P4 programs' packets until measured on NIC ports: over memif rings on 2 cores 363 lanes were
+            // no faster than 256, both retransmitting 1-6 % (docs/performance.md, "Over DPDK the default stays").
             return new DefaultLanes(SwitchJobConfig.DEFAULT_LANES, "over DPDK: the P4 programs' packets");
         }
         final InterfaceMtu mtu = InterfaceMtu.of(Addresses.parse("--bind", bind).getAddress());

@@ -100,7 +100,10 @@ public final class ControllerContext
         return this;
     }
 
-    /** Lanes per packet of the jobs ({@value #LANES_DEFAULT}). */
+    /**
+     * Lanes per packet of the jobs; by default the switch's ({@link SwitchBackend#defaultLanes}: {@value
+     * #LANES_DEFAULT} on bmv2, packets that fill a software switch's MTU, up to 363).
+     */
     public ControllerContext lanes(final int lanes)
     {
         this.lanes = lanes;
@@ -226,7 +229,8 @@ public final class ControllerContext
         }
         if (lanes < 0)
         {
-            lanes = LANES_DEFAULT;
+            // The switch's own: 256 for the P4 programs, what fills its MTU for a software switch.
+            lanes = switchBackend.defaultLanes();
         }
         if (lanes < 1 || lanes > InaggHeader.MAX_ELEMENTS_FOR_1500_MTU)
         {

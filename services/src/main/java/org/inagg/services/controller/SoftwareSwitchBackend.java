@@ -14,8 +14,10 @@ import java.util.Map;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import org.inagg.p4.softswitch.SwitchJobConfig;
 import org.inagg.services.http.ApiToken;
 import org.inagg.services.http.JsonHttp;
+import org.inagg.wire.InaggHeader;
 
 /**
  * A software switch in another process, programmed through its control port ({@code inagg switch --control}, see
@@ -25,6 +27,7 @@ import org.inagg.services.http.JsonHttp;
  */
 public final class SoftwareSwitchBackend implements SwitchBackend
 {
+    private static final System.Logger LOGGER = System.getLogger(SoftwareSwitchBackend.class.getName());
     private final URI control;
     private final Duration timeout;
     private final HttpClient client;
@@ -83,6 +86,35 @@ public final class SoftwareSwitchBackend implements SwitchBackend
     public InetSocketAddress dataAddress()
     {
         return dataAddress;
+    }
+
+    /**
+     * The switch's {@code defaultLanes} (what fills its interface's MTU, up to 363); the P4 programs' 256 when the
+     * switch does not say (an older switch) or cannot be asked now, with a warning.
+     */
+    @Override
+    public int defaultLanes()
+    {
+        final JsonNode answer;
+        try
+        {
+            answer = call("GET", "/v1/jobs", null);
+        }
+        catch (final RuntimeException ex)
+        {
+            LOGGER.log(System.Logger.Level.WARNING, () -> "controller: cannot ask " + describe() + " for its packets' "
+                + "lanes (" + ex.getMessage() + "); jobs get " + SwitchJobConfig.DEFAULT_LANES + " lanes");
+            return SwitchJobConfig.DEFAULT_LANES;
+        }
+        final int lanes = answer.path("defaultLanes").asInt(SwitchJobConfig.DEFAULT_LANES);
+        if (lanes < 1 || lanes > InaggHeader.MAX_ELEMENTS_FOR_1500_MTU)
+        {
+            LOGGER.log(System.Logger.Level.WARNING, () -> "controller: " + describe() + " reports " + lanes
+                + " default lanes, outside 1.." + InaggHeader.MAX_ELEMENTS_FOR_1500_MTU + "; jobs get "
+                + SwitchJobConfig.DEFAULT_LANES + " lanes");
+            return SwitchJobConfig.DEFAULT_LANES;
+        }
+        return lanes;
     }
 
     @Override

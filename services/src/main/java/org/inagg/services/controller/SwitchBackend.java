@@ -3,6 +3,8 @@ package org.inagg.services.controller;
 import java.net.InetSocketAddress;
 import java.util.Map;
 
+import org.inagg.p4.softswitch.SwitchJobConfig;
+
 /**
  * A switch the controller programs: the software switch's control port ({@link SoftwareSwitchBackend}) or bmv2
  * through {@code Bmv2Switch} ({@link Bmv2Backend}). Never called per packet, and outside the controller's lock: one
@@ -18,6 +20,16 @@ public interface SwitchBackend extends AutoCloseable
 
     /** Where workers send their packets. */
     InetSocketAddress dataAddress();
+
+    /**
+     * Lanes per packet of the jobs this switch serves best when the operator names none: the P4 programs' 256 by
+     * default; a software switch says what fills the MTU of its interface. Never throws: a switch that cannot be asked
+     * gives the P4 programs' packets, which every switch takes.
+     */
+    default int defaultLanes()
+    {
+        return SwitchJobConfig.DEFAULT_LANES;
+    }
 
     /** Installs the job, or replaces it (a new session, new sources): its slots start empty. */
     void install(JobProgram program);

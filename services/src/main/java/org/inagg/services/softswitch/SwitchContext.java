@@ -74,6 +74,7 @@ public final class SwitchContext
     private int maxPeers = MAX_PEERS_DEFAULT;
     private String idle = IdleStrategies.SERVICE_DEFAULT;
     private int shards = 1;
+    private int defaultLanes = LANES_DEFAULT;
     private TransportOpener transportOpener;
     private Decorator decorator = (shard, transport, headers) -> transport;
     private Function<String, CounterRegistry> counters =
@@ -177,6 +178,21 @@ public final class SwitchContext
     public int shards()
     {
         return shards;
+    }
+
+    /**
+     * Lanes per packet the switch gives a job that names none (default {@value #LANES_DEFAULT}; {@code inagg switch}
+     * sets what fills its interface's MTU): reported on the control port, where controllers size their jobs by it.
+     */
+    public SwitchContext defaultLanes(final int defaultLanes)
+    {
+        this.defaultLanes = defaultLanes;
+        return this;
+    }
+
+    public int defaultLanes()
+    {
+        return defaultLanes;
     }
 
     /** Runs the switch on the transport this opens (DPDK) instead of a UDP port on {@link #bind}; null: UDP. */

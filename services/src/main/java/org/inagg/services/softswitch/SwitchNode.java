@@ -113,6 +113,7 @@ public final class SwitchNode implements AutoCloseable
                 // Each shard applies the controller's requests for its jobs on its own thread.
                 controlServer = SwitchControlServer.launch(new SwitchControlServer.Context()
                     .shards(shards, opened.stream().map(OpenedTransport::sources).toList()).token(context.token())
+                    .defaultLanes(context.defaultLanes())
                     .bind(context.control()));
             }
             final List<AgentRunner> runners = new ArrayList<>();

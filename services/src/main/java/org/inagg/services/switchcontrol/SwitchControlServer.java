@@ -44,7 +44,7 @@ import org.inagg.wire.InaggHeader;
  * every shard in turn.
  *
  * <pre>
- * GET    /v1/jobs        {"data": "127.0.0.1:9000", "jobs": [{"jobId": 3, "workers": 2, ...}]}
+ * GET    /v1/jobs        {"data": "127.0.0.1:9000", "defaultLanes": 363, "jobs": [{"jobId": 3, "workers": 2, ...}]}
  * PUT    /v1/jobs/{id}   {"workers": 2, "slots": 16, "lanes": 256, "slotBase": 0, "session": 1,
  *                         "sources": ["127.0.0.1:40001", "127.0.0.1:40002"],
  *                         "joinCredentials": ["0123456789abcdef", "fedcba9876543210"]}  (200: the job as installed,
@@ -66,6 +66,7 @@ public final class SwitchControlServer implements Agent, AutoCloseable
         private List<SourceRegistry> transports = List.of();
         private InetSocketAddress bind;
         private InetSocketAddress dataAddress;
+        private int defaultLanes = SwitchJobConfig.DEFAULT_LANES;
         private org.inagg.services.http.ApiToken token = org.inagg.services.http.ApiToken.NONE;
 
         /** The token the controller must present (default: none, open to anyone who reaches the port). */
@@ -107,6 +108,22 @@ public final class SwitchControlServer implements Agent, AutoCloseable
         public Context dataAddress(final InetSocketAddress dataAddress)
         {
             this.dataAddress = dataAddress;
+            return this;
+        }
+
+        /**
+         * Lanes per packet this switch gives a job that names none (default {@value SwitchJobConfig#DEFAULT_LANES}):
+         * reported to controllers, which size their jobs' packets by it ({@code inagg controller} without
+         * {@code --lanes}).
+         */
+        public Context defaultLanes(final int defaultLanes)
+        {
+            if (defaultLanes < 1 || defaultLanes > InaggHeader.MAX_ELEMENTS_FOR_1500_MTU)
+            {
+                throw new IllegalArgumentException("switch control: default lanes must be in 1.."
+                    + InaggHeader.MAX_ELEMENTS_FOR_1500_MTU + ", got " + defaultLanes);
+            }
+            this.defaultLanes = defaultLanes;
             return this;
         }
 
@@ -405,7 +422,7 @@ public final class SwitchControlServer implements Agent, AutoCloseable
             await(asked.get(i), shards.get(i), deadlineNs).forEach(job -> byId.put(job.get("jobId").asInt(), job));
         }
         final ObjectNode answer = JsonHttp.MAPPER.createObjectNode();
-        answer.put("data", JsonHttp.format(ctx.dataAddress));
+        answer.put("data", JsonHttp.format(ctx.dataAddress)).put("defaultLanes", ctx.defaultLanes);
         answer.putArray("jobs").addAll(byId.values());
         return answer;
     }

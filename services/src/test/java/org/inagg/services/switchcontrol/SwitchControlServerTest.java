@@ -76,6 +76,8 @@ class SwitchControlServerTest
 
         final JsonHttp.Answer list = call("GET", "/v1/jobs", null);
         assertThat(list.body().path("data").asText()).isEqualTo(JsonHttp.format(transport.localAddress()));
+        assertThat(list.body().path("defaultLanes").asInt()).as("a switch not told its MTU's lanes: the P4 programs'")
+            .isEqualTo(SwitchJobConfig.DEFAULT_LANES);
         assertThat(list.body().path("jobs")).hasSize(2);
         assertThat(list.body().path("jobs").get(1).path("sources").isNull()).as("job 5 is open mode").isTrue();
 
