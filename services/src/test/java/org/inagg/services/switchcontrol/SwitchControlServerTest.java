@@ -16,6 +16,7 @@ import org.inagg.agent.CounterRegistry;
 import org.inagg.p4.softswitch.SoftwareSwitch;
 import org.inagg.p4.softswitch.SwitchJobConfig;
 import org.inagg.services.http.JsonHttp;
+import org.inagg.transport.SourceRegistry;
 import org.inagg.transport.UdpTransport;
 import org.inagg.wire.InaggHeader;
 import org.junit.jupiter.api.AfterEach;
@@ -150,5 +151,91 @@ class SwitchControlServerTest
         }
         assertThat(java.util.stream.IntStream.range(0, 16).filter(peer -> transport.peerAddress(peer) != null))
             .as("peers registered").hasSize(8);
+    }
+
+    @Test
+    @Timeout(30)
+    void shouldApplyEachShardsRequestsOnThatShardsThread() throws Exception
+    {
+        // SourceRegistry#addPeer is not thread-safe: a job's sources must be registered by the thread of its shard
+        // (job id % shards), never by an HTTP thread or another shard's.
+        final List<UdpTransport> transports = new java.util.ArrayList<>();
+        final List<SoftwareSwitch> switches = new java.util.ArrayList<>();
+        final List<List<Thread>> callers = List.of(new java.util.concurrent.CopyOnWriteArrayList<>(),
+            new java.util.concurrent.CopyOnWriteArrayList<>());
+        final List<SourceRegistry> registries = new java.util.ArrayList<>();
+        for (int shard = 0; shard < 2; shard++)
+        {
+            final UdpTransport shardTransport = UdpTransport.open(new InetSocketAddress("127.0.0.1", 0), List.of(), 16,
+                InaggHeader.messageLength(256), 16);
+            transports.add(shardTransport);
+            switches.add(new SoftwareSwitch(shardTransport, new CounterRegistry(64), 16));
+            registries.add(recordingCallers(shardTransport, callers.get(shard)));
+        }
+        final SwitchControlServer sharded = SwitchControlServer.launch(new SwitchControlServer.Context()
+            .shards(switches, registries).bind(new InetSocketAddress("127.0.0.1", 0)));
+        final List<AgentRunner> runners = new java.util.ArrayList<>();
+        try
+        {
+            for (int shard = 0; shard < 2; shard++)
+            {
+                final AgentRunner shardRunner = new AgentRunner(new SleepingMillisIdleStrategy(1),
+                    Throwable::printStackTrace, null, new CompositeAgent(switches.get(shard), sharded.agent(shard)));
+                AgentRunner.startOnThread(shardRunner);
+                runners.add(shardRunner);
+            }
+            final String url = "http://127.0.0.1:" + sharded.address().getPort();
+            for (final int job : new int[] {3, 4, 5})
+            {
+                final JsonHttp.Answer put = JsonHttp.call(client, "PUT", URI.create(url + "/v1/jobs/" + job),
+                    JsonHttp.MAPPER.readTree("{\"workers\":1,\"slots\":4,\"lanes\":64,\"slotBase\":" + job * 4
+                        + ",\"session\":1,\"sources\":[\"127.0.0.1:" + (42_000 + job) + "\"]}"),
+                    Duration.ofSeconds(5));
+                assertThat(put.status()).as(put.describe()).isEqualTo(200);
+            }
+            assertThat(switches.get(0).jobs()).containsOnlyKeys(4);
+            assertThat(switches.get(1).jobs()).containsOnlyKeys(3, 5);
+            assertThat(callers.get(0)).as("shard 0's registrations").containsExactly(runners.get(0).thread());
+            assertThat(callers.get(1)).as("shard 1's registrations").containsExactly(runners.get(1).thread(),
+                runners.get(1).thread());
+        }
+        finally
+        {
+            runners.forEach(AgentRunner::close);
+            sharded.close();
+            transports.forEach(UdpTransport::close);
+        }
+    }
+
+    /** {@code registry}, noting the thread of every {@link SourceRegistry#addPeer}. */
+    private static SourceRegistry recordingCallers(final SourceRegistry registry, final List<Thread> callers)
+    {
+        return new SourceRegistry()
+        {
+            @Override
+            public int addPeer(final InetSocketAddress source)
+            {
+                callers.add(Thread.currentThread());
+                return registry.addPeer(source);
+            }
+
+            @Override
+            public boolean removePeer(final int peer)
+            {
+                return registry.removePeer(peer);
+            }
+
+            @Override
+            public InetSocketAddress peerAddress(final int peer)
+            {
+                return registry.peerAddress(peer);
+            }
+
+            @Override
+            public InetSocketAddress localAddress()
+            {
+                return registry.localAddress();
+            }
+        };
     }
 }
