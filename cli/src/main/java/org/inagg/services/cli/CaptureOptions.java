@@ -20,7 +20,8 @@ public final class CaptureOptions
 {
     @Option(names = "--pcap", paramLabel = "FILE",
         description = "Capture what this node sends and receives into FILE (pcap, Ethernet/IPv4/UDP frames; open "
-            + "it with Wireshark or tshark and tools/wireshark/inagg.lua). `local` captures at its switch.")
+            + "it with Wireshark or tshark and tools/wireshark/inagg.lua). `local` captures at its switch; a switch "
+            + "with --shards N writes one file a shard, FILE with .shardI before its extension.")
     Path file;
 
     @Option(names = "--pcap-max-bytes", paramLabel = "SIZE", defaultValue = "100M",
@@ -29,6 +30,9 @@ public final class CaptureOptions
     String maxBytes;
 
     private PcapWriter writer;
+    /** With shards: shard number to its writer and file, in shard order for the report. */
+    private final java.util.TreeMap<Integer, PcapWriter> shardWriters = new java.util.TreeMap<>();
+    private final java.util.TreeMap<Integer, Path> shardFiles = new java.util.TreeMap<>();
 
     /** --pcap: the capture file, or null for none. */
     public Path file()
@@ -43,16 +47,35 @@ public final class CaptureOptions
         {
             return writer;
         }
+        writer = open(file);
+        return writer;
+    }
+
+    private PcapWriter open(final Path path)
+    {
         final long cap = parseSize(maxBytes);
         try
         {
-            writer = PcapWriter.open(file, cap, System.err::println);
+            return PcapWriter.open(path, cap, System.err::println);
         }
         catch (final IOException ex)
         {
-            throw new UncheckedIOException("--pcap: cannot create " + file + ": " + ex.getMessage(), ex);
+            throw new UncheckedIOException("--pcap: cannot create " + path + ": " + ex.getMessage(), ex);
         }
-        return writer;
+    }
+
+    /**
+     * The capture file of one shard of a sharded switch: {@code FILE} with {@code .shardN} before its extension
+     * ({@code s.pcap} to {@code s.shard1.pcap}), since each shard's thread writes its own (a writer is not shared
+     * between threads); merge them with {@code mergecap}.
+     */
+    static Path shardFile(final Path file, final int shard)
+    {
+        final String name = file.getFileName().toString();
+        final int dot = name.lastIndexOf('.');
+        final String sharded = dot > 0 ? name.substring(0, dot) + ".shard" + shard + name.substring(dot)
+            : name + ".shard" + shard;
+        return file.resolveSibling(sharded);
     }
 
     /** {@code transport} with the capture of --pcap around it, or as it is without --pcap. */
@@ -61,17 +84,40 @@ public final class CaptureOptions
         return PcapTransport.wrap(transport, writer(), headers);
     }
 
-    /** One line on what was captured, when --pcap was given. */
+    /**
+     * As {@link #wrap(Transport, FrameHeaders)} for shard {@code shard} of {@code shards}: with more than one shard,
+     * each captures into its own {@link #shardFile}.
+     */
+    Transport wrap(final int shard, final int shards, final Transport transport, final FrameHeaders headers)
+    {
+        if (shards == 1 || file == null)
+        {
+            return wrap(transport, headers);
+        }
+        final Path path = shardFile(file, shard);
+        final PcapWriter shardWriter = open(path);
+        shardWriters.put(shard, shardWriter);
+        shardFiles.put(shard, path);
+        return PcapTransport.wrap(transport, shardWriter, headers);
+    }
+
+    /** One line on what was captured (one a shard's file), when --pcap was given. */
     public void report(final PrintWriter out)
     {
         if (writer != null)
         {
-            writer.flush();
-            out.printf("pcap: %,d frames (%,d bytes) in %s%s%n", writer.framesCaptured(), writer.fileBytes(), file,
-                writer.stopped() ? ", then stopped; " + String.format("%,d", writer.framesNotCaptured())
-                    + " frames not captured" : "");
-            out.flush();
+            report(out, writer, file);
         }
+        shardWriters.forEach((shard, shardWriter) -> report(out, shardWriter, shardFiles.get(shard)));
+    }
+
+    private static void report(final PrintWriter out, final PcapWriter writer, final Path file)
+    {
+        writer.flush();
+        out.printf("pcap: %,d frames (%,d bytes) in %s%s%n", writer.framesCaptured(), writer.fileBytes(), file,
+            writer.stopped() ? ", then stopped; " + String.format("%,d", writer.framesNotCaptured())
+                + " frames not captured" : "");
+        out.flush();
     }
 
     static long parseSize(final String text)

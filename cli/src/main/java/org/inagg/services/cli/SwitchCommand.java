@@ -114,11 +114,6 @@ public final class SwitchCommand implements Callable<Integer>
     {
         final PrintWriter out = spec.commandLine().getOut();
         service.validate();
-        if (shards > 1 && capture.file() != null)
-        {
-            throw new IllegalArgumentException("--shards " + shards + " with --pcap: each shard would write the same "
-                + "file; capture with --shards 1, or with tcpdump on the port");
-        }
         final boolean dpdk = DpdkOptions.isDpdk(transportName);
         final DefaultLanes lanes = defaultLanes(dpdk);
         final List<SwitchJobConfig> parsed = jobs.stream().map(text -> parseJob(text, lanes.lanes())).toList();
@@ -128,8 +123,8 @@ public final class SwitchCommand implements Callable<Integer>
             .upstream(upstream == null ? null : Addresses.parse("--upstream", upstream))
             .control(control == null ? null : Addresses.parse("--control", control))
             .maxPeers(service.maxPeers).idle(service.idle).shards(shards).defaultLanes(lanes.lanes())
-            .decorator((shard, transport, headers) -> FaultInjectingTransport.wrap(capture.wrap(transport, headers),
-                service.loss > 0 ? FaultConfig.lossy(service.loss, 1 + shard) : FaultConfig.NONE));
+            .decorator((shard, transport, headers) -> FaultInjectingTransport.wrap(capture.wrap(shard, shards,
+                transport, headers), service.loss > 0 ? FaultConfig.lossy(service.loss, 1 + shard) : FaultConfig.NONE));
         context.counters(where -> countersOptions.open("switch", "switch " + where + " jobs " + String.join(",", jobs)
             + (upstream == null ? "" : " up to " + upstream), context.countersCapacity(), out), countersOptions::close);
         if (dpdk)
