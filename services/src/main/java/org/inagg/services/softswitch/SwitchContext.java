@@ -262,7 +262,8 @@ public final class SwitchContext
         if (shards > 1)
         {
             final String without = transportOpener != null ? "the DPDK transport (one queue per port here)"
-                : upstream != null ? "--upstream (its parameter server is a peer of one socket; not built for shards)"
+                : upstream != null ? "--upstream (a parameter server serves one job, so a switch under it has one "
+                    + "job, which one shard serves anyway)"
                 : null;
             if (without != null)
             {
