@@ -217,7 +217,13 @@ final class UdpBatchIo
         }
         synchronized (CLAIMED)
         {
-            final Found socket = findSocket(local);
+            Found socket = findSocket(local);
+            if (socket == NOT_FOUND)
+            {
+                // Once more: another thread's close and a new socket on the same descriptor number may have made
+                // sameSocket turn this one down.
+                socket = findSocket(local);
+            }
             if (socket == AMBIGUOUS)
             {
                 why.append("more than one socket bound to ").append(local).append(" is not yet in use: cannot tell "

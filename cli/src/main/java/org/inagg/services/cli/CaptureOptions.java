@@ -5,6 +5,7 @@ import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.Locale;
+import java.util.TreeMap;
 
 import org.inagg.transport.Transport;
 import org.inagg.transport.capture.FrameHeaders;
@@ -25,14 +26,13 @@ public final class CaptureOptions
     Path file;
 
     @Option(names = "--pcap-max-bytes", paramLabel = "SIZE", defaultValue = "100M",
-        description = "Stop capturing, saying so once, when FILE would grow past SIZE bytes; K, M, G suffixes are "
-            + "KiB, MiB, GiB (default ${DEFAULT-VALUE}).")
+        description = "Stop capturing, saying so once, when FILE would grow past SIZE bytes (each shard's file, with "
+            + "--shards); K, M, G suffixes are KiB, MiB, GiB (default ${DEFAULT-VALUE}).")
     String maxBytes;
 
     private PcapWriter writer;
-    /** With shards: shard number to its writer and file, in shard order for the report. */
-    private final java.util.TreeMap<Integer, PcapWriter> shardWriters = new java.util.TreeMap<>();
-    private final java.util.TreeMap<Integer, Path> shardFiles = new java.util.TreeMap<>();
+    /** With shards: shard number to its writer, in shard order for the report. */
+    private final TreeMap<Integer, PcapWriter> shardWriters = new TreeMap<>();
 
     /** --pcap: the capture file, or null for none. */
     public Path file()
@@ -94,10 +94,8 @@ public final class CaptureOptions
         {
             return wrap(transport, headers);
         }
-        final Path path = shardFile(file, shard);
-        final PcapWriter shardWriter = open(path);
+        final PcapWriter shardWriter = open(shardFile(file, shard));
         shardWriters.put(shard, shardWriter);
-        shardFiles.put(shard, path);
         return PcapTransport.wrap(transport, shardWriter, headers);
     }
 
@@ -108,7 +106,7 @@ public final class CaptureOptions
         {
             report(out, writer, file);
         }
-        shardWriters.forEach((shard, shardWriter) -> report(out, shardWriter, shardFiles.get(shard)));
+        shardWriters.values().forEach(shardWriter -> report(out, shardWriter, shardWriter.file()));
     }
 
     private static void report(final PrintWriter out, final PcapWriter writer, final Path file)

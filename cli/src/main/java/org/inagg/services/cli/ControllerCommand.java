@@ -221,7 +221,7 @@ public final class ControllerCommand implements Callable<Integer>
         }));
         out.printf("inagg controller listening on %s, programming %s, journal %s, jobs of %d lanes a packet (%s)%n",
             controller.url(), backend.describe(), ctx.journal(), ctx.lanes(), lanes != null ? "--lanes"
-            : "the switch's default");
+            : ctx.lanesWhy());
         out.printf("  workers: bin/inagg worker --controller %s --job-name NAME ... (or INAGG_CONTROLLER=%s)%n",
             controller.url(), controller.url());
         if (!token.required())

@@ -15,6 +15,7 @@ import org.inagg.services.softswitch.SwitchNode;
 import org.inagg.transport.FaultConfig;
 import org.inagg.transport.FaultInjectingTransport;
 import org.inagg.transport.InterfaceMtu;
+import org.inagg.transport.Transport;
 import org.inagg.transport.capture.FrameHeaders;
 import org.inagg.wire.InaggHeader;
 import picocli.CommandLine.Command;
@@ -123,8 +124,8 @@ public final class SwitchCommand implements Callable<Integer>
             .upstream(upstream == null ? null : Addresses.parse("--upstream", upstream))
             .control(control == null ? null : Addresses.parse("--control", control))
             .maxPeers(service.maxPeers).idle(service.idle).shards(shards).defaultLanes(lanes.lanes())
-            .decorator((shard, transport, headers) -> FaultInjectingTransport.wrap(capture.wrap(shard, shards,
-                transport, headers), service.loss > 0 ? FaultConfig.lossy(service.loss, 1 + shard) : FaultConfig.NONE));
+            .decorator((shard, transport, headers) -> withLoss(capture.wrap(shard, shards, transport, headers),
+                service.loss > 0 ? FaultConfig.lossy(service.loss, 1 + shard) : FaultConfig.NONE));
         context.counters(where -> countersOptions.open("switch", "switch " + where + " jobs " + String.join(",", jobs)
             + (upstream == null ? "" : " up to " + upstream), context.countersCapacity(), out), countersOptions::close);
         if (dpdk)
@@ -269,7 +270,21 @@ public final class SwitchCommand implements Callable<Integer>
     }
 
     /** The lanes of a --job that names none, and why. */
-    record DefaultLanes(int lanes, String why)
+    /** {@code captured} behind the loss injector; closed (its capture file too) if the injector cannot be made. */
+    private static Transport withLoss(final Transport captured, final FaultConfig faults)
+    {
+        try
+        {
+            return FaultInjectingTransport.wrap(captured, faults);
+        }
+        catch (final RuntimeException | Error ex)
+        {
+            captured.close();
+            throw ex;
+        }
+    }
+
+        record DefaultLanes(int lanes, String why)
     {
     }
 

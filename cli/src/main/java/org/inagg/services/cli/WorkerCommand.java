@@ -209,6 +209,11 @@ public final class WorkerCommand implements Callable<Integer>
             node.workerId(), node.workers(), launch.source(), node.jobId(), node.describeSwitch(),
             job.elementsPerPacket(), dtype, workload.describe());
         node.transportNotes().forEach(note -> out.println("  " + note));
+        final String fit = node.packetFitWarning();
+        if (fit != null)
+        {
+            out.println("  " + fit);
+        }
         out.flush();
         for (int i = 0; i < warmup; i++)
         {

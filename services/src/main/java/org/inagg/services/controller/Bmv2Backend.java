@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 
 import org.inagg.p4.bmv2.Bmv2Switch;
+import org.inagg.p4.control.InaggP4;
 import org.inagg.p4.control.JobSpec;
 import org.inagg.p4.control.WorkerEndpoint;
 import org.inagg.wire.InaggHeader;
@@ -42,6 +43,13 @@ public final class Bmv2Backend implements SwitchBackend
         this.bmv2 = bmv2;
         this.dataAddress = dataAddress;
         this.hosts = Map.copyOf(hosts);
+    }
+
+    /** The v1model program's packets: its registers hold {@value InaggP4#V1MODEL_MAX_LANES} lanes a slot. */
+    @Override
+    public Lanes defaultLanes()
+    {
+        return new Lanes(InaggP4.V1MODEL_MAX_LANES, "the v1model program's packets");
     }
 
     @Override

@@ -35,6 +35,7 @@ public final class ControllerContext
     private int esaPoolBase;
     private int esaPoolSlots;
     private int lanes = -1;
+    private String lanesWhy = "as set";
     private int defaultSlots = -1;
     private SwitchBackend switchBackend;
     private LongSupplier clockMs;
@@ -230,7 +231,9 @@ public final class ControllerContext
         if (lanes < 0)
         {
             // The switch's own: 256 for the P4 programs, what fills its MTU for a software switch.
-            lanes = switchBackend.defaultLanes();
+            final SwitchBackend.Lanes fromSwitch = switchBackend.defaultLanes();
+            lanes = fromSwitch.lanes();
+            lanesWhy = fromSwitch.why();
         }
         if (lanes < 1 || lanes > InaggHeader.MAX_ELEMENTS_FOR_1500_MTU)
         {
@@ -327,6 +330,12 @@ public final class ControllerContext
     public int lanes()
     {
         return lanes;
+    }
+
+    /** Where {@link #lanes} comes from: "as set", or the switch's reason ({@link SwitchBackend#defaultLanes}). */
+    public String lanesWhy()
+    {
+        return lanesWhy;
     }
 
     public int defaultSlots()

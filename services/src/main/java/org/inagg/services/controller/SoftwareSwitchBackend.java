@@ -28,6 +28,8 @@ import org.inagg.wire.InaggHeader;
 public final class SoftwareSwitchBackend implements SwitchBackend
 {
     private static final System.Logger LOGGER = System.getLogger(SoftwareSwitchBackend.class.getName());
+    /** The switch's answer to the GET that found its data address (null when given), for {@link #defaultLanes}. */
+    private final JsonNode firstAnswer;
     private final URI control;
     private final Duration timeout;
     private final HttpClient client;
@@ -54,12 +56,12 @@ public final class SoftwareSwitchBackend implements SwitchBackend
         this.timeout = timeout;
         this.token = token;
         this.client = HttpClient.newBuilder().connectTimeout(timeout).build();
-        this.dataAddress = dataAddress != null ? dataAddress : askDataAddress();
+        this.firstAnswer = dataAddress != null ? null : call("GET", "/v1/jobs", null);
+        this.dataAddress = dataAddress != null ? dataAddress : dataAddressIn(firstAnswer);
     }
 
-    private InetSocketAddress askDataAddress()
+    private InetSocketAddress dataAddressIn(final JsonNode answer)
     {
-        final JsonNode answer = call("GET", "/v1/jobs", null);
         final InetSocketAddress reported = JsonHttp.address("data", answer.path("data").asText());
         if (reported.getAddress().isAnyLocalAddress())
         {
@@ -89,32 +91,40 @@ public final class SoftwareSwitchBackend implements SwitchBackend
     }
 
     /**
-     * The switch's {@code defaultLanes} (what fills its interface's MTU, up to 363); the P4 programs' 256 when the
-     * switch does not say (an older switch) or cannot be asked now, with a warning.
+     * The switch's {@code defaultLanes} (what fills its interface's MTU, up to 363), from its first answer; the P4
+     * programs' 256 when the switch does not say (an older switch) or cannot be asked now, with a warning.
      */
     @Override
-    public int defaultLanes()
+    public Lanes defaultLanes()
     {
-        final JsonNode answer;
-        try
+        JsonNode answer = firstAnswer;
+        if (answer == null)
         {
-            answer = call("GET", "/v1/jobs", null);
+            try
+            {
+                answer = call("GET", "/v1/jobs", null);
+            }
+            catch (final RuntimeException ex)
+            {
+                LOGGER.log(System.Logger.Level.WARNING, () -> "controller: cannot ask " + describe() + " for its "
+                    + "packets' lanes (" + ex.getMessage() + "); jobs get " + SwitchJobConfig.DEFAULT_LANES + " lanes");
+                return new Lanes(SwitchJobConfig.DEFAULT_LANES, "the P4 programs' packets: the switch could not be "
+                    + "asked at start");
+            }
         }
-        catch (final RuntimeException ex)
+        if (!answer.has("defaultLanes"))
         {
-            LOGGER.log(System.Logger.Level.WARNING, () -> "controller: cannot ask " + describe() + " for its packets' "
-                + "lanes (" + ex.getMessage() + "); jobs get " + SwitchJobConfig.DEFAULT_LANES + " lanes");
-            return SwitchJobConfig.DEFAULT_LANES;
+            return new Lanes(SwitchJobConfig.DEFAULT_LANES, "the P4 programs' packets: the switch does not say its own");
         }
-        final int lanes = answer.path("defaultLanes").asInt(SwitchJobConfig.DEFAULT_LANES);
+        final int lanes = answer.path("defaultLanes").asInt();
         if (lanes < 1 || lanes > InaggHeader.MAX_ELEMENTS_FOR_1500_MTU)
         {
             LOGGER.log(System.Logger.Level.WARNING, () -> "controller: " + describe() + " reports " + lanes
                 + " default lanes, outside 1.." + InaggHeader.MAX_ELEMENTS_FOR_1500_MTU + "; jobs get "
                 + SwitchJobConfig.DEFAULT_LANES + " lanes");
-            return SwitchJobConfig.DEFAULT_LANES;
+            return new Lanes(SwitchJobConfig.DEFAULT_LANES, "the P4 programs' packets: the switch reported " + lanes);
         }
-        return lanes;
+        return new Lanes(lanes, "the software switch's default, packets that fill its interface's MTU");
     }
 
     @Override

@@ -21,14 +21,19 @@ public interface SwitchBackend extends AutoCloseable
     /** Where workers send their packets. */
     InetSocketAddress dataAddress();
 
+    /** Lanes per packet of a job, and where that number comes from (for the controller's start line). */
+    record Lanes(int lanes, String why)
+    {
+    }
+
     /**
      * Lanes per packet of the jobs this switch serves best when the operator names none: the P4 programs' 256 by
      * default; a software switch says what fills the MTU of its interface. Never throws: a switch that cannot be asked
-     * gives the P4 programs' packets, which every switch takes.
+     * gives the P4 programs' packets, which every switch takes, and says so in {@link Lanes#why}.
      */
-    default int defaultLanes()
+    default Lanes defaultLanes()
     {
-        return SwitchJobConfig.DEFAULT_LANES;
+        return new Lanes(SwitchJobConfig.DEFAULT_LANES, "the P4 programs' packets");
     }
 
     /** Installs the job, or replaces it (a new session, new sources): its slots start empty. */

@@ -271,6 +271,11 @@ public final class SwitchContext
                     + "; leave --shards at 1");
             }
         }
+        if (defaultLanes < 1 || defaultLanes > InaggHeader.MAX_ELEMENTS_FOR_1500_MTU)
+        {
+            throw new IllegalArgumentException("the switch's default lanes must be in 1.."
+                + InaggHeader.MAX_ELEMENTS_FOR_1500_MTU + ", got " + defaultLanes);
+        }
         IdleStrategies.byName(idle);
         return this;
     }

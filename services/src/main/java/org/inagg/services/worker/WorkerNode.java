@@ -14,6 +14,7 @@ import org.inagg.services.controller.ControllerClient;
 import org.inagg.services.worker.WorkerContext.OpenedTransport;
 import org.inagg.transport.FaultConfig;
 import org.inagg.transport.FaultInjectingTransport;
+import org.inagg.transport.InterfaceMtu;
 import org.inagg.transport.Transport;
 import org.inagg.transport.TransportCounters;
 import org.inagg.transport.UdpTransport;
@@ -173,6 +174,31 @@ public final class WorkerNode implements AutoCloseable
     {
         return context.transportOpener() == null && transport instanceof UdpTransport udp
             ? List.of(udp.describeIo(), udp.describeBuffers()) : List.of();
+    }
+
+    /**
+     * On UDP, once joined: a warning when the switch's packets do not fit the MTU of the interface this worker sends on
+     * toward the switch (a controller or switch sized them by the switch's own interface; an overlay's 1450 bytes here
+     * would have the kernel fragment every packet), naming the {@code --lanes} that would fit; null when they fit.
+     */
+    public String packetFitWarning()
+    {
+        if (context.transportOpener() != null || !(transport instanceof UdpTransport udp))
+        {
+            return null;
+        }
+        final int lanes = job.elementsPerPacket();
+        final InterfaceMtu mtu = InterfaceMtu.of(ControllerClient.sourceToward(udp.localAddress(),
+            udp.peerAddress(0)));
+        final int bytes = InaggHeader.HEADERS_IN_MTU + lanes * Integer.BYTES;
+        if (bytes <= mtu.bytes())
+        {
+            return null;
+        }
+        return String.format("warning: the switch's packets (%d lanes: %,d bytes with IPv4 and UDP) exceed the %,d-byte "
+            + "MTU of %s: the kernel fragments every one (slower; a lost fragment loses the packet); give the switch's "
+            + "--job or the controller --lanes %d", lanes, bytes, mtu.bytes(), mtu.where(),
+            Math.max(1, (mtu.bytes() - InaggHeader.HEADERS_IN_MTU) / Integer.BYTES));
     }
 
     /** Blocks until {@link #close()} has run (from any thread) or the timeout passes; true if closed. */

@@ -3,7 +3,10 @@ package org.inagg.services.controller;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.io.IOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.net.URI;
 import java.time.Duration;
 import java.util.List;
@@ -45,9 +48,10 @@ class SwitchDefaultLanesTest
                 try (SoftwareSwitchBackend backend = new SoftwareSwitchBackend(URI.create("http://127.0.0.1:"
                     + control.address().getPort()), null, Duration.ofSeconds(2)))
                 {
-                    assertThat(backend.defaultLanes()).isEqualTo(mtuFilling);
-                    assertThat(new ControllerContext().switchBackend(backend).conclude().lanes())
-                        .as("no --lanes: the switch's").isEqualTo(mtuFilling);
+                    assertThat(backend.defaultLanes().lanes()).isEqualTo(mtuFilling);
+                    final ControllerContext fromSwitch = new ControllerContext().switchBackend(backend).conclude();
+                    assertThat(fromSwitch.lanes()).as("no --lanes: the switch's").isEqualTo(mtuFilling);
+                    assertThat(fromSwitch.lanesWhy()).contains("software switch's default");
                     assertThat(new ControllerContext().switchBackend(backend).lanes(100).conclude().lanes())
                         .as("--lanes 100").isEqualTo(100);
                 }
@@ -57,19 +61,21 @@ class SwitchDefaultLanesTest
 
     @Test
     @Timeout(20)
-    void shouldGiveTheP4ProgramsLanesWhereTheSwitchCannotSay()
+    void shouldGiveTheP4ProgramsLanesWhereTheSwitchCannotSay() throws IOException
     {
         final int closedPort;
-        try (UdpTransport probe = UdpTransport.open(new InetSocketAddress("127.0.0.1", 0), List.of(), 1, 64, 1))
+        try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getLoopbackAddress()))
         {
-            closedPort = probe.localAddress().getPort(); // a UDP port: no HTTP server listens on its TCP twin
+            closedPort = probe.getLocalPort(); // closed below: nothing listens there any more
         }
         try (SoftwareSwitchBackend unreachable = new SoftwareSwitchBackend(URI.create("http://127.0.0.1:" + closedPort),
             new InetSocketAddress("127.0.0.1", 9000), Duration.ofMillis(500)))
         {
-            assertThat(unreachable.defaultLanes()).isEqualTo(SwitchJobConfig.DEFAULT_LANES);
-            assertThat(new ControllerContext().switchBackend(unreachable).conclude().lanes())
-                .isEqualTo(SwitchJobConfig.DEFAULT_LANES);
+            assertThat(unreachable.defaultLanes().lanes()).isEqualTo(SwitchJobConfig.DEFAULT_LANES);
+            final ControllerContext fallback = new ControllerContext().switchBackend(unreachable).conclude();
+            assertThat(fallback.lanes()).isEqualTo(SwitchJobConfig.DEFAULT_LANES);
+            assertThat(fallback.lanesWhy()).as("the start line says it is a fallback")
+                .contains("could not be asked");
         }
         assertThatThrownBy(() -> new SwitchControlServer.Context().defaultLanes(0))
             .hasMessageContaining("default lanes must be in 1..363, got 0");

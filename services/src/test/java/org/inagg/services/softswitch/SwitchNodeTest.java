@@ -253,4 +253,34 @@ class SwitchNodeTest
         assertThat(countersClosed).hasValue(1);
         LoopbackPorts.assertFree(port, "a failed launch frees its port");
     }
+
+    @Test
+    void shouldCloseEveryShardsTransportWhenOneShardsDecoratorFails() throws Exception
+    {
+        // Shard 0 is decorated (e.g. its capture file opened) before shard 1's decorator throws: both shards' sockets
+        // and shard 0's decoration are closed, and the port is free again.
+        final InetSocketAddress port = LoopbackPorts.free();
+        final AtomicInteger decorationsClosed = new AtomicInteger();
+        final SwitchContext failing = new SwitchContext().bind(port).open(true).shards(2)
+            .jobs(List.of(new SwitchJobConfig(2, 1, 16, 64), new SwitchJobConfig(3, 1, 16, 64)))
+            .decorator((shard, transport, headers) ->
+            {
+                if (shard == 1)
+                {
+                    throw new IllegalStateException("--pcap: cannot create s.shard1.pcap");
+                }
+                return new org.inagg.transport.TransportDecorator(transport)
+                {
+                    @Override
+                    public void close()
+                    {
+                        decorationsClosed.incrementAndGet();
+                        super.close();
+                    }
+                };
+            });
+        assertThatThrownBy(() -> SwitchNode.launch(failing)).hasMessage("--pcap: cannot create s.shard1.pcap");
+        assertThat(decorationsClosed).as("shard 0's decoration closed once").hasValue(1);
+        LoopbackPorts.assertFree(port, "a failed sharded launch frees its port");
+    }
 }
