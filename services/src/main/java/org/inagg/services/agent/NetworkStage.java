@@ -13,6 +13,7 @@ import org.inagg.api.JobContext;
 import org.inagg.api.ReduceOp;
 import org.inagg.services.controller.Assignment;
 import org.inagg.services.controller.ControllerClient;
+import org.inagg.services.worker.PacketFit;
 import org.inagg.transport.UdpTransport;
 import org.inagg.wire.InaggHeader;
 
@@ -59,8 +60,9 @@ final class NetworkStage implements RoundPipeline.SwitchStage, AutoCloseable
         }
         if (context.controller() == null)
         {
-            return AllReduceJob.open(job.jobId(hello.switchJob()).workerId(hello.hostIndex())
-                .transport(udp(context.bindAddress(), context.switchAddress(), context.maxLanes())));
+            final UdpTransport transport = udp(context.bindAddress(), context.switchAddress(), context.maxLanes());
+            return checkedFit(AllReduceJob.open(job.jobId(hello.switchJob()).workerId(hello.hostIndex())
+                .transport(transport)), transport, hello);
         }
         // The job's secret comes from its key, which rank 0 drew at random and shared through torch's store: every host
         // of the job derives the same one, and the controller's job name (a hash of the key) does not reveal it.
@@ -85,8 +87,8 @@ final class NetworkStage implements RoundPipeline.SwitchStage, AutoCloseable
                 + "{7}, from the controller {8}", hello.jobKey(), hello.hostIndex(), hello.hosts(),
                 assignment.workerId(), assignment.jobId(), assignment.name(), assignment.session(), switchAddress,
                 client.url());
-            return AllReduceJob.open(job.jobId(assignment.jobId()).workerId(assignment.workerId())
-                .joinCredential(assignment.joinCredential()).transport(transport));
+            return checkedFit(AllReduceJob.open(job.jobId(assignment.jobId()).workerId(assignment.workerId())
+                .joinCredential(assignment.joinCredential()).transport(transport)), transport, hello);
         }
         catch (final RuntimeException ex)
         {
@@ -97,6 +99,17 @@ final class NetworkStage implements RoundPipeline.SwitchStage, AutoCloseable
             client.close();
             throw ex;
         }
+    }
+
+    /** {@code joined}, after a warning in the log if its packets exceed this host's MTU toward the switch. */
+    private static AllReduceJob checkedFit(final AllReduceJob joined, final UdpTransport transport, final Hello hello)
+    {
+        final String warning = PacketFit.warning(transport, joined.elementsPerPacket());
+        if (warning != null)
+        {
+            LOG.log(Level.WARNING, "job {0}: host {1}: {2}", hello.jobKey(), hello.hostIndex(), warning);
+        }
+        return joined;
     }
 
     /** The host's socket toward the switch, its datagrams up to {@code maxLanes} lanes (a larger job is refused). */

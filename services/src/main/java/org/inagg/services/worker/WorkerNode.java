@@ -14,7 +14,6 @@ import org.inagg.services.controller.ControllerClient;
 import org.inagg.services.worker.WorkerContext.OpenedTransport;
 import org.inagg.transport.FaultConfig;
 import org.inagg.transport.FaultInjectingTransport;
-import org.inagg.transport.InterfaceMtu;
 import org.inagg.transport.Transport;
 import org.inagg.transport.TransportCounters;
 import org.inagg.transport.UdpTransport;
@@ -183,22 +182,8 @@ public final class WorkerNode implements AutoCloseable
      */
     public String packetFitWarning()
     {
-        if (context.transportOpener() != null || !(transport instanceof UdpTransport udp))
-        {
-            return null;
-        }
-        final int lanes = job.elementsPerPacket();
-        final InterfaceMtu mtu = InterfaceMtu.of(ControllerClient.sourceToward(udp.localAddress(),
-            udp.peerAddress(0)));
-        final int bytes = InaggHeader.HEADERS_IN_MTU + lanes * Integer.BYTES;
-        if (bytes <= mtu.bytes())
-        {
-            return null;
-        }
-        return String.format("warning: the switch's packets (%d lanes: %,d bytes with IPv4 and UDP) exceed the %,d-byte "
-            + "MTU of %s: the kernel fragments every one (slower; a lost fragment loses the packet); give the switch's "
-            + "--job or the controller --lanes %d", lanes, bytes, mtu.bytes(), mtu.where(),
-            Math.max(1, (mtu.bytes() - InaggHeader.HEADERS_IN_MTU) / Integer.BYTES));
+        return context.transportOpener() == null && transport instanceof UdpTransport udp
+            ? PacketFit.warning(udp, job.elementsPerPacket()) : null;
     }
 
     /** Blocks until {@link #close()} has run (from any thread) or the timeout passes; true if closed. */
