@@ -269,7 +269,6 @@ public final class SwitchCommand implements Callable<Integer>
         return byJob;
     }
 
-    /** The lanes of a --job that names none, and why. */
     /** {@code captured} behind the loss injector; closed (its capture file too) if the injector cannot be made. */
     private static Transport withLoss(final Transport captured, final FaultConfig faults)
     {
@@ -284,7 +283,8 @@ public final class SwitchCommand implements Callable<Integer>
         }
     }
 
-        record DefaultLanes(int lanes, String why)
+    /** The lanes of a --job that names none, and why. */
+    record DefaultLanes(int lanes, String why)
     {
     }
 
