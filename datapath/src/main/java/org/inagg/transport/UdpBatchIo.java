@@ -220,8 +220,7 @@ final class UdpBatchIo
             Found socket = findSocket(local);
             if (socket == NOT_FOUND)
             {
-                // Once more: another thread's close and a new socket on the same descriptor number may have made
-                // sameSocket turn this one down.
+                // Once more: listing /proc/self/fd can fail for a moment (a descriptor limit reached by other threads).
                 socket = findSocket(local);
             }
             if (socket == AMBIGUOUS)

@@ -278,7 +278,14 @@ public final class SwitchCommand implements Callable<Integer>
         }
         catch (final RuntimeException | Error ex)
         {
-            captured.close();
+            try
+            {
+                captured.close();
+            }
+            catch (final RuntimeException closing)
+            {
+                ex.addSuppressed(closing);
+            }
             throw ex;
         }
     }

@@ -212,7 +212,7 @@ public final class WorkerCommand implements Callable<Integer>
         final String fit = node.packetFitWarning();
         if (fit != null)
         {
-            out.println("  " + fit);
+            out.println("  warning: " + fit);
         }
         out.flush();
         for (int i = 0; i < warmup; i++)

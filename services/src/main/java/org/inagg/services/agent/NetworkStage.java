@@ -61,8 +61,18 @@ final class NetworkStage implements RoundPipeline.SwitchStage, AutoCloseable
         if (context.controller() == null)
         {
             final UdpTransport transport = udp(context.bindAddress(), context.switchAddress(), context.maxLanes());
-            return checkedFit(AllReduceJob.open(job.jobId(hello.switchJob()).workerId(hello.hostIndex())
-                .transport(transport)), transport, hello);
+            final AllReduceJob joined;
+            try
+            {
+                joined = AllReduceJob.open(job.jobId(hello.switchJob()).workerId(hello.hostIndex())
+                    .transport(transport));
+            }
+            catch (final RuntimeException ex)
+            {
+                transport.close(); // a job that failed to join closed it already: closing again does nothing
+                throw ex;
+            }
+            return checkedFit(joined, transport, hello);
         }
         // The job's secret comes from its key, which rank 0 drew at random and shared through torch's store: every host
         // of the job derives the same one, and the controller's job name (a hash of the key) does not reveal it.

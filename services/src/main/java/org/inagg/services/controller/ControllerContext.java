@@ -108,6 +108,7 @@ public final class ControllerContext
     public ControllerContext lanes(final int lanes)
     {
         this.lanes = lanes;
+        this.lanesWhy = "as set";
         return this;
     }
 

@@ -28,8 +28,8 @@ import org.inagg.wire.InaggHeader;
 public final class SoftwareSwitchBackend implements SwitchBackend
 {
     private static final System.Logger LOGGER = System.getLogger(SoftwareSwitchBackend.class.getName());
-    /** The switch's answer to the GET that found its data address (null when given), for {@link #defaultLanes}. */
-    private final JsonNode firstAnswer;
+    /** The lanes read from the GET that found the switch's data address; null when that address was given. */
+    private final Lanes firstLanes;
     private final URI control;
     private final Duration timeout;
     private final HttpClient client;
@@ -56,8 +56,9 @@ public final class SoftwareSwitchBackend implements SwitchBackend
         this.timeout = timeout;
         this.token = token;
         this.client = HttpClient.newBuilder().connectTimeout(timeout).build();
-        this.firstAnswer = dataAddress != null ? null : call("GET", "/v1/jobs", null);
-        this.dataAddress = dataAddress != null ? dataAddress : dataAddressIn(firstAnswer);
+        final JsonNode answer = dataAddress != null ? null : call("GET", "/v1/jobs", null);
+        this.dataAddress = dataAddress != null ? dataAddress : dataAddressIn(answer);
+        this.firstLanes = answer == null ? null : lanesIn(answer);
     }
 
     private InetSocketAddress dataAddressIn(final JsonNode answer)
@@ -91,27 +92,32 @@ public final class SoftwareSwitchBackend implements SwitchBackend
     }
 
     /**
-     * The switch's {@code defaultLanes} (what fills its interface's MTU, up to 363), from its first answer; the P4
-     * programs' 256 when the switch does not say (an older switch) or cannot be asked now, with a warning.
+     * The switch's {@code defaultLanes} (what fills its interface's MTU, up to 363), read once; the P4 programs' 256
+     * when the switch does not say (an older switch), reports a number out of range (with a warning) or cannot be
+     * asked now (with a warning).
      */
     @Override
     public Lanes defaultLanes()
     {
-        JsonNode answer = firstAnswer;
-        if (answer == null)
+        if (firstLanes != null)
         {
-            try
-            {
-                answer = call("GET", "/v1/jobs", null);
-            }
-            catch (final RuntimeException ex)
-            {
-                LOGGER.log(System.Logger.Level.WARNING, () -> "controller: cannot ask " + describe() + " for its "
-                    + "packets' lanes (" + ex.getMessage() + "); jobs get " + SwitchJobConfig.DEFAULT_LANES + " lanes");
-                return new Lanes(SwitchJobConfig.DEFAULT_LANES, "the P4 programs' packets: the switch could not be "
-                    + "asked at start");
-            }
+            return firstLanes;
         }
+        try
+        {
+            return lanesIn(call("GET", "/v1/jobs", null));
+        }
+        catch (final RuntimeException ex)
+        {
+            LOGGER.log(System.Logger.Level.WARNING, () -> "controller: cannot ask " + describe() + " for its packets' "
+                + "lanes (" + ex.getMessage() + "); jobs get " + SwitchJobConfig.DEFAULT_LANES + " lanes");
+            return new Lanes(SwitchJobConfig.DEFAULT_LANES, "the P4 programs' packets: the switch could not be asked "
+                + "at start");
+        }
+    }
+
+    private Lanes lanesIn(final JsonNode answer)
+    {
         if (!answer.has("defaultLanes"))
         {
             return new Lanes(SwitchJobConfig.DEFAULT_LANES, "the P4 programs' packets: the switch does not say its own");
@@ -119,7 +125,7 @@ public final class SoftwareSwitchBackend implements SwitchBackend
         final int lanes = answer.path("defaultLanes").asInt();
         if (lanes < 1 || lanes > InaggHeader.MAX_ELEMENTS_FOR_1500_MTU)
         {
-            LOGGER.log(System.Logger.Level.WARNING, () -> "controller: " + describe() + " reports " + lanes
+            LOGGER.log(System.Logger.Level.WARNING, () -> "controller: " + control + " reports " + lanes
                 + " default lanes, outside 1.." + InaggHeader.MAX_ELEMENTS_FOR_1500_MTU + "; jobs get "
                 + SwitchJobConfig.DEFAULT_LANES + " lanes");
             return new Lanes(SwitchJobConfig.DEFAULT_LANES, "the P4 programs' packets: the switch reported " + lanes);

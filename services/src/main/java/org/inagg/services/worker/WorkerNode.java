@@ -176,9 +176,8 @@ public final class WorkerNode implements AutoCloseable
     }
 
     /**
-     * On UDP, once joined: a warning when the switch's packets do not fit the MTU of the interface this worker sends on
-     * toward the switch (a controller or switch sized them by the switch's own interface; an overlay's 1450 bytes here
-     * would have the kernel fragment every packet), naming the {@code --lanes} that would fit; null when they fit.
+     * On UDP, once joined: what does not fit when the switch's packets exceed the MTU of the interface this worker sends
+     * on toward the switch ({@link PacketFit}), for a warning; null when they fit, or over DPDK.
      */
     public String packetFitWarning()
     {

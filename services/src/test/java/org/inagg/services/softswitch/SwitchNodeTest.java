@@ -21,6 +21,7 @@ import org.inagg.p4.softswitch.SwitchCounter;
 import org.inagg.p4.softswitch.SwitchJobConfig;
 import org.inagg.services.LoopbackPorts;
 import org.inagg.services.http.JsonHttp;
+import org.inagg.transport.TransportDecorator;
 import org.inagg.transport.UdpTransport;
 import org.inagg.wire.InaggHeader;
 import org.junit.jupiter.api.Test;
@@ -229,6 +230,9 @@ class SwitchNodeTest
     {
         final SwitchContext base = new SwitchContext().jobs(List.of(JOB)).open(true);
         assertThatThrownBy(() -> base.shards(0).conclude()).hasMessage("--shards must be in 1..64, got 0");
+        assertThatThrownBy(() -> new SwitchContext().jobs(List.of(JOB)).open(true).defaultLanes(0).conclude())
+            .hasMessage("the switch's default lanes must be in 1.." + InaggHeader.MAX_ELEMENTS_FOR_1500_MTU
+                + ", got 0");
         assertThatThrownBy(() -> new SwitchContext().jobs(List.of(JOB)).open(true).shards(2)
             .transportOpener((message, peers, learned) -> { throw new AssertionError("not opened"); }).conclude())
             .hasMessageContaining("DPDK");
@@ -269,7 +273,7 @@ class SwitchNodeTest
                 {
                     throw new IllegalStateException("--pcap: cannot create s.shard1.pcap");
                 }
-                return new org.inagg.transport.TransportDecorator(transport)
+                return new TransportDecorator(transport)
                 {
                     @Override
                     public void close()
