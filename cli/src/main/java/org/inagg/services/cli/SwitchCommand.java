@@ -86,8 +86,8 @@ public final class SwitchCommand implements Callable<Integer>
     @Option(names = "--shards", defaultValue = "1",
         description = "Aggregate on this many threads, each with its own socket on the --bind port (SO_REUSEPORT) and "
             + "its own jobs: the kernel hands each job's datagrams to shard (job id %% shards), so no state is shared "
-            + "(UDP; --job jobs or the controller's through --control; not with --upstream or --pcap) "
-            + "(default ${DEFAULT-VALUE}).")
+            + "(UDP; --job jobs or the controller's through --control; not with --upstream; with --pcap one file a "
+            + "shard) (default ${DEFAULT-VALUE}).")
     private int shards;
 
     @Mixin
