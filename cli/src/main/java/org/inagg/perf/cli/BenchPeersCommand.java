@@ -191,7 +191,7 @@ final class BenchPeersCommand implements Callable<Integer>
                     : r.status().name().toLowerCase(Locale.ROOT) + " (" + r.note() + ")");
                 out.flush();
             });
-        final PeerTable table = new PeerTable(results, "gloo");
+        final PeerTable table = new PeerTable(results, "gloo", (long)elements * Float.BYTES);
         final String heading = String.format(Locale.ROOT, "%nelements/s per all-reduce (%,d float32, %d iterations),"
                 + " ratio to gloo; %s, %d cores, %s", elements, iterations, Instant.now().truncatedTo(ChronoUnit.SECONDS),
             Runtime.getRuntime().availableProcessors(), System.getProperty("os.name") + " "

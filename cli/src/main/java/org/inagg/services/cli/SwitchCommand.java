@@ -158,8 +158,15 @@ public final class SwitchCommand implements Callable<Integer>
             throw ex;
         }
         final ProfileWindow profile = ProfileWindow.forRole("switch", System.err);
+        final boolean markCpu = System.getProperty(ProfileWindow.AFTER_CONTRIBUTIONS) != null;
         Runtime.getRuntime().addShutdownHook(new Thread(() ->
         {
+            final String cpu = markCpu ? ProcessCpu.switchExitLine(ProcessCpu.nanos()) : null;
+            if (cpu != null)
+            {
+                out.println(cpu); // bench-peers: the switch's CPU over the timed all-reduces ends here
+                out.flush();
+            }
             profile.stopAndWrite();
             node.close();
             closeDpdk();
@@ -174,9 +181,9 @@ public final class SwitchCommand implements Callable<Integer>
                     + " install and remove jobs%n", ApiToken.ENV);
             }
         }
-        if (profile.enabled())
+        if (profile.enabled() || markCpu)
         {
-            startProfileAfterWarmup(profile, node);
+            markWarmupEnd(profile, node, out);
         }
         out.printf("inagg switch listening on %s, jobs: %s%s%n",
             node.where(), node.jobs(),
@@ -344,10 +351,12 @@ public final class SwitchCommand implements Callable<Integer>
     }
 
     /**
-     * bench-peers --profile: a watcher thread starts the switch's profile once it has aggregated the workers' warm-up
-     * ({@value ProfileWindow#AFTER_CONTRIBUTIONS} contributions), so the profile shows its steady state, not its JIT.
+     * bench-peers: a watcher thread waits until the switch has aggregated the workers' warm-up ({@value
+     * ProfileWindow#AFTER_CONTRIBUTIONS} contributions), then prints the process's CPU time so far ({@link
+     * ProcessCpu#switchMarkLine}: the benchmark subtracts it from the time the switch prints at exit) and starts the
+     * profile (with --profile), so both show the switch's steady state, not its JIT.
      */
-    private static void startProfileAfterWarmup(final ProfileWindow profile, final SwitchNode node)
+    private static void markWarmupEnd(final ProfileWindow profile, final SwitchNode node, final PrintWriter out)
     {
         final long after = Long.getLong(ProfileWindow.AFTER_CONTRIBUTIONS, 0);
         final Thread watcher = new Thread(() ->
@@ -356,8 +365,14 @@ public final class SwitchCommand implements Callable<Integer>
             {
                 java.util.concurrent.locks.LockSupport.parkNanos(5_000_000);
             }
+            final String mark = ProcessCpu.switchMarkLine(ProcessCpu.nanos());
+            if (mark != null)
+            {
+                out.println(mark);
+                out.flush();
+            }
             profile.start();
-        }, "profile-watcher");
+        }, "warm-up-watcher");
         watcher.setDaemon(true);
         watcher.start();
     }

@@ -228,6 +228,7 @@ public final class WorkerCommand implements Callable<Integer>
         final long retransmittedBefore = job.counter(WorkerCounter.RETRANSMISSIONS);
         final ProgressBar progress = new ProgressBar(System.err, iterations, !noProgress);
         final Histogram latencyUs = new Histogram(TimeUnit.MINUTES.toMicros(10), 3);
+        final long cpuStart = ProcessCpu.nanos();
         final long start = System.nanoTime();
         long previous = start;
         for (int i = 0; i < iterations; i++)
@@ -239,6 +240,7 @@ public final class WorkerCommand implements Callable<Integer>
             progress.update(i + 1, "");
         }
         final double seconds = (System.nanoTime() - start) / 1e9;
+        final long cpuEnd = ProcessCpu.nanos();
         profile.stopAndWrite();
         final double p50Ms = latencyUs.getValueAtPercentile(50) / 1e3;
         out.printf("  %-22s %.3f s for %d all-reduces of %,d elements%n", "time", seconds, iterations, elements);
@@ -257,6 +259,11 @@ public final class WorkerCommand implements Callable<Integer>
         out.printf("  %-22s %,d%n", "retransmissions", retransmitted);
         out.printf("  %-22s %,d (%.3f%% retransmitted)%n", "packets sent", sent,
             sent > 0 ? 100.0 * retransmitted / sent : 0.0);
+        final String cpu = ProcessCpu.workerLine(cpuStart < 0 ? -1 : cpuEnd - cpuStart, iterations);
+        if (cpu != null)
+        {
+            out.println(cpu);
+        }
         final boolean correct = workload.check(job, out);
         out.flush();
         return correct;

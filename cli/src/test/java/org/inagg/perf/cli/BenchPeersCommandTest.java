@@ -31,14 +31,19 @@ class BenchPeersCommandTest
         final Path png = dir.resolve("peers.png");
 
         final int exit = commandLine.execute("bench-peers", "-w", "2", "-n", "20000", "-i", "2", "--warmup", "1",
-            "--peers", "gloo,inagg-udp", "--python", dir.resolve("no-python").toString(), "--chart", png.toString(),
-            "--work-dir", dir.resolve("logs").toString(), "--timeout-s", "200");
+            "--peers", "gloo,inagg-udp,inagg-local", "--python", dir.resolve("no-python").toString(), "--chart",
+            png.toString(), "--work-dir", dir.resolve("logs").toString(), "--timeout-s", "200");
 
         final String text = out.toString();
         assertThat(exit).as(text).isZero();
         assertThat(text).contains("gloo, 2 ranks: skipped: " + dir.resolve("no-python"))
             .containsPattern("inagg UDP processes +\\| [0-9.]+e\\+[0-9]+ ")
-            .contains("retransmissions");
+            .contains("retransmissions")
+            // The CPU of the switch and both workers over the timed all-reduces, from the lines each printed.
+            .contains("CPU per all-reduce, all of a peer's processes")
+            .containsPattern("inagg UDP processes +\\| [0-9.]+ ms \\([0-9.]+ ms/MiB\\)")
+            .containsPattern("CPU per all-reduce [0-9.]+ ms: workers [0-9.]+, switch [0-9.]+")
+            .containsPattern("inagg local \\(one JVM\\) +\\| [0-9.]+ ms \\([0-9.]+ ms/MiB\\)");
         assertThat(png).exists();
     }
 

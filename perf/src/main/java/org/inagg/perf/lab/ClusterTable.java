@@ -44,8 +44,8 @@ public final class ClusterTable
     public String format(final String heading)
     {
         final StringBuilder out = new StringBuilder(heading).append('\n');
-        out.append(String.format(Locale.ROOT, "%-36s %5s %12s %13s %8s %10s %8s %8s %8s%n", "peer", "hosts", "link",
-            "ms/all-reduce", "p50 ms", "bound ms", "of bound", "p50 of", "x " + baseline));
+        out.append(String.format(Locale.ROOT, "%-36s %5s %12s %13s %8s %10s %8s %8s %8s %8s%n", "peer", "hosts",
+            "link", "ms/all-reduce", "p50 ms", "bound ms", "of bound", "p50 of", "x " + baseline, "cpu ms"));
         final List<String> notes = new ArrayList<>();
         for (final ClusterBench.Row row : rows)
         {
@@ -54,12 +54,14 @@ public final class ClusterTable
             {
                 final Optional<ClusterBench.Row> base = baselineOf(row);
                 final double p50 = row.result().p50Seconds();
-                out.append(String.format(Locale.ROOT, "%-36s %5d %12s %13.1f %8s %10.1f %8.2f %8s %8s%n", peer,
+                final double cpu = row.result().cpuSecondsPerOp();
+                out.append(String.format(Locale.ROOT, "%-36s %5d %12s %13.1f %8s %10.1f %8.2f %8s %8s %8s%n", peer,
                     row.result().workers(), row.rate(), row.seconds() * 1e3,
                     Double.isNaN(p50) ? "-" : String.format(Locale.ROOT, "%.1f", p50 * 1e3), row.boundSeconds() * 1e3,
                     row.ofBound(), Double.isNaN(p50) ? "-" : String.format(Locale.ROOT, "%.2f", row.boundSeconds()
                         / p50),
-                    base.map(b -> String.format(Locale.ROOT, "%.2fx", b.seconds() / row.seconds())).orElse("-")));
+                    base.map(b -> String.format(Locale.ROOT, "%.2fx", b.seconds() / row.seconds())).orElse("-"),
+                    Double.isFinite(cpu) ? String.format(Locale.ROOT, "%.1f", cpu * 1e3) : "-"));
                 if (!row.result().note().isEmpty())
                 {
                     notes.add(String.format(Locale.ROOT, "%s, %d hosts, %s: %s", peer, row.result().workers(),
@@ -68,9 +70,9 @@ public final class ClusterTable
             }
             else
             {
-                out.append(String.format(Locale.ROOT, "%-36s %5d %12s %13s %8s %10.1f %8s %8s %8s%n", peer,
+                out.append(String.format(Locale.ROOT, "%-36s %5d %12s %13s %8s %10.1f %8s %8s %8s %8s%n", peer,
                     row.result().workers(), row.rate(), row.result().status().name().toLowerCase(Locale.ROOT), "-",
-                    row.boundSeconds() * 1e3, "-", "-", "-"));
+                    row.boundSeconds() * 1e3, "-", "-", "-", "-"));
                 notes.add(String.format(Locale.ROOT, "%s, %d hosts, %s: %s", peer, row.result().workers(), row.rate(),
                     row.result().note()));
             }

@@ -25,6 +25,7 @@ public final class ChildProcesses implements AutoCloseable
     static final long TERM_GRACE_MS = 5_000;
 
     private static final Pattern P50_MS = Pattern.compile("(?m)^p50 ms ([0-9.]+)$");
+    private static final Pattern CPU_MS = Pattern.compile("(?m)^cpu ms ([0-9.]+)$");
     private static final Pattern ELEMENTS_PER_SECOND = Pattern.compile("elements/s(?: \\(tensor\\))?\\s+([0-9.eE+-]+)");
 
     private final List<Process> processes = new ArrayList<>();
@@ -114,11 +115,26 @@ public final class ChildProcesses implements AutoCloseable
     /** The last {@code p50 ms VALUE} line of a peer's script (the median all-reduce, slowest rank), NaN if none. */
     static double p50Seconds(final String text)
     {
-        final Matcher matcher = P50_MS.matcher(text);
+        return lastNumber(P50_MS, text) / 1e3;
+    }
+
+    /**
+     * The last {@code cpu ms VALUE} line of a peer's script (every rank's process CPU time over the timed calls,
+     * summed, per call) in seconds, NaN if none.
+     */
+    static double cpuSecondsPerCall(final String text)
+    {
+        return lastNumber(CPU_MS, text) / 1e3;
+    }
+
+    /** The number in the last match of {@code pattern}'s first group in {@code text}, NaN if none. */
+    private static double lastNumber(final Pattern pattern, final String text)
+    {
+        final Matcher matcher = pattern.matcher(text);
         double last = Double.NaN;
         while (matcher.find())
         {
-            last = Double.parseDouble(matcher.group(1)) / 1e3;
+            last = Double.parseDouble(matcher.group(1));
         }
         return last;
     }

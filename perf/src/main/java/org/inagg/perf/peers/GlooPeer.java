@@ -89,7 +89,7 @@ public final class GlooPeer implements Peer
                     + " s or failed: " + ChildProcesses.lastLine(text) + " (" + log0 + ")");
             }
             return PeerResult.measured(name(), run.workers(), rate.getAsDouble(), ChildProcesses.p50Seconds(text),
-                "torch.distributed gloo, CPU");
+                "torch.distributed gloo, CPU").withCpuSecondsPerOp(ChildProcesses.cpuSecondsPerCall(text));
         }
     }
 

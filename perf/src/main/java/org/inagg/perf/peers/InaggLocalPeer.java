@@ -58,7 +58,10 @@ public final class InaggLocalPeer implements Peer
                     ? PeerResult.skipped(name(), run.workers(), reason)
                     : PeerResult.failed(name(), run.workers(), reason);
             }
-            return PeerResult.measured(name(), run.workers(), rate.getAsDouble(), transport + " transport");
+            // One process holds the switch and every worker: its CPU over the timed all-reduces is the peer's.
+            final java.util.regex.Matcher cpu = org.inagg.services.cli.ProcessCpu.WORKER.matcher(text);
+            return PeerResult.measured(name(), run.workers(), rate.getAsDouble(), transport + " transport")
+                .withCpuSecondsPerOp(cpu.find() ? Double.parseDouble(cpu.group(1)) / 1e3 : Double.NaN);
         }
     }
 }

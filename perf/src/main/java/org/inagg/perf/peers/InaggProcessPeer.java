@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import org.inagg.perf.profile.ProfileOptions;
+import org.inagg.services.cli.ProcessCpu;
 import org.inagg.wire.InaggHeader;
 
 /**
@@ -163,9 +164,10 @@ public final class InaggProcessPeer implements Peer
         try (ChildProcesses children = new ChildProcesses())
         {
             final Path switchLog = run.workDir().resolve("inagg-switch-w" + w + ".log");
-            children.start(Placement.prefixed(placement.switchExec(), InaggJvm.command(switchJvmOptions(run), List.of("switch",
-                "--bind", switchAt, "--open", "--job", "1:" + w + (lanes == 0 ? "" : ":" + slots + ":" + lanes),
-                "--stats-interval", "0", "--duration", Long.toString(run.timeoutS())))), Map.of(), switchLog);
+            final Process switchProcess = children.start(Placement.prefixed(placement.switchExec(),
+                InaggJvm.command(switchJvmOptions(run), List.of("switch", "--bind", switchAt, "--open", "--job",
+                    "1:" + w + (lanes == 0 ? "" : ":" + slots + ":" + lanes), "--stats-interval", "0", "--duration",
+                    Long.toString(run.timeoutS())))), Map.of(), switchLog);
             final List<Process> workers = new ArrayList<>();
             final List<Path> logs = new ArrayList<>();
             for (int id = 0; id < run.workers(); id++)
@@ -186,25 +188,52 @@ public final class InaggProcessPeer implements Peer
             }
             final boolean ok = ChildProcesses.awaitAll(workers,
                 System.nanoTime() + TimeUnit.SECONDS.toNanos(run.timeoutS()));
+            // The switch prints its CPU time at exit (SIGTERM runs its shutdown hook): stop it once the workers are
+            // done.
+            switchProcess.destroy();
+            switchProcess.waitFor(ChildProcesses.TERM_GRACE_MS, TimeUnit.MILLISECONDS);
+            final double switchCpu = switchCpuSeconds(ChildProcesses.read(switchLog));
             return WorkerLogs.collect(name(), run, logs, ok, lanes == 0
                 ? "switch defaults (" + packetLanes + " lanes: " + InaggHeader.messageLength(packetLanes)
                     + "-byte datagrams, filling the links' MTU up to 1500 bytes)"
                 : slots + " slots of " + lanes + " lanes (" + InaggHeader.messageLength(lanes) + "-byte messages: "
                     + (lanes == DEFAULT_LANES ? "the P4 programs' packets"
-                        : acrossHosts ? "packets that fill the links' MTU" : "loopback") + ")");
+                        : acrossHosts ? "packets that fill the links' MTU" : "loopback") + ")", switchCpu);
         }
     }
 
-    /** With --profile, the switch starts its profile after the workers' warm-up contributions (their packets' count). */
+    /**
+     * The switch's options: it marks its CPU time (and starts its profile, with --profile) once the workers' warm-up
+     * contributions (their packets' count) have been aggregated.
+     */
     private List<String> switchJvmOptions(final PeerRun run)
     {
-        if (!ProfileOptions.profiling(jvmOptions))
-        {
-            return jvmOptions;
-        }
         final long packets = ((long)run.elements() + packetLanes - 1) / packetLanes;
         final List<String> options = new ArrayList<>(jvmOptions);
         options.add(ProfileOptions.switchStartsAfter(packets * run.workers() * run.warmup()));
         return options;
+    }
+
+    /**
+     * The switch's CPU time from the end of the workers' warm-up to its exit, from the two lines it printed (stopped
+     * as soon as the workers are done: an idle switch waits in the kernel, so what it spends between is noise); NaN
+     * when either line is missing.
+     */
+    static double switchCpuSeconds(final String switchLog)
+    {
+        final long mark = lastNanos(ProcessCpu.SWITCH_MARK, switchLog);
+        final long exit = lastNanos(ProcessCpu.SWITCH_EXIT, switchLog);
+        return mark < 0 || exit < mark ? Double.NaN : (exit - mark) / 1e9;
+    }
+
+    private static long lastNanos(final java.util.regex.Pattern pattern, final String text)
+    {
+        final java.util.regex.Matcher matcher = pattern.matcher(text);
+        long last = -1;
+        while (matcher.find())
+        {
+            last = Long.parseLong(matcher.group(1));
+        }
+        return last;
     }
 }

@@ -9,18 +9,28 @@ import java.util.Set;
 
 /**
  * The results of a {@code bench-peers} run side by side: one row per peer, one column per world size, each cell the
- * elements/s and its ratio to the baseline peer (gloo) at the same world size; below it, every skipped or failed peer
- * with its reason and the notes of the measured ones.
+ * elements/s and its ratio to the baseline peer (gloo) at the same world size; then, where peers reported it, the CPU
+ * time of all their processes per all-reduce, per MiB of tensor and against the baseline's (what decides when the
+ * processes share too few cores); below them, every skipped or failed peer with its reason and the notes of the
+ * measured ones.
  */
 public final class PeerTable
 {
     private final List<PeerResult> results;
     private final String baseline;
+    private final long tensorBytes;
 
     public PeerTable(final List<PeerResult> results, final String baseline)
     {
+        this(results, baseline, 0);
+    }
+
+    /** @param tensorBytes the bytes of one tensor, for the CPU per MiB (0: not shown). */
+    public PeerTable(final List<PeerResult> results, final String baseline, final long tensorBytes)
+    {
         this.results = List.copyOf(results);
         this.baseline = baseline;
+        this.tensorBytes = tensorBytes;
     }
 
     public List<PeerResult> results()
@@ -73,7 +83,7 @@ public final class PeerTable
         final List<String> peers = peers();
         final List<Integer> sizes = worldSizes();
         final int nameWidth = Math.max(4, peers.stream().mapToInt(String::length).max().orElse(4));
-        final int cellWidth = 24;
+        final int cellWidth = 30;
         text.append(String.format(Locale.ROOT, "%-" + nameWidth + "s", "peer"));
         for (final int size : sizes)
         {
@@ -91,6 +101,20 @@ public final class PeerTable
             }
             text.append('\n');
         }
+        if (results.stream().anyMatch(r -> r.isMeasured() && Double.isFinite(r.cpuSecondsPerOp())))
+        {
+            text.append("CPU per all-reduce, all of a peer's processes over the timed all-reduces (per MiB of tensor,"
+                + " ratio to ").append(baseline).append("'s):\n");
+            for (final String peer : peers)
+            {
+                text.append(String.format(Locale.ROOT, "%-" + nameWidth + "s", peer));
+                for (final int size : sizes)
+                {
+                    text.append(" | ").append(String.format(Locale.ROOT, "%-" + cellWidth + "s", cpuCell(peer, size)));
+                }
+                text.append('\n');
+            }
+        }
         final List<String> notes = new ArrayList<>();
         for (final PeerResult r : results)
         {
@@ -106,6 +130,46 @@ public final class PeerTable
             notes.forEach(n -> text.append(n).append('\n'));
         }
         return text.toString();
+    }
+
+    /** {@code peer}'s CPU per all-reduce over the baseline's at the same world size, when both reported it. */
+    public OptionalDouble cpuRatioToBaseline(final String peer, final int workers)
+    {
+        final OptionalDouble cpu = cpu(peer, workers);
+        final OptionalDouble base = cpu(baseline, workers);
+        return cpu.isPresent() && base.isPresent() && base.getAsDouble() > 0
+            ? OptionalDouble.of(cpu.getAsDouble() / base.getAsDouble()) : OptionalDouble.empty();
+    }
+
+    private OptionalDouble cpu(final String peer, final int workers)
+    {
+        for (final PeerResult r : results)
+        {
+            if (r.peer().equals(peer) && r.workers() == workers && r.isMeasured()
+                && Double.isFinite(r.cpuSecondsPerOp()))
+            {
+                return OptionalDouble.of(r.cpuSecondsPerOp());
+            }
+        }
+        return OptionalDouble.empty();
+    }
+
+    private String cpuCell(final String peer, final int workers)
+    {
+        final OptionalDouble cpu = cpu(peer, workers);
+        if (cpu.isEmpty())
+        {
+            return "-";
+        }
+        final double ms = cpu.getAsDouble() * 1e3;
+        final List<String> extra = new ArrayList<>();
+        if (tensorBytes > 0)
+        {
+            extra.add(String.format(Locale.ROOT, "%.2f ms/MiB", ms / (tensorBytes / (double)(1 << 20))));
+        }
+        cpuRatioToBaseline(peer, workers).ifPresent(ratio -> extra.add(String.format(Locale.ROOT, "%.2fx", ratio)));
+        return String.format(Locale.ROOT, "%.1f ms", ms) + (extra.isEmpty() ? "" : " (" + String.join(", ", extra)
+            + ")");
     }
 
     private String cell(final String peer, final int workers)

@@ -6,9 +6,12 @@ import java.util.OptionalDouble;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import org.inagg.services.cli.ProcessCpu;
+
 /**
  * What {@code inagg worker} processes printed, as one {@link PeerResult}: the slowest worker's elements/s, every
- * worker's result within the fixed-point bound of the exact sum, the slowest p50 and the share of retransmitted packets.
+ * worker's result within the fixed-point bound of the exact sum, the slowest p50, the share of retransmitted packets
+ * and, where the switch's share is known, the CPU time of all the processes per all-reduce.
  */
 public final class WorkerLogs
 {
@@ -28,10 +31,23 @@ public final class WorkerLogs
     public static PeerResult collect(final String peer, final PeerRun run, final List<Path> logs, final boolean ok,
         final String description)
     {
+        return collect(peer, run, logs, ok, description, Double.NaN);
+    }
+
+    /**
+     * @param ok               whether every worker ended with status 0 in time.
+     * @param description      what the note starts with (the job's packets).
+     * @param switchCpuSeconds the switch process's CPU time over the timed all-reduces (all of them), NaN when not
+     *                         known: then the result has no CPU figure (the workers' alone would understate it).
+     */
+    public static PeerResult collect(final String peer, final PeerRun run, final List<Path> logs, final boolean ok,
+        final String description, final double switchCpuSeconds)
+    {
         double slowest = Double.POSITIVE_INFINITY;
         double p50Ms = 0;
         long retransmissions = 0;
         double packets = 0;
+        double workersCpuMs = 0;
         for (final Path log : logs)
         {
             final String text = ChildProcesses.read(log);
@@ -50,10 +66,15 @@ public final class WorkerLogs
             p50Ms = Math.max(p50Ms, last(P50, text));
             retransmissions += (long)last(RETRANSMISSIONS, text);
             packets += last(PACKETS_SENT, text);
+            workersCpuMs += ProcessCpu.WORKER.matcher(text).find() ? last(ProcessCpu.WORKER, text) : Double.NaN;
         }
+        final double switchCpuMs = switchCpuSeconds * 1e3 / run.iterations();
+        final double cpuMs = workersCpuMs + switchCpuMs;
         return PeerResult.measured(peer, run.workers(), slowest, p50Ms / 1e3, String.format(
-            "%s; p50 %.2f ms (slowest worker); retransmissions %,d (%.2f%% of %,.0f packets sent)", description, p50Ms,
-            retransmissions, packets > 0 ? 100.0 * retransmissions / packets : 0.0, packets));
+            "%s; p50 %.2f ms (slowest worker); retransmissions %,d (%.2f%% of %,.0f packets sent)%s", description,
+            p50Ms, retransmissions, packets > 0 ? 100.0 * retransmissions / packets : 0.0, packets, Double.isNaN(cpuMs) ? ""
+                : String.format("; CPU per all-reduce %.1f ms: workers %.1f, switch %.1f", cpuMs, workersCpuMs,
+                    switchCpuMs))).withCpuSecondsPerOp(cpuMs / 1e3);
     }
 
     private static double last(final Pattern pattern, final String text)

@@ -3,7 +3,8 @@
 Environment: RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT (torch's env:// rendezvous).
 Arguments: ELEMENTS ITERATIONS WARMUP.
 Prints `elements/s VALUE` (the slowest rank's time decides: a max-reduce of the elapsed time), `p50 ms VALUE` (the
-median call, each call's time the slowest rank's) and, once a fresh
+median call, each call's time the slowest rank's), `cpu ms VALUE` (the CPU time of all ranks' processes over the timed
+calls, summed, per call: time.process_time, every thread) and, once a fresh
 tensor of rank + 1 summed to W(W+1)/2 on every rank, `result ok`, on rank 0.
 """
 import os
@@ -24,12 +25,15 @@ def main() -> None:
         dist.all_reduce(tensor)
     dist.barrier()
     calls = torch.zeros(iterations, dtype=torch.float64)
+    cpu_start = time.process_time()
     start = time.perf_counter()
     for i in range(iterations):
         began = time.perf_counter()
         dist.all_reduce(tensor)
         calls[i] = time.perf_counter() - began
     elapsed = torch.tensor([time.perf_counter() - start], dtype=torch.float64)
+    cpu = torch.tensor([time.process_time() - cpu_start], dtype=torch.float64)
+    dist.all_reduce(cpu)
     dist.all_reduce(elapsed, op=dist.ReduceOp.MAX)
     dist.all_reduce(calls, op=dist.ReduceOp.MAX)
     world = dist.get_world_size()
@@ -40,6 +44,7 @@ def main() -> None:
     if rank == 0:
         print(f"elements/s {elements * iterations / elapsed.item():.6e}", flush=True)
         print(f"p50 ms {torch.quantile(calls, 0.5).item() * 1e3:.3f}", flush=True)
+        print(f"cpu ms {cpu.item() / iterations * 1e3:.3f}", flush=True)
         print("result ok" if wrong.item() == 0 else f"result WRONG in {wrong.item()} elements", flush=True)
     dist.destroy_process_group()
 

@@ -1,10 +1,20 @@
 /* One rank of an MPI_Allreduce benchmark (float32 sum, in place), started by `inagg bench-peers` through mpirun.
  * Arguments: ELEMENTS ITERATIONS WARMUP. Rank 0 prints "elements/s VALUE" (the slowest rank's time decides), "p50 ms
- * VALUE" (the median call, each call's time the slowest rank's) and, once
+ * VALUE" (the median call, each call's time the slowest rank's), "cpu ms VALUE" (all ranks' process CPU time over the
+ * timed calls, summed, per call) and, once
  * a fresh tensor of rank + 1 summed to W(W+1)/2 on every rank, "result ok". */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
+
+/* This process's CPU time (every thread), in seconds. */
+static double process_cpu_seconds(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
+    return (double)now.tv_sec + (double)now.tv_nsec / 1e9;
+}
 
 static int compare_doubles(const void *a, const void *b)
 {
@@ -47,6 +57,7 @@ int main(int argc, char **argv)
         MPI_Abort(MPI_COMM_WORLD, 3);
     }
     MPI_Barrier(MPI_COMM_WORLD);
+    double cpu_start = process_cpu_seconds();
     double start = MPI_Wtime();
     for (int i = 0; i < iterations; i++)
     {
@@ -55,6 +66,8 @@ int main(int argc, char **argv)
         calls[i] = MPI_Wtime() - began;
     }
     double elapsed = MPI_Wtime() - start;
+    double cpu = process_cpu_seconds() - cpu_start, cpu_all = 0;
+    MPI_Reduce(&cpu, &cpu_all, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
     MPI_Allreduce(MPI_IN_PLACE, calls, iterations, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     qsort(calls, (size_t)iterations, sizeof(double), compare_doubles);
     double p50 = iterations % 2 == 1 ? calls[iterations / 2] : (calls[iterations / 2 - 1] + calls[iterations / 2]) / 2;
@@ -77,6 +90,7 @@ int main(int argc, char **argv)
     {
         printf("elements/s %.6e\n", (double)elements * iterations / slowest);
         printf("p50 ms %.3f\n", p50 * 1e3);
+        printf("cpu ms %.3f\n", cpu_all / iterations * 1e3);
         if (wrongAll == 0)
         {
             printf("result ok\n");

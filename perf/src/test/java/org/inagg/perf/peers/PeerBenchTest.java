@@ -31,6 +31,34 @@ class PeerBenchTest
     }
 
     @Test
+    void shouldShowTheCpuPerAllReducePerMibAndAgainstTheBaselineWhereReported()
+    {
+        final PeerTable table = new PeerTable(List.of(
+            PeerResult.measured("gloo", 2, 2.0e8, "").withCpuSecondsPerOp(0.030),
+            PeerResult.measured("inagg", 2, 1.0e8, "").withCpuSecondsPerOp(0.060),
+            PeerResult.measured("mpi", 2, 1.0e9, ""),
+            PeerResult.failed("gloo", 4, "timeout"),
+            PeerResult.measured("inagg", 4, 5.0e7, "").withCpuSecondsPerOp(0.150)), "gloo", 16L << 20);
+
+        assertThat(table.cpuRatioToBaseline("inagg", 2)).hasValue(2.0);
+        assertThat(table.cpuRatioToBaseline("mpi", 2)).isEmpty();
+        assertThat(table.cpuRatioToBaseline("inagg", 4)).isEmpty();
+        assertThat(table.format("t")).contains("CPU per all-reduce")
+            .contains("30.0 ms (1.88 ms/MiB, 1.00x)").contains("60.0 ms (3.75 ms/MiB, 2.00x)")
+            .contains("150.0 ms (9.38 ms/MiB)");
+        assertThat(new PeerTable(List.of(PeerResult.measured("gloo", 2, 2.0e8, "")), "gloo").format("t"))
+            .doesNotContain("CPU per all-reduce");
+    }
+
+    @Test
+    void shouldReadTheCpuLineOfAPeersScript()
+    {
+        assertThat(ChildProcesses.cpuSecondsPerCall("elements/s 1e8\np50 ms 3.000\ncpu ms 29.250\nresult ok\n"))
+            .isEqualTo(0.02925);
+        assertThat(ChildProcesses.cpuSecondsPerCall("elements/s 1e8\nresult ok\n")).isNaN();
+    }
+
+    @Test
     void shouldGiveNoRatioWhenTheBaselineWasNotMeasured()
     {
         final PeerTable table = new PeerTable(List.of(

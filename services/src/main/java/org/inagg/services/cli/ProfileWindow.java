@@ -20,7 +20,10 @@ public final class ProfileWindow
 {
     /** Folder for the profile; unset: no profile. */
     public static final String DIR = "inagg.profile.dir";
-    /** A switch starts its profile once it has aggregated this many contributions (the workers' warm-up). */
+    /**
+     * A switch prints its CPU time ({@link ProcessCpu}) and starts its profile (with {@value #DIR}) once it has
+     * aggregated this many contributions (the workers' warm-up), and prints its CPU time again at exit.
+     */
     public static final String AFTER_CONTRIBUTIONS = "inagg.profile.after-contributions";
 
     private static final String START = "start,event=cpu,interval=1000000,threads";
