@@ -37,14 +37,16 @@ import picocli.CommandLine.Model.CommandSpec;
 
 /**
  * {@code inagg bench-peers}: the all-reduces a user already has (gloo, Open MPI) beside inagg's process path, its
- * in-process path and its DPDK path, same world sizes and tensor, one table with ratios to gloo and a PNG chart.
+ * in-process path and its DPDK path, same world sizes and tensor, one table with ratios to gloo, one with each peer's
+ * CPU per all-reduce, and PNG charts of both.
  */
 @Command(
     name = "bench-peers",
     mixinStandardHelpOptions = true,
     description = "Measure gloo (torch.distributed), Open MPI, inagg's switch + worker processes over UDP, inagg local "
         + "(one JVM) and inagg over DPDK rings on the same float32 tensor at each world size; print one table with "
-        + "ratios to gloo and write a PNG chart. A peer that is not installed is named and skipped.")
+        + "ratios to gloo and one with each peer's CPU per all-reduce, and write PNG charts. A peer that is not "
+        + "installed is named and skipped.")
 final class BenchPeersCommand implements Callable<Integer>
 {
     static final String ALL_PEERS = "gloo,mpi,inagg-udp,inagg-udp-64k,inagg-local,inagg-dpdk";
@@ -87,8 +89,8 @@ final class BenchPeersCommand implements Callable<Integer>
         + "(default: $INAGG_PYTHON, else python3).")
     String python;
 
-    @Option(names = "--chart", defaultValue = "bench-peers.png", description = "PNG chart to write; 'none' for none "
-        + "(default ${DEFAULT-VALUE}).")
+    @Option(names = "--chart", defaultValue = "bench-peers.png", description = "PNG chart to write, and beside it "
+        + "NAME-cpu.png, the CPU per all-reduce (loopback runs); 'none' for none (default ${DEFAULT-VALUE}).")
     String chart;
 
     @Option(names = "--work-dir", description = "Folder for the runs' logs (default: a new temporary folder).")
@@ -203,6 +205,12 @@ final class BenchPeersCommand implements Callable<Integer>
             final Path png = Path.of(chart);
             PeerChart.write(table, String.format(Locale.ROOT, "all-reduce of %,d float32", elements), png);
             out.println("chart: " + png.toAbsolutePath());
+            final Path cpuPng = PeerChart.cpuFileBeside(png);
+            if (PeerChart.writeCpu(table, String.format(Locale.ROOT, "CPU per all-reduce of %,d float32", elements),
+                cpuPng))
+            {
+                out.println("chart: " + cpuPng.toAbsolutePath());
+            }
         }
         out.flush();
         return profiled(out, results.stream().anyMatch(r -> r.status() == PeerResult.Status.FAILED) ? 2 : 0);

@@ -13,6 +13,7 @@ import org.inagg.perf.cluster.TransportKind;
 import org.inagg.protocol.WorkerCounter;
 import org.inagg.services.cli.CaptureOptions;
 import org.inagg.services.cli.CountersOptions;
+import org.inagg.services.cli.ProcessCpu;
 import org.inagg.services.cli.ProgressBar;
 import org.inagg.services.cli.SyntheticGradients;
 import org.inagg.transport.FaultConfig;
@@ -175,7 +176,7 @@ final class LocalCommand implements Callable<Integer>
             final long retransmitBefore = cluster.counters().sum(WorkerCounter.RETRANSMISSIONS.typeId());
             final long switchBefore = cluster.softwareSwitch().counter(SwitchCounter.RECEIVED);
             final ProgressBar progress = new ProgressBar(System.err, iterations, !noProgress);
-            final long cpuStart = org.inagg.services.cli.ProcessCpu.nanos();
+            final long cpuStart = ProcessCpu.nanos();
             final long start = System.nanoTime();
             for (int i = 0; i < iterations; i++)
             {
@@ -187,7 +188,7 @@ final class LocalCommand implements Callable<Integer>
                 progress.update(i + 1, String.format("%.1f M elements/s", rate / 1e6));
             }
             final double seconds = (System.nanoTime() - start) / 1e9;
-            final long cpuNanos = cpuStart < 0 ? -1 : org.inagg.services.cli.ProcessCpu.nanos() - cpuStart;
+            final long cpuNanos = cpuStart < 0 ? -1 : ProcessCpu.nanos() - cpuStart;
             final long packets = cluster.counters().sum(WorkerCounter.PACKETS_SENT.typeId()) - sentBefore;
             final long payload = cluster.counters().sum(WorkerCounter.PAYLOAD_BYTES_SENT.typeId()) - bytesBefore;
             final long retransmissions = cluster.counters().sum(WorkerCounter.RETRANSMISSIONS.typeId())
@@ -215,7 +216,7 @@ final class LocalCommand implements Callable<Integer>
                 packets == 0 ? 0 : 100.0 * retransmissions / packets);
             out.printf("  %-26s abs %.3e, rel %.3e (vs double-precision sum); all workers identical: %s%n",
                 "max error", error[0], error[1], identical ? "yes" : "NO");
-            final String cpu = org.inagg.services.cli.ProcessCpu.workerLine(cpuNanos, iterations);
+            final String cpu = ProcessCpu.workerLine(cpuNanos, iterations);
             if (cpu != null)
             {
                 out.println(cpu); // the switch and every worker: one process

@@ -183,7 +183,7 @@ public final class SwitchCommand implements Callable<Integer>
         }
         if (profile.enabled() || markCpu)
         {
-            markWarmupEnd(profile, node, out);
+            markWarmupEnd(profile, node, markCpu ? out : null);
         }
         out.printf("inagg switch listening on %s, jobs: %s%s%n",
             node.where(), node.jobs(),
@@ -354,18 +354,23 @@ public final class SwitchCommand implements Callable<Integer>
      * bench-peers: a watcher thread waits until the switch has aggregated the workers' warm-up ({@value
      * ProfileWindow#AFTER_CONTRIBUTIONS} contributions), then prints the process's CPU time so far ({@link
      * ProcessCpu#switchMarkLine}: the benchmark subtracts it from the time the switch prints at exit) and starts the
-     * profile (with --profile), so both show the switch's steady state, not its JIT.
+     * profile (with --profile), so both show the switch's steady state, not its JIT. It looks every 5 ms, and every
+     * 100 µs over the last tenth: the mark lags the warm-up's end by that much and a thread's wake-up, CPU left out
+     * of the switch's figure.
+     *
+     * @param out where the CPU line goes; null for none (a profile without bench-peers' warm-up count).
      */
     private static void markWarmupEnd(final ProfileWindow profile, final SwitchNode node, final PrintWriter out)
     {
         final long after = Long.getLong(ProfileWindow.AFTER_CONTRIBUTIONS, 0);
         final Thread watcher = new Thread(() ->
         {
-            while (node.counter(SwitchCounter.CONTRIBUTIONS) < after)
+            for (long left = after - node.counter(SwitchCounter.CONTRIBUTIONS); left > 0;
+                left = after - node.counter(SwitchCounter.CONTRIBUTIONS))
             {
-                java.util.concurrent.locks.LockSupport.parkNanos(5_000_000);
+                java.util.concurrent.locks.LockSupport.parkNanos(left > after / 10 ? 5_000_000 : 100_000);
             }
-            final String mark = ProcessCpu.switchMarkLine(ProcessCpu.nanos());
+            final String mark = out == null ? null : ProcessCpu.switchMarkLine(ProcessCpu.nanos());
             if (mark != null)
             {
                 out.println(mark);

@@ -12,9 +12,9 @@ import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 /**
- * {@code inagg bench-peers} end to end on a small tensor: inagg's process path really runs (a switch and two worker
- * JVMs over loopback UDP), and a peer whose Python is missing is named and skipped, whether or not this machine has
- * torch.
+ * {@code inagg bench-peers} end to end on a small tensor: inagg's process path (a switch and two worker JVMs over
+ * loopback UDP) and {@code inagg local} really run and report their CPU per all-reduce (a table and a chart), and a
+ * peer whose Python is missing is named and skipped, whether or not this machine has torch.
  */
 class BenchPeersCommandTest
 {
@@ -45,6 +45,8 @@ class BenchPeersCommandTest
             .containsPattern("CPU per all-reduce [0-9.]+ ms: workers [0-9.]+, switch [0-9.]+")
             .containsPattern("inagg local \\(one JVM\\) +\\| [0-9.]+ ms \\([0-9.]+ ms/MiB\\)");
         assertThat(png).exists();
+        assertThat(dir.resolve("peers-cpu.png")).exists();
+        assertThat(text).contains("chart: " + dir.resolve("peers-cpu.png").toAbsolutePath());
     }
 
     @Test

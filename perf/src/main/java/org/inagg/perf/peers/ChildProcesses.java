@@ -128,7 +128,7 @@ public final class ChildProcesses implements AutoCloseable
     }
 
     /** The number in the last match of {@code pattern}'s first group in {@code text}, NaN if none. */
-    private static double lastNumber(final Pattern pattern, final String text)
+    static double lastNumber(final Pattern pattern, final String text)
     {
         final Matcher matcher = pattern.matcher(text);
         double last = Double.NaN;

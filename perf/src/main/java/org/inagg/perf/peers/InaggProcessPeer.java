@@ -193,12 +193,13 @@ public final class InaggProcessPeer implements Peer
             switchProcess.destroy();
             switchProcess.waitFor(ChildProcesses.TERM_GRACE_MS, TimeUnit.MILLISECONDS);
             final double switchCpu = switchCpuSeconds(ChildProcesses.read(switchLog));
-            return WorkerLogs.collect(name(), run, logs, ok, lanes == 0
+            return WorkerLogs.collect(name(), run, logs, ok, (lanes == 0
                 ? "switch defaults (" + packetLanes + " lanes: " + InaggHeader.messageLength(packetLanes)
                     + "-byte datagrams, filling the links' MTU up to 1500 bytes)"
                 : slots + " slots of " + lanes + " lanes (" + InaggHeader.messageLength(lanes) + "-byte messages: "
                     + (lanes == DEFAULT_LANES ? "the P4 programs' packets"
-                        : acrossHosts ? "packets that fill the links' MTU" : "loopback") + ")", switchCpu);
+                        : acrossHosts ? "packets that fill the links' MTU" : "loopback") + ")") + (Double.isNaN(switchCpu)
+                    ? "; the switch's CPU unknown (no warm-up mark or exit line in " + switchLog + ")" : ""), switchCpu);
         }
     }
 
@@ -221,19 +222,8 @@ public final class InaggProcessPeer implements Peer
      */
     static double switchCpuSeconds(final String switchLog)
     {
-        final long mark = lastNanos(ProcessCpu.SWITCH_MARK, switchLog);
-        final long exit = lastNanos(ProcessCpu.SWITCH_EXIT, switchLog);
-        return mark < 0 || exit < mark ? Double.NaN : (exit - mark) / 1e9;
-    }
-
-    private static long lastNanos(final java.util.regex.Pattern pattern, final String text)
-    {
-        final java.util.regex.Matcher matcher = pattern.matcher(text);
-        long last = -1;
-        while (matcher.find())
-        {
-            last = Long.parseLong(matcher.group(1));
-        }
-        return last;
+        final double mark = ChildProcesses.lastNumber(ProcessCpu.SWITCH_MARK, switchLog);
+        final double exit = ChildProcesses.lastNumber(ProcessCpu.SWITCH_EXIT, switchLog);
+        return exit >= mark ? (exit - mark) / 1e9 : Double.NaN; // NaN when either is (a comparison with NaN is false)
     }
 }

@@ -131,7 +131,8 @@ public final class OpenMpiPeer implements Peer
                     + " s or failed: " + ChildProcesses.lastLine(text) + " (" + log + ")");
             }
             return PeerResult.measured(name(), run.workers(), rate.getAsDouble(), ChildProcesses.p50Seconds(text),
-                "MPI_Allreduce via " + flavour).withCpuSecondsPerOp(ChildProcesses.cpuSecondsPerCall(text));
+                "MPI_Allreduce via " + flavour + " (its ranks busy-poll: CPU about min(ranks, cores) x its time)")
+                .withCpuSecondsPerOp(ChildProcesses.cpuSecondsPerCall(text));
         }
     }
 

@@ -135,13 +135,14 @@ public final class PeerTable
     /** {@code peer}'s CPU per all-reduce over the baseline's at the same world size, when both reported it. */
     public OptionalDouble cpuRatioToBaseline(final String peer, final int workers)
     {
-        final OptionalDouble cpu = cpu(peer, workers);
-        final OptionalDouble base = cpu(baseline, workers);
+        final OptionalDouble cpu = cpuSecondsPerOp(peer, workers);
+        final OptionalDouble base = cpuSecondsPerOp(baseline, workers);
         return cpu.isPresent() && base.isPresent() && base.getAsDouble() > 0
             ? OptionalDouble.of(cpu.getAsDouble() / base.getAsDouble()) : OptionalDouble.empty();
     }
 
-    private OptionalDouble cpu(final String peer, final int workers)
+    /** The CPU of all {@code peer}'s processes per all-reduce at {@code workers}, in seconds, where it reported it. */
+    public OptionalDouble cpuSecondsPerOp(final String peer, final int workers)
     {
         for (final PeerResult r : results)
         {
@@ -156,7 +157,7 @@ public final class PeerTable
 
     private String cpuCell(final String peer, final int workers)
     {
-        final OptionalDouble cpu = cpu(peer, workers);
+        final OptionalDouble cpu = cpuSecondsPerOp(peer, workers);
         if (cpu.isEmpty())
         {
             return "-";

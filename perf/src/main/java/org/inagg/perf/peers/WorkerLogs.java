@@ -2,6 +2,7 @@ package org.inagg.perf.peers;
 
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Locale;
 import java.util.OptionalDouble;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -70,11 +71,12 @@ public final class WorkerLogs
         }
         final double switchCpuMs = switchCpuSeconds * 1e3 / run.iterations();
         final double cpuMs = workersCpuMs + switchCpuMs;
-        return PeerResult.measured(peer, run.workers(), slowest, p50Ms / 1e3, String.format(
+        final String cpu = Double.isNaN(cpuMs) ? "" : String.format(Locale.ROOT,
+            "; CPU per all-reduce %.1f ms: workers %.1f, switch %.1f", cpuMs, workersCpuMs, switchCpuMs);
+        return PeerResult.measured(peer, run.workers(), slowest, p50Ms / 1e3, String.format(Locale.ROOT,
             "%s; p50 %.2f ms (slowest worker); retransmissions %,d (%.2f%% of %,.0f packets sent)%s", description,
-            p50Ms, retransmissions, packets > 0 ? 100.0 * retransmissions / packets : 0.0, packets, Double.isNaN(cpuMs) ? ""
-                : String.format("; CPU per all-reduce %.1f ms: workers %.1f, switch %.1f", cpuMs, workersCpuMs,
-                    switchCpuMs))).withCpuSecondsPerOp(cpuMs / 1e3);
+            p50Ms, retransmissions, packets > 0 ? 100.0 * retransmissions / packets : 0.0, packets, cpu))
+            .withCpuSecondsPerOp(cpuMs / 1e3);
     }
 
     private static double last(final Pattern pattern, final String text)

@@ -24,8 +24,10 @@ def main() -> None:
         began = MPI.Wtime()
         comm.Allreduce(MPI.IN_PLACE, tensor, op=MPI.SUM)
         calls[i] = MPI.Wtime() - began
-    slowest = comm.reduce(MPI.Wtime() - start, op=MPI.MAX, root=0)
-    cpu = comm.reduce(time.process_time() - cpu_start, op=MPI.SUM, root=0)
+    elapsed = MPI.Wtime() - start
+    cpu_spent = time.process_time() - cpu_start
+    slowest = comm.reduce(elapsed, op=MPI.MAX, root=0)
+    cpu = comm.reduce(cpu_spent, op=MPI.SUM, root=0)
     comm.Allreduce(MPI.IN_PLACE, calls, op=MPI.MAX)
     world = comm.Get_size()
     check = np.full(elements, float(comm.Get_rank() + 1), dtype=np.float32)

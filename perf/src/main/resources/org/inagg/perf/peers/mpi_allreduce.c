@@ -12,7 +12,11 @@
 static double process_cpu_seconds(void)
 {
     struct timespec now;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
+    if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now) != 0)
+    {
+        perror("mpi_allreduce: clock_gettime(CLOCK_PROCESS_CPUTIME_ID)");
+        MPI_Abort(MPI_COMM_WORLD, 4);
+    }
     return (double)now.tv_sec + (double)now.tv_nsec / 1e9;
 }
 

@@ -51,6 +51,24 @@ class PeerBenchTest
     }
 
     @Test
+    void shouldDrawTheCpuChartBesideTheRatesOnlyWhereAPeerReportedIt() throws Exception
+    {
+        final Path rates = dir.resolve("peers.png");
+        assertThat(PeerChart.cpuFileBeside(rates)).isEqualTo(dir.resolve("peers-cpu.png"));
+        assertThat(PeerChart.cpuFileBeside(dir.resolve("chart"))).isEqualTo(dir.resolve("chart-cpu.png"));
+
+        final PeerTable with = new PeerTable(List.of(
+            PeerResult.measured("gloo", 2, 2.0e8, "").withCpuSecondsPerOp(0.030),
+            PeerResult.measured("inagg", 2, 1.0e8, "")), "gloo");
+        assertThat(PeerChart.writeCpu(with, "cpu", dir.resolve("with-cpu.png"))).isTrue();
+        assertThat(Files.size(dir.resolve("with-cpu.png"))).isPositive();
+
+        final PeerTable without = new PeerTable(List.of(PeerResult.measured("gloo", 2, 2.0e8, "")), "gloo");
+        assertThat(PeerChart.writeCpu(without, "cpu", dir.resolve("without-cpu.png"))).isFalse();
+        assertThat(dir.resolve("without-cpu.png")).doesNotExist();
+    }
+
+    @Test
     void shouldReadTheCpuLineOfAPeersScript()
     {
         assertThat(ChildProcesses.cpuSecondsPerCall("elements/s 1e8\np50 ms 3.000\ncpu ms 29.250\nresult ok\n"))
