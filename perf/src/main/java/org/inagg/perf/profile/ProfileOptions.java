@@ -1,7 +1,6 @@
 package org.inagg.perf.profile;
 
 import java.nio.file.Path;
-import java.util.List;
 
 import org.inagg.services.cli.ProfileWindow;
 
@@ -26,13 +25,10 @@ public final class ProfileOptions
         return "-D" + ProfileWindow.DIR + "=" + dir.toAbsolutePath();
     }
 
-    /** Whether a run's JVM options ask for profiles. */
-    public static boolean profiling(final List<String> jvmOptions)
-    {
-        return jvmOptions.stream().anyMatch(option -> option.startsWith("-D" + ProfileWindow.DIR + "="));
-    }
-
-    /** The switch's extra option: start after the warm-up's {@code contributions} (workers x packets x warm-ups). */
+    /**
+     * The switch's extra option, profiling or not: mark its CPU (and start its profile) after the warm-up's {@code
+     * contributions} (workers x packets x warm-ups).
+     */
     public static String switchStartsAfter(final long contributions)
     {
         return "-D" + ProfileWindow.AFTER_CONTRIBUTIONS + "=" + contributions;
