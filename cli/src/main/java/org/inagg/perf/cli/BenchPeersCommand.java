@@ -203,17 +203,36 @@ final class BenchPeersCommand implements Callable<Integer>
         if (!"none".equals(chart))
         {
             final Path png = Path.of(chart);
-            PeerChart.write(table, String.format(Locale.ROOT, "all-reduce of %,d float32", elements), png);
-            out.println("chart: " + png.toAbsolutePath());
+            if (PeerChart.write(table, String.format(Locale.ROOT, "all-reduce of %,d float32", elements), png))
+            {
+                out.println("chart: " + png.toAbsolutePath());
+            }
             final Path cpuPng = PeerChart.cpuFileBeside(png);
             if (PeerChart.writeCpu(table, String.format(Locale.ROOT, "CPU per all-reduce of %,d float32", elements),
                 cpuPng))
             {
                 out.println("chart: " + cpuPng.toAbsolutePath());
             }
+            else
+            {
+                deleteStale(cpuPng);
+            }
         }
         out.flush();
         return profiled(out, results.stream().anyMatch(r -> r.status() == PeerResult.Status.FAILED) ? 2 : 0);
+    }
+
+    /** A CPU chart left by an earlier run would read as this run's. */
+    private static void deleteStale(final Path chart)
+    {
+        try
+        {
+            Files.deleteIfExists(chart);
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException("cannot remove the stale chart " + chart + ": " + ex.getMessage(), ex);
+        }
     }
 
     private Path createProfileDir()

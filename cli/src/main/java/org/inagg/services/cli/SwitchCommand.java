@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
+import java.util.concurrent.locks.LockSupport;
 
 import org.inagg.p4.softswitch.SwitchCounter;
 import org.inagg.p4.softswitch.SwitchJobConfig;
@@ -355,8 +356,8 @@ public final class SwitchCommand implements Callable<Integer>
      * ProfileWindow#AFTER_CONTRIBUTIONS} contributions), then prints the process's CPU time so far ({@link
      * ProcessCpu#switchMarkLine}: the benchmark subtracts it from the time the switch prints at exit) and starts the
      * profile (with --profile), so both show the switch's steady state, not its JIT. It looks every 5 ms, and every
-     * 100 µs over the last tenth: the mark lags the warm-up's end by that much and a thread's wake-up, CPU left out
-     * of the switch's figure.
+     * 100 µs near the end (the last tenth, or two of its steps away): the mark lags the warm-up's end by about that and
+     * a thread's wake-up, CPU left out of the switch's figure.
      *
      * @param out where the CPU line goes; null for none (a profile without bench-peers' warm-up count).
      */
@@ -365,10 +366,16 @@ public final class SwitchCommand implements Callable<Integer>
         final long after = Long.getLong(ProfileWindow.AFTER_CONTRIBUTIONS, 0);
         final Thread watcher = new Thread(() ->
         {
-            for (long left = after - node.counter(SwitchCounter.CONTRIBUTIONS); left > 0;
-                left = after - node.counter(SwitchCounter.CONTRIBUTIONS))
+            long seen = node.counter(SwitchCounter.CONTRIBUTIONS);
+            long step = 0;
+            while (seen < after)
             {
-                java.util.concurrent.locks.LockSupport.parkNanos(left > after / 10 ? 5_000_000 : 100_000);
+                // Every 100 µs once the end is two 5 ms steps away (or in the last tenth), every 5 ms before.
+                final long left = after - seen;
+                LockSupport.parkNanos(left > after / 10 && left > 2 * step ? 5_000_000 : 100_000);
+                final long now = node.counter(SwitchCounter.CONTRIBUTIONS);
+                step = now - seen;
+                seen = now;
             }
             final String mark = out == null ? null : ProcessCpu.switchMarkLine(ProcessCpu.nanos());
             if (mark != null)

@@ -19,8 +19,10 @@ import org.knowm.xchart.style.markers.SeriesMarkers;
 
 /**
  * The rows of a {@link ClusterBench} as a text table (mean and median time per all-reduce, the links' bound, the
- * fraction of it each reaches, the ratio of the means to a baseline peer at the same hosts and rate) and as a PNG of time against link rate with each
- * peer's bound drawn dashed, so the rate at which a peer stops following its bound (becomes CPU-bound) shows.
+ * fraction of it each reaches, the ratio of the means to a baseline peer at the same hosts and rate, and in column
+ * {@code cpu ms} the CPU of all the peer's processes per all-reduce where it reported it) and as a PNG of time against
+ * link rate with each peer's bound drawn dashed, so the rate at which a peer stops following its bound (becomes
+ * CPU-bound) shows.
  */
 public final class ClusterTable
 {

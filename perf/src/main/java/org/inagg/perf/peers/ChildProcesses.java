@@ -127,14 +127,17 @@ public final class ChildProcesses implements AutoCloseable
         return lastNumber(CPU_MS, text) / 1e3;
     }
 
-    /** The number in the last match of {@code pattern}'s first group in {@code text}, NaN if none. */
+    /**
+     * The number (thousands separated by commas or not) in the last match of {@code pattern}'s first group in
+     * {@code text}, NaN if none.
+     */
     static double lastNumber(final Pattern pattern, final String text)
     {
         final Matcher matcher = pattern.matcher(text);
         double last = Double.NaN;
         while (matcher.find())
         {
-            last = Double.parseDouble(matcher.group(1));
+            last = Double.parseDouble(matcher.group(1).replace(",", ""));
         }
         return last;
     }

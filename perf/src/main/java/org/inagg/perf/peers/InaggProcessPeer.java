@@ -163,7 +163,9 @@ public final class InaggProcessPeer implements Peer
         final String w = Integer.toString(run.workers());
         try (ChildProcesses children = new ChildProcesses())
         {
-            final Path switchLog = run.workDir().resolve("inagg-switch-w" + w + ".log");
+            // Each packet size its own logs: the peers with other lanes run in the same folder.
+            final String tag = lanes == 0 ? "" : "-" + slots + "x" + lanes;
+            final Path switchLog = run.workDir().resolve("inagg-switch" + tag + "-w" + w + ".log");
             final Process switchProcess = children.start(Placement.prefixed(placement.switchExec(),
                 InaggJvm.command(switchJvmOptions(run), List.of("switch", "--bind", switchAt, "--open", "--job",
                     "1:" + w + (lanes == 0 ? "" : ":" + slots + ":" + lanes), "--stats-interval", "0", "--duration",
@@ -181,7 +183,7 @@ public final class InaggProcessPeer implements Peer
                     args.addAll(List.of("--max-lanes", Integer.toString(lanes)));
                 }
                 args.addAll(workerOptions);
-                final Path log = run.workDir().resolve("inagg-worker-w" + w + "-" + id + ".log");
+                final Path log = run.workDir().resolve("inagg-worker" + tag + "-w" + w + "-" + id + ".log");
                 logs.add(log);
                 workers.add(children.start(Placement.prefixed(placement.rankExec(id), InaggJvm.command(jvmOptions,
                     args)), Map.of(), log));

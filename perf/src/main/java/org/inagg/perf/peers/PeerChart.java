@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalDouble;
+import java.util.function.BiFunction;
 
 import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.CategoryChart;
@@ -13,8 +14,8 @@ import org.knowm.xchart.CategoryChartBuilder;
 
 /**
  * PNG bar charts of a {@link PeerTable}, one group of bars per world size on a log axis: elements/s ({@link #write}),
- * and the CPU of all a peer's processes per all-reduce ({@link #writeCpu}), where the processes share too few cores
- * the reason for the first.
+ * and the CPU of all a peer's processes per all-reduce ({@link #writeCpu}: what decides the rate where the processes
+ * share too few cores).
  */
 public final class PeerChart
 {
@@ -22,10 +23,14 @@ public final class PeerChart
     {
     }
 
-    /** Writes the rates to {@code file} (a .png); peers with no measurement at all are left out of it. */
-    public static void write(final PeerTable table, final String title, final Path file)
+    /**
+     * Writes the rates to {@code file} (a .png); peers with no measurement at all are left out of it.
+     *
+     * @return whether the file was written (not when no peer was measured).
+     */
+    public static boolean write(final PeerTable table, final String title, final Path file)
     {
-        draw(table, title, "elements/s per all-reduce", table::rate, file);
+        return draw(table, title, "elements/s per all-reduce", table::rate, file);
     }
 
     /**
@@ -53,7 +58,7 @@ public final class PeerChart
     }
 
     private static boolean draw(final PeerTable table, final String title, final String yTitle,
-        final java.util.function.BiFunction<String, Integer, OptionalDouble> value, final Path file)
+        final BiFunction<String, Integer, OptionalDouble> value, final Path file)
     {
         final List<String> sizes = table.worldSizes().stream().map(w -> w + " ranks").toList();
         final CategoryChart chart = new CategoryChartBuilder().width(1000).height(560).title(title)

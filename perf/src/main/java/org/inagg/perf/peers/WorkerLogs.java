@@ -4,7 +4,6 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
 import java.util.OptionalDouble;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import org.inagg.services.cli.ProcessCpu;
@@ -67,7 +66,7 @@ public final class WorkerLogs
             p50Ms = Math.max(p50Ms, last(P50, text));
             retransmissions += (long)last(RETRANSMISSIONS, text);
             packets += last(PACKETS_SENT, text);
-            workersCpuMs += ProcessCpu.WORKER.matcher(text).find() ? last(ProcessCpu.WORKER, text) : Double.NaN;
+            workersCpuMs += ChildProcesses.lastNumber(ProcessCpu.WORKER, text); // NaN when a worker did not say
         }
         final double switchCpuMs = switchCpuSeconds * 1e3 / run.iterations();
         final double cpuMs = workersCpuMs + switchCpuMs;
@@ -79,14 +78,10 @@ public final class WorkerLogs
             .withCpuSecondsPerOp(cpuMs / 1e3);
     }
 
+    /** The number of the last match, 0 if none. */
     private static double last(final Pattern pattern, final String text)
     {
-        final Matcher matcher = pattern.matcher(text);
-        double value = 0;
-        while (matcher.find())
-        {
-            value = Double.parseDouble(matcher.group(1).replace(",", ""));
-        }
-        return value;
+        final double value = ChildProcesses.lastNumber(pattern, text);
+        return Double.isNaN(value) ? 0 : value;
     }
 }

@@ -10,6 +10,8 @@ import java.lang.management.ManagementFactory;
 import java.util.Locale;
 import java.util.regex.Pattern;
 
+import com.sun.management.OperatingSystemMXBean;
+
 /**
  * The CPU time of this process (every thread, ended ones too: the agent's, the JIT's, the GC's; user and system), to
  * the nanosecond through {@code clock_gettime(CLOCK_PROCESS_CPUTIME_ID)} (the JVM's own figure counts 10 ms ticks on
@@ -34,34 +36,31 @@ public final class ProcessCpu
     {
     }
 
-    /** This process's CPU time so far in ns; -1 where neither clock can say. */
+    /**
+     * This process's CPU time so far in ns, from the one clock {@link #clockName} names (never a mix of the two); -1
+     * where it cannot say.
+     */
     public static long nanos()
     {
-        if (CLOCK_GETTIME != null)
+        if (CLOCK_GETTIME == null)
         {
-            try (Arena arena = Arena.ofConfined())
-            {
-                // struct timespec on 64-bit Linux: { time_t tv_sec; long tv_nsec; }, two 8-byte fields.
-                final MemorySegment time = arena.allocate(2 * Long.BYTES, Long.BYTES);
-                if ((int)CLOCK_GETTIME.invokeExact(CLOCK_PROCESS_CPUTIME_ID, time) == 0)
-                {
-                    return time.get(ValueLayout.JAVA_LONG, 0) * 1_000_000_000L + time.get(ValueLayout.JAVA_LONG, 8);
-                }
-            }
-            catch (final RuntimeException ex)
-            {
-                // a wrong type or a closed arena: the JVM's figure below
-            }
-            catch (final Error ex)
-            {
-                throw ex;
-            }
-            catch (final Throwable ex)
-            {
-                throw new IllegalStateException("clock_gettime: " + ex, ex); // invokeExact declares Throwable
-            }
+            return JvmClock.nanos();
         }
-        return JvmClock.nanos();
+        try (Arena arena = Arena.ofConfined())
+        {
+            // struct timespec on 64-bit Linux: { time_t tv_sec; long tv_nsec; }, two 8-byte fields.
+            final MemorySegment time = arena.allocate(2 * Long.BYTES, Long.BYTES);
+            return (int)CLOCK_GETTIME.invokeExact(CLOCK_PROCESS_CPUTIME_ID, time) != 0 ? -1
+                : time.get(ValueLayout.JAVA_LONG, 0) * 1_000_000_000L + time.get(ValueLayout.JAVA_LONG, 8);
+        }
+        catch (final RuntimeException | Error ex)
+        {
+            throw ex;
+        }
+        catch (final Throwable ex)
+        {
+            throw new IllegalStateException("clock_gettime: " + ex, ex); // invokeExact declares Throwable
+        }
     }
 
     /** Which clock {@link #nanos} reads: {@code clock_gettime} (ns) or the JVM's 10 ms ticks. */
@@ -117,19 +116,19 @@ public final class ProcessCpu
     /** The JVM's process CPU figure, loaded only when clock_gettime is not there (java.management may be absent). */
     private static final class JvmClock
     {
-        private static final com.sun.management.OperatingSystemMXBean OS = osBean();
+        private static final OperatingSystemMXBean OS = osBean();
 
         static long nanos()
         {
             return OS == null ? -1 : OS.getProcessCpuTime();
         }
 
-        private static com.sun.management.OperatingSystemMXBean osBean()
+        private static OperatingSystemMXBean osBean()
         {
             try
             {
-                return ManagementFactory.getOperatingSystemMXBean() instanceof
-                    com.sun.management.OperatingSystemMXBean os && os.getProcessCpuTime() >= 0 ? os : null;
+                return ManagementFactory.getOperatingSystemMXBean() instanceof OperatingSystemMXBean os
+                    && os.getProcessCpuTime() >= 0 ? os : null;
             }
             catch (final RuntimeException | LinkageError ex)
             {
