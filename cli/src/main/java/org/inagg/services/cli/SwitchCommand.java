@@ -368,11 +368,12 @@ public final class SwitchCommand implements Callable<Integer>
         {
             long seen = node.counter(SwitchCounter.CONTRIBUTIONS);
             long step = 0;
+            boolean near = false;
             while (seen < after)
             {
-                // Every 100 µs once the end is two 5 ms steps away (or in the last tenth), every 5 ms before.
-                final long left = after - seen;
-                LockSupport.parkNanos(left > after / 10 && left > 2 * step ? 5_000_000 : 100_000);
+                // Every 5 ms, then every 100 µs from the last tenth or two 5 ms steps before the end, to the end.
+                near |= after - seen <= after / 10 || after - seen <= 2 * step;
+                LockSupport.parkNanos(near ? 100_000 : 5_000_000);
                 final long now = node.counter(SwitchCounter.CONTRIBUTIONS);
                 step = now - seen;
                 seen = now;

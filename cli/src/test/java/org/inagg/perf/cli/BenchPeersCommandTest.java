@@ -58,7 +58,9 @@ class BenchPeersCommandTest
         commandLine.setOut(new PrintWriter(out));
         final Path profiles = dir.resolve("profiles");
 
-        final int exit = commandLine.execute("bench-peers", "-w", "2", "-n", "65536", "-i", "3", "--warmup", "1",
+        // Enough timed all-reduces that each category asserted below gets samples on a loaded machine too (3 after 1
+        // warm-up once gave the JIT nearly all of them and no send).
+        final int exit = commandLine.execute("bench-peers", "-w", "2", "-n", "65536", "-i", "12", "--warmup", "3",
             "--peers", "inagg-udp", "--chart", "none", "--profile", profiles.toString(),
             "--work-dir", dir.resolve("logs").toString(), "--timeout-s", "200");
 
